@@ -1,0 +1,39 @@
+# Every target creates .venv at the repository root when it is missing.
+PYTHON ?= python3.11
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+SHARED ?= $(abspath ../shared)
+
+.PHONY: demo test fuzz bench bench-check acceptance clean
+
+$(STAMP): setup.py
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[test]'
+	touch $(STAMP)
+
+# The main job: an Ascend-style estimator script training on digits on the CPU.
+demo: $(STAMP)
+	$(PY) examples/digits_estimator.py
+
+# Unit tests, then the shared acceptance scripts (skipped, with a note, when ../shared is absent).
+test: $(STAMP)
+	$(PY) -m pytest -q -p no:cacheprovider tests
+	@if [ -x "$(SHARED)/acceptance/run.sh" ]; then \
+	  bash "$(SHARED)/acceptance/run.sh" "$(abspath $(PY))"; \
+	else \
+	  echo "NOTE: $(SHARED)/acceptance not found (a user's clone has no ../shared): acceptance scripts skipped"; \
+	fi
+
+fuzz: $(STAMP)
+	NPU_BRIDGE_FUZZ=full $(PY) -m pytest -q -p no:cacheprovider tests -m fuzz
+
+bench: $(STAMP)
+	$(PY) bench/run_all.py
+
+bench-check: $(STAMP)
+	$(PY) bench/run_all.py --check
+
+clean:
+	rm -rf $(VENV) build *.egg-info

@@ -1,0 +1,25 @@
+"""npu_bridge: a pure-Python drop-in for Huawei's Ascend TensorFlow adapter.
+
+Target: Python 3.11 with tensorflow-cpu==2.15.1 (the last release that ships tf.estimator).
+"""
+from setuptools import find_packages, setup
+
+setup(
+    name="npu_bridge",
+    version="0.1.0",
+    description="Run Ascend (npu_bridge) TF1 scripts on stock TensorFlow and check their GE options",
+    python_requires=">=3.11,<3.12",
+    packages=find_packages(include=["npu_bridge", "npu_bridge.*", "hccl", "hccl.*"]),
+    include_package_data=True,
+    install_requires=[
+        "tensorflow-cpu==2.15.1",
+        "tensorflow-estimator==2.15.0",
+        "absl-py==2.5.1",
+        "numpy==1.26.4",
+        "protobuf==4.25.9",
+    ],
+    extras_require={
+        "test": ["pytest==9.2.0", "hypothesis==6.170.17", "scikit-learn==1.9.1"],
+    },
+    entry_points={"console_scripts": ["npu-bridge=npu_bridge.cli:main"]},
+)
