@@ -1,0 +1,1 @@
+"""Part of npu_bridge (see README)."""
