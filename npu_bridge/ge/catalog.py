@@ -1,0 +1,239 @@
+"""The option catalog: one declarative row per NPU/GE option.
+
+Every other part of `npu_bridge` (validation, mapping to GE keys, the config classes'
+rendering into a `parameter_map`, the generated docs, lint and `explain`) reads these rows;
+no option has code of its own. The rows live in `npu_bridge.ge._rows` as plain data; this
+module gives them a typed shape (`Option`, `Route`) and builds the lookups once at import.
+
+Two kinds of rows:
+- `parameter_map` rows (`row.key` set): the 107 keys the real adapter reads from the
+  `NpuOptimizer` custom optimizer (reference `npu_options.json` / `option_values.json`).
+- GE rows (`row.key` is None, `row.ge_key` set): GE options a user can give directly
+  (`resolve_ge`), from the seed `ge_memory_options_zh.txt`; two of them also carry the
+  `ir_option` name of the seed `ir_memory_options_en.txt`.
+
+Column meanings (stable attribute names; other modules depend on them):
+- `name`: the row's own name (`key` for parameter_map rows, else `ge_key`).
+- `key`: the `parameter_map` key, or None.
+- `field`: the `AttrValue` field the adapter reads (`b`, `i`, `s`, `f`), None for GE rows.
+- `other_fields`: {field: "convert" | "accept"}: another field that is not an error
+  ("convert": older adapters read it, accepted with a warning and converted; "accept": the
+  real NPUEstimator itself writes it there).
+- `runconfig_arg`: the `NPURunConfig` argument or dotted config-class attribute that sets
+  it (`memory_config.static_memory_policy`), or None.
+- `estimator_write`: what the real `NPUEstimator` does with the key: "always" (always
+  written; for a dotted `runconfig_arg`, always when that container object is given),
+  "when_set" (written when the argument is not None), "never".
+- `estimator_value`: a constant the estimator writes (e.g. `use_off_line` True), else None.
+- `estimator_default`: the value written when the container object is absent (e.g.
+  `enable_dump` False without a DumpConfig), else None.
+- `estimator_requires`: another argument that must be set/true for the key to be written
+  (`work_path` needs `aoe_mode`), else None.
+- `routes`: tuple of `Route`: where the adapter forwards the value (level `global` =
+  GEInitialize, `session` = ge::Session, `graph` = AddGraph, `adapter` = kept by the
+  adapter) under which GE key, when, and how formatted.
+- `levels`: for GE rows, the levels GE accepts the key at (seeds first, else the reference
+  `ge_option_scopes.json`); for parameter_map rows, the levels of its routes.
+- `rule`: the generic check kind: "bool", "enum", "range", "clamp", "regex", "int_string",
+  "path", "json", "any". Parameters: `allowed` (enum), `min`/`max` (range, clamp,
+  int_string), `pattern` (regex).
+- `legacy_values`: {value: reason}: values outside the documented set that the adapter's
+  own checks accept; accepted with a warning.
+- `products`: product ids the option is supported on (None = all); `value_products`:
+  {value: product ids}; `product_severity`: "error" where the seeds say so, else "warning".
+- `adapter_check`: what the real adapter does with a bad value: "none", "error" (session
+  creation fails), "fatal" (process abort), "clamp", "override".
+- `source`: where the row's rules come from (seed file name or vendor doc page).
+"""
+import difflib
+from dataclasses import dataclass, field as _field
+from types import MappingProxyType
+from typing import Any, Mapping, Optional, Tuple
+
+from npu_bridge.ge import _rows
+
+LEVELS = ("global", "session", "graph")
+RULE_KINDS = ("bool", "enum", "range", "clamp", "regex", "int_string", "path", "json", "any")
+ESTIMATOR_WRITE_MODES = ("always", "when_set", "never")
+
+
+@dataclass(frozen=True, slots=True)
+class Route:
+    """One place the adapter forwards a value to.
+
+    level: "global" | "session" | "graph" | "adapter".
+    key: the GE option key (or the adapter's own name for level "adapter").
+    when: "always" (adapter default sent when the key is absent), "present" (only when the
+      key is in the parameter_map), "nonempty" (only when the value is not empty).
+    fmt: "auto" (ints decimal, bools "1"/"0", strings as is), "truefalse" (bools as
+      "true"/"false"), or "map" (use `value_map`).
+    """
+    level: str
+    key: str
+    when: str = "always"
+    fmt: str = "auto"
+    value_map: Optional[Mapping[str, str]] = None
+
+
+@dataclass(frozen=True, slots=True)
+class Option:
+    """One catalog row (see the module docstring for the columns)."""
+    name: str
+    key: Optional[str] = None
+    ge_key: Optional[str] = None
+    ir_option: Optional[str] = None
+    field: Optional[str] = None
+    other_fields: Mapping[str, str] = _field(default_factory=dict)
+    type: str = "string"
+    default: Any = None
+    adapter_default: Optional[str] = None
+    rule: str = "any"
+    allowed: Optional[tuple] = None
+    min: Optional[int] = None
+    max: Optional[int] = None
+    pattern: Optional[str] = None
+    legacy_values: Mapping[Any, str] = _field(default_factory=dict)
+    unit: Optional[str] = None
+    products: Optional[Tuple[str, ...]] = None
+    value_products: Mapping[Any, Tuple[str, ...]] = _field(default_factory=dict)
+    product_severity: str = "warning"
+    scenario: Optional[str] = None
+    deprecated: bool = False
+    replacement: Optional[str] = None
+    runconfig_arg: Optional[str] = None
+    estimator_write: str = "never"
+    estimator_value: Any = None
+    estimator_default: Any = None
+    estimator_requires: Optional[str] = None
+    routes: Tuple[Route, ...] = ()
+    levels: Tuple[str, ...] = ()
+    adapter_check: str = "none"
+    source: str = ""
+    doc: Optional[str] = None
+    notes: str = ""
+
+    @property
+    def allowed_text(self):
+        """Human text of the allowed values, as used in messages and docs."""
+        return allowed_text(self)
+
+
+def allowed_text(row):
+    """Describe a row's allowed values: '0, 1, 2', '[0, 33554432] bytes', 'matches ^...$'."""
+    kind = row.rule
+    if kind == "bool":
+        return "true, false"
+    if kind == "enum":
+        vals = [_show(v) for v in row.allowed]
+        vals += ["%s (legacy)" % _show(v) for v in row.legacy_values]
+        return ", ".join(vals)
+    if kind in ("range", "clamp", "int_string"):
+        lo = "-inf" if row.min is None else str(row.min)
+        hi = "+inf" if row.max is None else str(row.max)
+        unit = (" " + row.unit) if row.unit else ""
+        return "[%s, %s]%s" % (lo, hi, unit)
+    if kind == "regex":
+        return "a string matching %s" % row.pattern
+    if kind == "path":
+        return "a non-empty path"
+    if kind == "json":
+        return "a JSON object string (or empty)"
+    return "any value"
+
+
+def _show(v):
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return str(v)
+
+
+def _route(spec):
+    if isinstance(spec, Route):
+        return spec
+    spec = dict(spec)
+    if spec.get("value_map") is not None:
+        spec["value_map"] = MappingProxyType(dict(spec["value_map"]))
+    return Route(**spec)
+
+
+def _build(spec):
+    spec = dict(spec)
+    spec["routes"] = tuple(_route(r) for r in spec.get("routes", ()))
+    for name in ("allowed", "products", "levels"):
+        if spec.get(name) is not None:
+            spec[name] = tuple(spec[name])
+    for name in ("other_fields", "legacy_values"):
+        spec[name] = MappingProxyType(dict(spec.get(name) or {}))
+    spec["value_products"] = MappingProxyType(
+        {k: tuple(v) for k, v in (spec.get("value_products") or {}).items()})
+    if not spec.get("levels"):
+        spec["levels"] = tuple(dict.fromkeys(
+            r.level for r in spec["routes"] if r.level in LEVELS))
+    spec.setdefault("name", spec.get("key") or spec.get("ge_key"))
+    return Option(**spec)
+
+
+OPTIONS: Tuple[Option, ...] = tuple(_build(s) for s in _rows.ROWS)
+"""Every row, parameter_map rows first (in the reference order), then the GE rows."""
+
+PARAMETER_MAP_KEYS: Tuple[str, ...] = tuple(o.key for o in OPTIONS if o.key)
+"""The 107 `parameter_map` keys the real adapter reads, in reference order."""
+
+BY_KEY: Mapping[str, Option] = MappingProxyType({o.key: o for o in OPTIONS if o.key})
+BY_GE_KEY: Mapping[str, Option] = MappingProxyType(
+    {o.ge_key: o for o in OPTIONS if o.ge_key and not o.key})
+BY_IR_OPTION: Mapping[str, Option] = MappingProxyType(
+    {o.ir_option: o for o in OPTIONS if o.ir_option})
+
+CLASS_PRODUCTS: Mapping[str, Tuple[Tuple[str, ...], str]] = MappingProxyType(
+    {k: (tuple(v[0]), v[1]) for k, v in _rows.CLASS_PRODUCTS.items()})
+"""Config class name -> (product ids it is supported on, source)."""
+
+
+def _name_index():
+    index = {}
+    # Weakest first, so stronger names win: route keys, GE keys, arguments, pm keys.
+    for o in OPTIONS:
+        for r in o.routes:
+            index.setdefault(r.key, o)
+    for o in OPTIONS:
+        if o.key and o.ge_key:
+            index.setdefault(o.ge_key, o)
+    for o in OPTIONS:
+        if o.runconfig_arg:
+            index[o.runconfig_arg] = o
+            index.setdefault(o.runconfig_arg.rsplit(".", 1)[-1], o)
+    index.update(BY_GE_KEY)
+    index.update(BY_IR_OPTION)
+    index.update(BY_KEY)
+    return MappingProxyType(index)
+
+
+_NAMES = _name_index()
+
+
+def find(name):
+    """Return the row for a name, or None.
+
+    Accepts a `parameter_map` key (`static_memory_policy`), an `NPURunConfig` or
+    config-class argument (`memory_config.static_memory_policy` or its last part), a GE key
+    (`ge.exec.staticMemoryPolicy`: the seed's GE row where there is one, else the
+    parameter_map row that forwards to it) or an `ir_option` name
+    (`EXEC_DISABLE_REUSED_MEMORY`, also as `ge::ir_option::EXEC_DISABLE_REUSED_MEMORY`).
+    """
+    if not isinstance(name, str):
+        return None
+    row = _NAMES.get(name)
+    if row is None and "::" in name:
+        row = _NAMES.get(name.rsplit("::", 1)[-1])
+    return row
+
+
+def suggest(name, candidates=None, n=3):
+    """Close matches of `name` among `candidates` (default: the parameter_map keys)."""
+    return difflib.get_close_matches(name, candidates or PARAMETER_MAP_KEYS, n=n, cutoff=0.6)
+
+
+def all_names():
+    """Every name `find` accepts."""
+    return tuple(_NAMES)
