@@ -1,0 +1,181 @@
+"""Rank and group queries of the Ascend collective library (HCCL), answered from the job environment.
+
+Drop-in for the real ``hccl.manage.api`` (which calls ``libhcomm.so``). Here the answers come
+from the variables every Ascend job launcher sets:
+
+- ``RANK_SIZE``: number of ranks in the job (default 1 when unset);
+- ``RANK_ID``: this process's rank in ``hccl_world_group`` (default 0);
+- ``LOCAL_RANK_SIZE``: ranks on this server (default: ``RANK_SIZE``, i.e. one server);
+- ``LOCAL_RANK_ID``: this process's rank on its server (default: ``RANK_ID % LOCAL_RANK_SIZE``).
+
+The environment is read at every call, so a test or launcher may change it between calls.
+Argument checks follow the real module: a group name is a non-empty ``str`` of at most 127
+characters, rank counts are positive ``int``s, rank ids non-negative ``int``s; a violation is a
+``ValueError`` (the real module's error type). Groups made by ``create_group`` are kept in this
+process only.
+
+This module imports neither TensorFlow nor ``npu_bridge`` (scripts import it on its own).
+"""
+import os
+import threading
+
+WORLD_GROUP = "hccl_world_group"
+# Real limit: 128 bytes including the terminating NUL.
+MAX_GROUP_NAME_LEN = 127
+
+_lock = threading.Lock()
+_groups = {}  # group name -> tuple of world rank ids, in group-rank order
+
+
+def _env_int(name, default, minimum):
+    raw = os.environ.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ValueError("environment variable %s=%r is not an integer" % (name, raw)) from None
+    if value < minimum:
+        raise ValueError("environment variable %s=%d must be at least %d" % (name, value, minimum))
+    return value
+
+
+def check_group(group):
+    """Raise ``ValueError`` unless ``group`` is a valid group name (real rule: str, 1..127 chars)."""
+    if not isinstance(group, str):
+        raise ValueError("group must be a python str, got %s" % type(group).__name__)
+    if not group:
+        raise ValueError("group name is empty.")
+    if len(group) > MAX_GROUP_NAME_LEN:
+        raise ValueError("group name %r is %d characters long; the maximum is %d"
+                         % (group[:MAX_GROUP_NAME_LEN], len(group), MAX_GROUP_NAME_LEN))
+
+
+def _check_int(value, what, minimum):
+    # bool is an int subclass; the C API would take True as 1, which is never meant.
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise ValueError("%s must be a python int, got %r" % (what, value))
+    if value < minimum:
+        raise ValueError("%s[%d] must be at least %d" % (what, value, minimum))
+
+
+def world_rank_size():
+    """``RANK_SIZE`` (default 1)."""
+    return _env_int("RANK_SIZE", 1, 1)
+
+
+def world_rank_id():
+    """``RANK_ID`` (default 0); ``ValueError`` when it is not below ``RANK_SIZE``."""
+    size = world_rank_size()
+    rank = _env_int("RANK_ID", 0, 0)
+    if rank >= size:
+        raise ValueError("RANK_ID=%d is not below RANK_SIZE=%d" % (rank, size))
+    return rank
+
+
+def _members(group):
+    check_group(group)
+    if group == WORLD_GROUP:
+        return tuple(range(world_rank_size()))
+    with _lock:
+        members = _groups.get(group)
+    if members is None:
+        raise ValueError("group %r does not exist: create it with create_group() first" % group)
+    return members
+
+
+def group_ranks(group=WORLD_GROUP):
+    """World rank ids of ``group``'s members, in group-rank order (``ValueError`` if unknown)."""
+    return _members(group)
+
+
+def create_group(group, rank_num, rank_ids):
+    """Create the group ``group`` of ``rank_num`` ranks with the world rank ids ``rank_ids``.
+
+    Raises ValueError: bad name or types, ``rank_num != len(rank_ids)``, a rank id repeated or
+    not below ``RANK_SIZE``, the group already exists or is ``hccl_world_group``, or this
+    process's rank is not a member (the real library requires the caller to be in the group).
+    """
+    check_group(group)
+    _check_int(rank_num, "rank_num", 1)
+    if not isinstance(rank_ids, list):
+        raise ValueError("rank_ids must be a python list")
+    if rank_num != len(rank_ids):
+        raise ValueError("rank_num[%d] not equal to rank_ids len[%d]." % (rank_num, len(rank_ids)))
+    size = world_rank_size()
+    for rank in rank_ids:
+        _check_int(rank, "rank_id", 0)
+        if rank >= size:
+            raise ValueError("rank_id[%d] is not below RANK_SIZE=%d" % (rank, size))
+    if len(set(rank_ids)) != len(rank_ids):
+        raise ValueError("rank_ids %r contains a rank twice" % (rank_ids,))
+    if world_rank_id() not in rank_ids:
+        raise ValueError("this process (RANK_ID=%d) is not in rank_ids %r of group %r"
+                         % (world_rank_id(), rank_ids, group))
+    with _lock:
+        if group == WORLD_GROUP or group in _groups:
+            raise ValueError("create group error: group %r already exists" % group)
+        _groups[group] = tuple(rank_ids)
+
+
+def destroy_group(group):
+    """Destroy a group made by ``create_group`` (``ValueError`` if unknown or the world group)."""
+    check_group(group)
+    with _lock:
+        if group not in _groups:
+            raise ValueError("destroy group error: group %r does not exist" % group)
+        del _groups[group]
+
+
+def get_rank_size(group=WORLD_GROUP):
+    """Number of ranks in ``group`` (``RANK_SIZE`` for ``hccl_world_group``)."""
+    return len(_members(group))
+
+
+def get_rank_id(group=WORLD_GROUP):
+    """This process's rank id inside ``group``."""
+    return get_group_rank_from_world_rank(world_rank_id(), group)
+
+
+def get_local_rank_size(group=WORLD_GROUP):
+    """Ranks of ``group`` on this server (``LOCAL_RANK_SIZE``, default ``RANK_SIZE``)."""
+    members = _members(group)
+    local = _env_int("LOCAL_RANK_SIZE", world_rank_size(), 1)
+    server = world_rank_id() // local
+    return sum(1 for rank in members if rank // local == server)
+
+
+def get_local_rank_id(group=WORLD_GROUP):
+    """This process's rank among ``group``'s ranks on this server."""
+    members = _members(group)
+    local_size = _env_int("LOCAL_RANK_SIZE", world_rank_size(), 1)
+    me = world_rank_id()
+    if group == WORLD_GROUP and os.environ.get("LOCAL_RANK_ID", "").strip():
+        return _env_int("LOCAL_RANK_ID", 0, 0)
+    server = me // local_size
+    on_server = [rank for rank in members if rank // local_size == server]
+    return on_server.index(me)
+
+
+def get_world_rank_from_group_rank(group, group_rank_id):
+    """World rank id of the rank ``group_rank_id`` of ``group`` (``ValueError`` if out of range)."""
+    members = _members(group)
+    _check_int(group_rank_id, "group_rank_id", 0)
+    if group_rank_id >= len(members):
+        raise ValueError("group_rank_id[%d] is not below the size %d of group %r"
+                         % (group_rank_id, len(members), group))
+    return members[group_rank_id]
+
+
+def get_group_rank_from_world_rank(world_rank_id, group):  # real argument names
+    """Rank id inside ``group`` of the world rank ``world_rank_id`` (``ValueError`` if absent)."""
+    members = _members(group)
+    _check_int(world_rank_id, "world_rank_id", 0)
+    if world_rank_id not in members:
+        raise ValueError("world rank %d is not a member of group %r" % (world_rank_id, group))
+    return members.index(world_rank_id)
+
+
+def _reset_groups_for_tests():
+    with _lock:
+        _groups.clear()
