@@ -1,0 +1,373 @@
+"""The `npu-bridge` command (also `python -m npu_bridge`); see docs/cli.md.
+
+Subcommands: `run` (run a script, report its resolved NPU configurations), `options`
+(resolve a ConfigProto or key=value pairs), `lint` (static check), `explain` (one option).
+Exit codes: 0 clean, 1 findings or errors, 2 usage; `run` keeps a failing script's own code.
+Every rule applied comes from `npu_bridge.ge` (catalog and resolver); none lives here.
+"""
+import argparse
+import json
+import os
+import sys
+
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+DEFAULT_REPORT = "npu_bridge_report.json"
+
+
+class _UsageError(Exception):
+    """A bad command line or input file: exit code 2."""
+
+
+def _product(value):
+    """argparse type of --product: a product id (or SoC name) the product table knows."""
+    try:
+        from npu_bridge.ge import products
+    except ImportError:  # the product table is not there yet: let the resolver judge
+        return value
+    table = getattr(products, "PRODUCTS", {}) or {}
+    if value in table:
+        return value
+    from_soc = getattr(products, "product_from_soc", None)
+    if from_soc is not None:
+        try:
+            found = from_soc(value)
+        except (KeyError, ValueError, LookupError):
+            found = None
+        if found:
+            return found if isinstance(found, str) else value
+    raise argparse.ArgumentTypeError("unknown product %r; known: %s" % (value, ", ".join(table)))
+
+
+def _build_parser():
+    parser = argparse.ArgumentParser(
+        prog="npu-bridge",
+        description="Run Ascend TF1 scripts on the CPU and check their NPU (GE) options.",
+        epilog="Exit codes: 0 clean, 1 findings or errors, 2 usage error.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    run = sub.add_parser(
+        "run", help="run a script unmodified and report every NPU configuration it resolved",
+        description="Run SCRIPT as `python SCRIPT ARGS` would (same sys.argv, __main__, working "
+                    "directory) in the TF 1.x API mode with the single-device Ascend job "
+                    "environment, collect each configuration it resolved, print a summary "
+                    "(stderr) and write the JSON report.",
+        epilog="Exit code: the script's own when it fails; else 1 on errors (--strict: on "
+               "warnings too), else 0.")
+    run.add_argument("--product", type=_product, help="target product id (else soc_config, "
+                     "else $NPU_BRIDGE_PRODUCT)")
+    where = run.add_mutually_exclusive_group()
+    where.add_argument("--report", metavar="FILE", default=DEFAULT_REPORT,
+                       help="JSON report path, replaced atomically (default: ./%s)"
+                       % DEFAULT_REPORT)
+    where.add_argument("--no-report", action="store_true", help="write no report file")
+    run.add_argument("--strict", action="store_true", help="exit 1 on warnings too")
+    run.add_argument("script", metavar="SCRIPT", help="the Python script to run")
+    run.add_argument("args", metavar="ARGS", nargs=argparse.REMAINDER,
+                     help="arguments passed to the script")
+
+    opts = sub.add_parser(
+        "options", help="resolve a ConfigProto (text format) or parameter_map entries",
+        description="Resolve an NpuOptimizer configuration and print, per level, the GE keys "
+                    "and values, the effective values, where each came from and the "
+                    "diagnostics.",
+        epilog="--set KEY=VALUE types VALUE as the catalog says for KEY (a bool, an int, a "
+               "string); KEY.FIELD=VALUE forces the AttrValue field (b, i, f, s).")
+    opts.add_argument("--product", type=_product, help="target product id")
+    opts.add_argument("--format", choices=("table", "json"), default="table")
+    src = opts.add_mutually_exclusive_group(required=True)
+    src.add_argument("--pbtxt", metavar="FILE", help="a ConfigProto in protobuf text format")
+    src.add_argument("--set", metavar="KEY=VALUE", action="append", dest="entries",
+                     help="a parameter_map entry (repeatable)")
+
+    lint = sub.add_parser(
+        "lint", help="statically check scripts (never runs them)",
+        description="Find parameter_map assignments and config-class arguments in Python "
+                    "files and folders and check their literal values with the resolver. "
+                    "Output: path:line:col: CODE severity: message.",
+        epilog="Exit code 1 when there is any finding.")
+    lint.add_argument("--product", type=_product, help="target product id")
+    lint.add_argument("--format", choices=("text", "json"), default="text")
+    lint.add_argument("--jobs", type=int, default=None,
+                      help="worker processes (default: the number of CPUs)")
+    lint.add_argument("--max-bytes", type=int, default=None,
+                      help="skip (with a finding) files larger than this")
+    lint.add_argument("paths", metavar="PATH", nargs="+", help="files or folders")
+
+    explain = sub.add_parser(
+        "explain", help="describe one option from the catalog",
+        description="Print an option's GE key, level, field, default, values, products and "
+                    "source. OPTION is a parameter_map key, an NPURunConfig argument, a GE key "
+                    "or an ir_option name.")
+    explain.add_argument("option", metavar="OPTION")
+    return parser
+
+
+def main(argv=None):
+    """Run the command line `argv` (default `sys.argv[1:]`); returns the exit code."""
+    parser = _build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help (0) or a usage error (2)
+        return exc.code if isinstance(exc.code, int) else EXIT_USAGE
+    handler = {"run": _cmd_run, "options": _cmd_options, "lint": _cmd_lint,
+               "explain": _cmd_explain}[args.command]
+    try:
+        return handler(args)
+    except _UsageError as err:
+        print("npu-bridge %s: error: %s" % (args.command, err), file=sys.stderr)
+        return EXIT_USAGE
+
+
+# --- run ---------------------------------------------------------------------------------
+
+def _cmd_run(args):
+    from npu_bridge import _records, _runner, report
+
+    report_path = None
+    if not args.no_report:
+        try:  # checked before the script runs, so a bad path costs nothing
+            report_path = report.check_destination(args.report)
+        except report.ReportPathError as err:
+            raise _UsageError(str(err))
+    if not os.path.isfile(args.script):
+        raise _UsageError("cannot open script %r" % args.script)
+    cwd = os.getcwd()
+    _records.clear()
+    result = _runner.run_script(args.script, args.args, product=args.product)
+    data = report.build_run_report(
+        script=os.path.abspath(args.script), argv=[args.script] + list(args.args), cwd=cwd,
+        product=args.product, strict=args.strict, environment_set=result.environment_set,
+        records=_records.records(), script_exit_code=result.script_exit_code, exit_code=0,
+        exception=result.exception, config_error=result.config_error, notes=result.notes)
+    summary = data["summary"]
+    if result.script_exit_code != 0:
+        code = result.script_exit_code
+    elif summary["errors"] or (args.strict and summary["warnings"]):
+        code = EXIT_FINDINGS
+    else:
+        code = EXIT_OK
+    data["outcome"]["exit_code"] = code
+    lines = report.summary_lines(data)
+    if report_path is not None:
+        try:
+            report.write_report(report_path, data)
+            lines.append("report: %s" % report_path)
+        except (report.ReportPathError, OSError) as err:
+            lines.append("report NOT written: %s" % err)
+            code = code or EXIT_FINDINGS
+    sys.stdout.flush()
+    print("\n".join(lines), file=sys.stderr)
+    return code
+
+
+# --- options -----------------------------------------------------------------------------
+
+_TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
+
+
+def _typed_entry(text):
+    """`KEY=VALUE` or `KEY.FIELD=VALUE` as (key, LiteralAttr), typed by the catalog."""
+    from npu_bridge.ge import catalog
+    from npu_bridge.lint import LiteralAttr
+
+    name, sep, raw = text.partition("=")
+    if not sep or not name:
+        raise _UsageError("--set takes KEY=VALUE, got %r" % text)
+    key, _, field = name.partition(".")
+    if not field:
+        row = catalog.BY_KEY.get(key)
+        # An unknown key goes in as a string; the resolver reports it with a suggestion.
+        field = row.field if row is not None and row.field else "s"
+    try:
+        if field == "b":
+            low = raw.strip().lower()
+            if low not in _TRUE + _FALSE:
+                raise ValueError("expected true or false")
+            value = low in _TRUE
+        elif field == "i":
+            value = int(raw, 0)
+        elif field == "f":
+            value = float(raw)
+        elif field == "s":
+            value = raw.encode("utf-8")
+        else:
+            raise ValueError("field must be one of b, i, f, s")
+    except ValueError as err:
+        raise _UsageError("--set %s: bad value for .%s: %s" % (text, field, err))
+    return key, LiteralAttr(field, value)
+
+
+def _load_pbtxt(path):
+    try:
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
+    except OSError as err:
+        raise _UsageError("cannot read %s: %s" % (path, err.strerror or err))
+    from google.protobuf import text_format
+    from tensorflow.core.protobuf import config_pb2  # noqa: the ConfigProto schema
+    config = config_pb2.ConfigProto()
+    try:
+        text_format.Parse(text, config)
+    except text_format.ParseError as err:
+        raise _ParseFailure("%s:%s" % (path, err))
+    return config
+
+
+class _ParseFailure(Exception):
+    """The input file is not a valid text-format ConfigProto: exit 1."""
+
+
+def _cmd_options(args):
+    from npu_bridge import report
+    from npu_bridge.ge import NpuConfigError, resolve
+
+    try:
+        if args.pbtxt:
+            config = _load_pbtxt(args.pbtxt)
+            given = {"pbtxt": os.path.abspath(args.pbtxt)}
+        else:
+            config = dict(_typed_entry(e) for e in args.entries)
+            given = {"set": list(args.entries)}
+    except _ParseFailure as err:
+        print("npu-bridge options: error: %s" % err, file=sys.stderr)
+        return EXIT_FINDINGS
+    try:
+        ge = resolve(config, product=args.product)
+        conf = report.configuration_dict(ge)
+        diags = conf["diagnostics"]
+    except NpuConfigError as err:
+        conf = None
+        diags = [report.diagnostic_dict(d) for d in err.diagnostics]
+    errors = [d for d in diags if d["severity"] == "error"]
+    if args.format == "json":
+        out = {"schema": "npu-bridge-options", "version": report.SCHEMA_VERSION, "input": given,
+               "product": args.product, "resolved": conf is not None, "configuration": conf,
+               "diagnostics": diags}
+        sys.stdout.write(json.dumps(out, indent=2, ensure_ascii=False) + "\n")
+    else:
+        print("product: %s" % ((conf or {}).get("product") or args.product or "none"))
+        if conf is not None:
+            print("\n".join(report.configuration_lines(conf, show_defaults=True)))
+        else:
+            print("  not resolved: the configuration has errors")
+        for d in diags:
+            if conf is None or d["severity"] == "info":
+                print("  %s %s [%s]: %s" % (d["severity"], d["code"], d["option"], d["message"]))
+    return EXIT_FINDINGS if errors else EXIT_OK
+
+
+# --- lint --------------------------------------------------------------------------------
+
+def _cmd_lint(args):
+    from npu_bridge import lint
+
+    for p in args.paths:
+        if not os.path.exists(p):
+            raise _UsageError("no such file or folder: %s" % p)
+    if args.jobs is not None and args.jobs < 1:
+        raise _UsageError("--jobs must be at least 1")
+    env = {}
+    if os.environ.get("NPU_BRIDGE_PRODUCT"):  # the only environment a static check reads
+        env["NPU_BRIDGE_PRODUCT"] = os.environ["NPU_BRIDGE_PRODUCT"]
+    findings, nfiles = lint.lint_paths(
+        args.paths, product=args.product, env=env, jobs=args.jobs,
+        max_bytes=args.max_bytes or lint.DEFAULT_MAX_BYTES)
+    if args.format == "json":
+        out = {"schema": "npu-bridge-lint", "version": 1, "files": nfiles,
+               "findings": [f.to_dict() for f in findings]}
+        sys.stdout.write(json.dumps(out, indent=2, ensure_ascii=False) + "\n")
+    else:
+        for f in findings:
+            print(f.format())
+    return EXIT_FINDINGS if findings else EXIT_OK
+
+
+# --- explain -----------------------------------------------------------------------------
+
+def _argument_text(runconfig_arg):
+    """`memory_config.static_memory_policy` -> `NPURunConfig(memory_config=MemoryConfig(...))`."""
+    from npu_bridge.lint import CONFIG_CLASSES
+
+    best = ("NPURunConfig", "")
+    for cls, prefix in CONFIG_CLASSES.items():
+        if prefix and runconfig_arg.startswith(prefix) and len(prefix) > len(best[1]):
+            best = (cls, prefix)
+    cls, prefix = best
+    arg = runconfig_arg[len(prefix):]
+    inner = "%s(%s=...)" % (cls, arg)
+    if not prefix:
+        return inner
+    parts = prefix.rstrip(".").split(".")
+    wrap = {v.rstrip(".").rsplit(".", 1)[-1]: k for k, v in CONFIG_CLASSES.items() if v}
+    for attr in reversed(parts):
+        inner = "%s=%s" % (attr, inner)
+        outer = "NPURunConfig" if attr == parts[0] else None
+        if outer is None:
+            parent = parts[parts.index(attr) - 1]
+            outer = wrap.get(parent, parent)
+        inner = "%s(%s)" % (outer, inner)
+    return inner
+
+
+def _show(value):
+    if value is None:
+        return "-"
+    if value == "":
+        return '"" (empty)'
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (list, tuple)):
+        return ", ".join(_show(v) for v in value) or "-"
+    if isinstance(value, dict) or hasattr(value, "items"):
+        return "; ".join("%s: %s" % (_show(k), _show(v)) for k, v in value.items()) or "-"
+    return str(value)
+
+
+def explain_lines(row):
+    """The lines `npu-bridge explain` prints for one catalog row, one field per line."""
+    routes = ["%s %s%s" % (r.level, r.key, "" if r.when == "always" else " (when %s)" % r.when)
+              for r in row.routes]
+    if not routes and row.ge_key:
+        routes = ["%s %s" % (lvl, row.ge_key) for lvl in row.levels]
+    lines = [
+        ("name", row.name),
+        ("parameter_map", 'custom_op.parameter_map["%s"].%s' % (row.key, row.field)
+         if row.key else None),
+        ("other fields", _show({"." + f: m for f, m in row.other_fields.items()})
+         if row.other_fields else None),
+        ("argument", _argument_text(row.runconfig_arg) if row.runconfig_arg else None),
+        ("ir_option", row.ir_option),
+        ("GE keys", "; ".join(routes) if routes else None),
+        ("level", ", ".join(row.levels or dict.fromkeys(r.level for r in row.routes)) or None),
+        ("type", row.type),
+        ("default", row.default),
+        ("adapter default", row.adapter_default),
+        ("values", row.allowed_text),
+        ("products", _show(row.products) if row.products else "all"),
+        ("value products", _show(row.value_products) if row.value_products else None),
+        ("scenario", row.scenario),
+        ("deprecated", ("yes" + (", use %s" % row.replacement if row.replacement else ""))
+         if row.deprecated else "no"),
+        ("adapter check", row.adapter_check),
+        ("source", row.source),
+        ("doc", row.doc),
+        ("notes", row.notes or None),
+    ]
+    return ["%s: %s" % (k, _show(v)) for k, v in lines if v is not None]
+
+
+def _cmd_explain(args):
+    from npu_bridge.ge import catalog
+
+    row = catalog.find(args.option)
+    if row is None:
+        close = catalog.suggest(args.option, catalog.all_names())
+        hint = "; did you mean %s?" % " or ".join(close) if close else ""
+        print("npu-bridge explain: unknown option %r%s" % (args.option, hint), file=sys.stderr)
+        return EXIT_FINDINGS
+    print("\n".join(explain_lines(row)))
+    return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,237 @@
+"""The JSON report of `npu-bridge run` (schema: docs/report_schema.md) and its atomic writer.
+
+No TensorFlow import. Configurations come from `npu_bridge._records.records()`: each holds a
+`npu_bridge.ge.GeOptions`, read through its documented attributes (docs/INTERFACES.md).
+"""
+import datetime
+import json
+import os
+import tempfile
+
+SCHEMA = "npu-bridge-report"
+SCHEMA_VERSION = 1
+LEVELS = ("global", "session", "graph", "adapter")
+_LEVEL_ATTRS = {"global": "global_options", "session": "session_options",
+                "graph": "graph_options", "adapter": "adapter_options"}
+
+
+class ReportPathError(ValueError):
+    """The report destination cannot be used (a symlink, a folder, a missing parent)."""
+
+
+def _tool_version():
+    try:
+        from importlib.metadata import version
+        return version("npu_bridge")
+    except Exception:  # not installed (a source checkout on sys.path)
+        return "unknown"
+
+
+def diagnostic_dict(diag):
+    """A `Diagnostic` as a dict, keys in the schema's order."""
+    value = getattr(diag, "value", None)
+    if value is not None and not isinstance(value, (str, int, float, bool)):
+        value = str(value)
+    return {"code": diag.code, "severity": diag.severity, "option": diag.option,
+            "value": value, "message": diag.message}
+
+
+def _sorted_str_dict(mapping):
+    return {str(k): _jsonable(mapping[k]) for k in sorted(mapping or {}, key=str)}
+
+
+def _jsonable(value):
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    if isinstance(value, dict):
+        return _sorted_str_dict(value)
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    return str(value)
+
+
+def configuration_dict(ge_options, index=None, kind=None, name=None):
+    """One resolved configuration (a `GeOptions`) as the schema's `configuration` object."""
+    out = {}
+    if index is not None:
+        out["index"] = index
+    if kind is not None:
+        out["kind"] = kind
+    if name is not None:
+        out["name"] = name
+    out["product"] = getattr(ge_options, "product", None)
+    out["options"] = {level: _sorted_str_dict(getattr(ge_options, attr, None) or {})
+                      for level, attr in _LEVEL_ATTRS.items()}
+    out["effective"] = _sorted_str_dict(getattr(ge_options, "effective", None) or {})
+    out["sources"] = _sorted_str_dict(getattr(ge_options, "sources", None) or {})
+    out["diagnostics"] = [diagnostic_dict(d) for d in getattr(ge_options, "diagnostics", ())]
+    return out
+
+
+def count_severities(diagnostics):
+    counts = {"errors": 0, "warnings": 0, "infos": 0}
+    for d in diagnostics:
+        key = {"error": "errors", "warning": "warnings"}.get(d["severity"], "infos")
+        counts[key] += 1
+    return counts
+
+
+def build_run_report(*, script, argv, cwd, product, strict, environment_set, records,
+                     script_exit_code, exit_code, exception=None, config_error=None, notes=()):
+    """The report of one `npu-bridge run`, as an ordered dict (docs/report_schema.md).
+
+    Args:
+      records: `npu_bridge._records.records()` (dicts with kind, name, options).
+      exception: None or (type name, message) of an exception that escaped the script.
+      config_error: None or the `NpuConfigError` that escaped the script.
+    """
+    configurations = [configuration_dict(r["options"], i + 1, r["kind"], r["name"])
+                      for i, r in enumerate(records)]
+    all_diags = [d for c in configurations for d in c["diagnostics"]]
+    uncaught = None
+    if exception is not None:
+        uncaught = {"type": exception[0], "message": exception[1], "diagnostics": []}
+        if config_error is not None:
+            uncaught["diagnostics"] = [diagnostic_dict(d)
+                                       for d in getattr(config_error, "diagnostics", ())]
+            all_diags = all_diags + uncaught["diagnostics"]
+    summary = {"configurations": len(configurations)}
+    summary.update(count_severities(all_diags))
+    return {
+        "schema": SCHEMA,
+        "version": SCHEMA_VERSION,
+        "tool": {"name": "npu-bridge", "version": _tool_version()},
+        "command": "run",
+        "created": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "script": {"path": script, "argv": list(argv), "cwd": cwd},
+        "product": product,
+        "strict": bool(strict),
+        "environment": {"set": _sorted_str_dict(environment_set)},
+        "outcome": {"exit_code": exit_code, "script_exit_code": script_exit_code,
+                    "uncaught": uncaught},
+        "summary": summary,
+        "configurations": configurations,
+        "notes": list(notes),
+    }
+
+
+def dumps(report):
+    """The report as text: two-space indent, keys in the order built, newline at the end."""
+    return json.dumps(report, indent=2, ensure_ascii=False) + "\n"
+
+
+def check_destination(path):
+    """The absolute destination path, after checking it can be replaced safely.
+
+    Raises:
+      ReportPathError: the destination is a symlink (never followed) or a folder, or its
+        parent folder does not exist (nothing is created but the report itself).
+    """
+    path = os.path.abspath(path)
+    if os.path.islink(path):
+        raise ReportPathError("report destination %s is a symbolic link: refusing to replace it"
+                              % path)
+    if os.path.isdir(path):
+        raise ReportPathError("report destination %s is a directory" % path)
+    parent = os.path.dirname(path)
+    if not os.path.isdir(parent):
+        raise ReportPathError("report folder %s does not exist" % parent)
+    return path
+
+
+def write_atomic(path, text):
+    """Write `text` to `path` atomically: a temporary file in the same folder, then
+    `os.replace`. A reader sees the old file or the new one, never half of one.
+
+    Raises:
+      ReportPathError: see `check_destination`.
+      OSError: the folder is not writable, the disk is full, ...
+    """
+    path = check_destination(path)
+    folder, base = os.path.split(path)
+    fd, tmp = tempfile.mkstemp(prefix="." + base + ".", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        # mkstemp makes the file 0600; a report is an ordinary file (keep an existing mode).
+        try:
+            mode = os.stat(path).st_mode & 0o777
+        except FileNotFoundError:
+            mode = 0o644
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    return path
+
+
+def write_report(path, report):
+    """Write one report (see `write_atomic` for the errors raised); returns the absolute path."""
+    return write_atomic(path, dumps(report))
+
+
+# --- text rendering ---------------------------------------------------------------------
+
+def _table(rows, header):
+    widths = [max(len(str(r[i])) for r in [header] + rows) for i in range(len(header))]
+    fmt = "  ".join("%%-%ds" % w for w in widths[:-1]) + "  %s"
+    return [fmt % tuple(header)] + [fmt % tuple(r) for r in rows]
+
+
+def configuration_lines(conf, show_defaults=False):
+    """Text lines for one configuration: level, GE key, value, effective, source; then its
+    diagnostics. Keys whose source is a default are left out unless `show_defaults`."""
+    rows, hidden = [], 0
+    sources = conf["sources"]
+    for level in LEVELS:
+        for key, value in conf["options"][level].items():
+            source = sources.get(key, "")
+            if not show_defaults and (not source or "default" in str(source)):
+                hidden += 1
+                continue
+            eff = conf["effective"].get(key, value)
+            rows.append((level, key, value, eff if eff != value else "", source))
+    lines = []
+    if rows:
+        lines.extend("  " + l.rstrip() for l in _table(
+            rows, ("level", "GE key", "value", "effective", "source")))
+    else:
+        lines.append("  (no options set by the script)")
+    if hidden:
+        lines.append("  (%d default option(s) not shown: see the report)" % hidden)
+    for d in conf["diagnostics"]:
+        if d["severity"] == "info":
+            continue
+        lines.append("  %s %s [%s]: %s" % (d["severity"], d["code"], d["option"], d["message"]))
+    return lines
+
+
+def summary_lines(report):
+    """The compact summary `npu-bridge run` prints at exit."""
+    s = report["summary"]
+    lines = ["npu-bridge run: %d configuration(s), %d error(s), %d warning(s)"
+             % (s["configurations"], s["errors"], s["warnings"])]
+    for conf in report["configurations"]:
+        lines.append("[%d] %s %s (product: %s)" % (conf["index"], conf["kind"], conf["name"],
+                                                   conf["product"] or "none"))
+        lines.extend(configuration_lines(conf))
+    unc = report["outcome"]["uncaught"]
+    if unc:
+        lines.append("uncaught %s: %s" % (unc["type"], unc["message"].splitlines()[0]
+                                          if unc["message"] else ""))
+        for d in unc["diagnostics"]:
+            lines.append("  %s %s [%s]: %s" % (d["severity"], d["code"], d["option"],
+                                               d["message"]))
+    env = report["environment"]["set"]
+    if env:
+        lines.append("environment set: " + " ".join("%s=%s" % kv for kv in env.items()))
+    lines.append("exit code: %d" % report["outcome"]["exit_code"])
+    return lines
