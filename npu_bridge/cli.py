@@ -19,23 +19,13 @@ class _UsageError(Exception):
 
 
 def _product(value):
-    """argparse type of --product: a product id (or SoC name) the product table knows."""
-    try:
-        from npu_bridge.ge import products
-    except ImportError:  # the product table is not there yet: let the resolver judge
-        return value
-    table = getattr(products, "PRODUCTS", {}) or {}
-    if value in table:
-        return value
-    from_soc = getattr(products, "product_from_soc", None)
-    if from_soc is not None:
-        try:
-            found = from_soc(value)
-        except (KeyError, ValueError, LookupError):
-            found = None
-        if found:
-            return found if isinstance(found, str) else value
-    raise argparse.ArgumentTypeError("unknown product %r; known: %s" % (value, ", ".join(table)))
+    """argparse type of --product: a product id, or a SoC name mapped to one
+    (`npu_bridge.ge.products.lookup`). An unknown name is a usage error listing the known ones."""
+    from npu_bridge.ge import products
+    found = products.lookup(value)
+    if found is None:
+        raise argparse.ArgumentTypeError(products.unknown_message(value, "--product"))
+    return found
 
 
 def _build_parser():

@@ -50,6 +50,10 @@ _CONVERTERS = {"as_bytes", "as_str", "as_text", "compat.as_bytes", "str", "bytes
                "float", "bool"}
 _MAX_POW = 64  # refuse 10 ** huge in literal folding
 
+# Resolver codes about a key's name or AttrValue field, not its value
+# (`npu_bridge.ge.diagnostics.CODES`): the only ones kept for a non-literal value.
+NAME_FIELD_CODES = frozenset({"NPB100", "NPB101", "NPB102"})
+
 
 @dataclasses.dataclass(frozen=True, order=True)
 class Finding:
@@ -277,7 +281,7 @@ class _Collector(ast.NodeVisitor):
 
     def __init__(self):
         self.groups = []
-        self.findings = []  # (line, col, code, message, option)
+        self.findings = []  # (line, col, code, severity, message, option)
         self._scope = [{}]
         self._done_calls = set()
 
@@ -383,11 +387,7 @@ class _Catalog:
                 self.by_arg.setdefault(arg, opt)
 
     def option_for_key(self, key):
-        try:
-            opt = self.catalog.find(key)
-        except (KeyError, LookupError, ValueError):
-            return None
-        return opt
+        return self.catalog.find(key)
 
 
 _CATALOG = None
@@ -482,18 +482,10 @@ def _check_group(group, cat, product, env):
             else:
                 where = (group.line, group.col)
         key = option if option in positions else getattr(cat.option_for_key(option), "key", option)
-        if key in placeholders and not _about_name_or_field(diag, key, pm[key], cat):
+        if key in placeholders and diag.code not in NAME_FIELD_CODES:
             continue  # a value check on the placeholder of a non-literal value
         out.append((where[0], where[1], diag.code, diag.severity, diag.message, option))
     return out
-
-
-def _about_name_or_field(diag, key, attr, cat):
-    """True when the diagnostic is about the key's name or field, not its (unknown) value."""
-    opt = cat.option_for_key(key)
-    if opt is None or getattr(opt, "key", None) != key:
-        return True  # unknown key
-    return getattr(opt, "field", None) != attr.WhichOneof("value")
 
 
 def lint_source(source, path="<string>", product=None, env=None):

@@ -1,0 +1,203 @@
+"""`npu-bridge lint`: AST extraction, literal folding, the census mistakes, clean files."""
+import ast
+import glob
+import os
+import sys
+import textwrap
+
+import pytest
+
+from npu_bridge import lint
+
+ACCEPTANCE = os.path.join(os.path.dirname(__file__), "..", "..", "shared", "acceptance")
+if not os.path.isdir(ACCEPTANCE):
+    ACCEPTANCE = "/work/shared/acceptance"
+BENCH = os.path.join(os.path.dirname(__file__), "..", "bench")
+
+HEAD = textwrap.dedent("""\
+    import tensorflow as tf
+    from npu_bridge.npu_init import *
+    config = tf.ConfigProto()
+    custom_op = config.graph_options.rewrite_options.custom_optimizers.add()
+    custom_op.name = "NpuOptimizer"
+    """)
+
+
+def _lit(expr):
+    return lint.literal_value(ast.parse(expr, mode="eval").body)
+
+
+@pytest.mark.parametrize("expr,value", [
+    ('b"x"', b"x"),
+    ('"x".encode()', b"x"),
+    ('"x".encode("utf-8")', b"x"),
+    ('tf.compat.as_bytes("allow_mix_precision")', b"allow_mix_precision"),
+    ('compat.as_bytes("x")', b"x"),
+    ("str(26 * 1024 ** 3)", "27917287424"),
+    ("tf.compat.as_bytes(str(5 * 1024 ** 3))", b"5368709120"),
+    ("-1", -1),
+    ("True", True),
+    ("64 * 1024 * 1024", 67108864),
+])
+def test_literal_values(expr, value):
+    assert _lit(expr) == value
+
+
+@pytest.mark.parametrize("expr", [
+    "FLAGS.precision_mode", "tf.compat.as_bytes(FLAGS.x)", "os.getenv('X')", "10 ** 10 ** 10",
+    "open('f').read()", "x.encode()", "str(1, 2)", "1 / 0",
+])
+def test_non_literals_are_not_evaluated(expr):
+    assert _lit(expr) is lint._NOT_LITERAL
+
+
+def _codes(source, **kw):
+    return [(f.line, f.col, f.code, f.severity) for f in lint.lint_source(HEAD + source, "t.py", **kw)]
+
+
+LINE = HEAD.count("\n") + 1  # line of the first statement after HEAD
+
+
+# The mistakes table at the end of the reference usage_census.md, one case per row.
+@pytest.mark.parametrize("statement,code,severity,hint", [
+    ('custom_op.parameter_map["precision_mode"].b = True', "NPB101", "error", ".s"),
+    ('custom_op.parameter_map["sump_mode"].s = tf.compat.as_bytes("all")', "NPB100", "error",
+     "dump_mode"),
+    ('custom_op.parameter_map["sfusion_switch_file"].s = tf.compat.as_bytes("/f.cfg")', "NPB100",
+     "error", "fusion_switch_file"),
+    ('custom_op.parameter_map["op_debug_level"].s = tf.compat.as_bytes("1")', "NPB101", "error",
+     ".i"),
+    ('custom_op.parameter_map["jit_compile"].b = True', "NPB102", "warning", "jit_compile"),
+])
+def test_census_mistakes_are_found(statement, code, severity, hint):
+    findings = lint.lint_source(HEAD + statement + "\n", "t.py")
+    assert [(f.line, f.col, f.code, f.severity) for f in findings] == [(LINE, 1, code, severity)]
+    assert hint in findings[0].message
+    assert findings[0].format().startswith("t.py:%d:1: %s %s: " % (LINE, code, severity))
+
+
+@pytest.mark.parametrize("statement,code", [
+    ('custom_op.parameter_map["precision_mode"].b = FLAGS.mixed', "NPB101"),
+    ('custom_op.parameter_map["sump_mode"].s = tf.compat.as_bytes(FLAGS.mode)', "NPB100"),
+    ('custom_op.parameter_map["op_debug_level"].s = tf.compat.as_bytes(args.level)', "NPB101"),
+])
+def test_name_and_field_mistakes_found_without_literal_value(statement, code):
+    assert [c for _, _, c, _ in _codes(statement + "\n")] == [code]
+
+
+def test_non_literal_value_in_right_field_is_not_a_finding():
+    src = ('custom_op.parameter_map["precision_mode"].s = tf.compat.as_bytes(FLAGS.precision)\n'
+           'custom_op.parameter_map["iterations_per_loop"].i = FLAGS.iterations\n')
+    assert _codes(src) == []
+
+
+def test_bad_literal_value_is_an_e10001_at_its_line():
+    src = 'custom_op.parameter_map["use_off_line"].b = True\n' \
+          '    \n' \
+          'custom_op.parameter_map["static_memory_policy"].i = 7\n'
+    findings = lint.lint_source(HEAD + src, "t.py")
+    assert [(f.line, f.code) for f in findings] == [(LINE + 2, "E10001")]
+    assert "static_memory_policy" in findings[0].message and findings[0].option == "static_memory_policy"
+
+
+def test_cross_option_rule_in_one_group():
+    src = ('custom_op.parameter_map["static_memory_policy"].i = 2\n'
+           'custom_op.parameter_map["graph_max_parallel_model_num"].i = 4\n')
+    codes = _codes(src)
+    assert codes and {c for _, _, c, s in codes if s == "error"} == {"NPB120"}
+
+
+def test_two_functions_are_two_configurations():
+    # the same cross-option pair split over two functions is two configurations: no finding
+    src = textwrap.dedent('''\
+        def a(custom_op):
+            custom_op.parameter_map["static_memory_policy"].i = 2
+        def b(custom_op):
+            custom_op.parameter_map["graph_max_parallel_model_num"].i = 4
+        ''')
+    assert _codes(src) == []
+
+
+def test_config_class_keywords_nested():
+    src = textwrap.dedent('''\
+        run_config = NPURunConfig(
+            iterations_per_loop=10,
+            memory_config=MemoryConfig(static_memory_policy=2, atomic_clean_policy=3),
+            precision_mode="allow_mix_precision")
+        ''')
+    findings = lint.lint_source(HEAD + src, "t.py")
+    assert [(f.line, f.col, f.code, f.option) for f in findings] == [
+        (LINE + 2, 72, "E10001", "atomic_clean_policy")]
+
+
+def test_memory_config_on_unsupported_product_is_an_error():
+    src = "mem = MemoryConfig(static_memory_policy=0)\n"
+    assert _codes(src) == []
+    codes = _codes(src, product="atlas-inference")
+    assert ("error" in {s for *_, s in codes}) and all(line == LINE for line, *_ in codes)
+
+
+def test_dump_and_profiling_config_arguments_map_through_catalog():
+    src = ('d = DumpConfig(enable_dump=True, dump_path="/tmp/d", dump_mode="everything")\n'
+           'p = ProfilingConfig(enable_profiling=1)\n')
+    findings = lint.lint_source(HEAD + src, "t.py")
+    assert [(f.line, f.option) for f in findings if f.severity == "error"] == [(LINE, "dump_mode")]
+
+
+def test_protobuf_level_mistakes():
+    src = ('custom_op.parameter_map["iterations_per_loop"].i = "5"\n'
+           'custom_op.parameter_map["precision_mode"].str = "x"\n')
+    assert _codes(src) == [(LINE, 1, "NBL011", "error"), (LINE + 1, 1, "NBL010", "error")]
+
+
+def test_file_that_does_not_parse_is_a_finding(tmp_path):
+    bad = tmp_path / "py2.py"
+    bad.write_text('import os\nprint "hello"\n')
+    findings = lint.lint_file(str(bad))
+    assert [(f.line, f.code) for f in findings] == [(2, "NBL001")]
+    binary = tmp_path / "bin.py"
+    binary.write_bytes(b"\xff\xfe\x00garbage\x00")
+    assert [f.code for f in lint.lint_file(str(binary))] == ["NBL001"]
+
+
+def test_large_file_is_skipped_with_a_finding(tmp_path):
+    big = tmp_path / "big.py"
+    big.write_text("x = 1\n" * 1000)
+    assert [f.code for f in lint.lint_file(str(big), max_bytes=100)] == ["NBL002"]
+    assert lint.lint_file(str(big)) == []
+
+
+def test_lint_never_executes_the_file(tmp_path):
+    marker = tmp_path / "ran"
+    src = tmp_path / "s.py"
+    src.write_text("open(%r, 'w').write('x')\n" % str(marker))
+    assert lint.lint_file(str(src)) == []
+    assert not marker.exists()
+
+
+def test_clean_acceptance_scripts_have_no_findings():
+    scripts = sorted(glob.glob(os.path.join(ACCEPTANCE, "*.py")))
+    assert len(scripts) >= 5
+    findings, n = lint.lint_paths(scripts, jobs=1)
+    # bad_configs.py holds one deliberate literal mistake: MemoryConfig(atomic_clean_policy=3)
+    assert [(os.path.basename(f.path), f.code, f.option) for f in findings] == [
+        ("bad_configs.py", "E10001", "atomic_clean_policy")]
+    assert n == len(scripts)
+
+
+def test_generated_tree_findings_exactly_where_mistakes_are(tmp_path):
+    sys.path.insert(0, BENCH)
+    try:
+        import gen_tree
+    finally:
+        sys.path.remove(BENCH)
+    gen_tree.generate(str(tmp_path), files=120, seed=3)
+    findings, n = lint.lint_paths([str(tmp_path)], jobs=2)
+    assert n == 120
+    flagged = {f.path for f in findings}
+    expected = set()
+    for path in glob.glob(str(tmp_path / "*" / "*.py")):
+        text = open(path).read()
+        if any(m in text for m in gen_tree.MISTAKES) or 'print "done"' in text:
+            expected.add(path)
+    assert expected and flagged == expected
