@@ -1,0 +1,349 @@
+"""The Session patch: what importing ``npu_bridge.npu_init`` does to ``tf.compat.v1.Session``.
+
+The real adapter wraps ``Session.__init__`` and ``InteractiveSession.__init__``
+(``decorator_tf_session`` / ``set_npu_default_config`` in its ``npu_config.py``): the config
+the caller passes (or a fresh ``ConfigProto`` when none) gets an ``NpuOptimizer`` custom
+optimizer if it has none (and then ``memory_optimization`` OFF), ``allow_soft_placement`` on,
+``log_device_placement`` off, ``remapping`` OFF and the XLA ``global_jit_level`` OFF. Like the
+real one, this edits the caller's proto in place (a script that inspects its config after
+creating the session sees the same fields as on the NPU).
+
+On top of that, each session creation here:
+- resolves the ``NpuOptimizer`` ``parameter_map`` with ``npu_bridge.ge.resolve``; errors raise
+  ``NpuConfigError`` *before* anything happens (the caller's proto is left untouched, no session
+  exists, nothing is recorded); warnings are logged once per process through
+  ``tf.compat.v1.logging``; the result is recorded with ``npu_bridge._records.record``;
+- under an effective ``static_memory_policy`` of 2 or 4 arms the concurrency guard (below).
+
+``BaseSession.run`` is wrapped too, for two things:
+- iteration loops: a run whose fetches contain a loop op registered in
+  ``npu_bridge.estimator.npu.util`` (``set_iteration_per_loop``, ``NPUEstimator``) runs that op
+  N - 1 times with the same feeds, then the full fetches once, and returns that last result;
+  so one run advances N steps, as one run on the NPU executes N device iterations.
+- the static-memory concurrency guard (seed doc: static_memory_policy 2 or 4 does not support
+  graphs that execute concurrently). A "graph" is what GE compiles: the adapter builds one GE
+  graph per distinct (tf.Graph, fetch set, feed set), so two subgraphs of one tf.Graph are two
+  graphs. When a guarded run starts while a *different* graph is executing in any guarded
+  session of the process, the later run raises ``NpuConfigError`` naming the policy; the
+  earlier run is not disturbed. The *same* graph run from two threads is one GE graph whose
+  executions GE serialises: not refused (and not serialised here: stock TF runs them
+  concurrently). Policies 0 and 3 never refuse. ``Session.make_callable`` and
+  ``partial_run`` are not watched.
+
+``patch()`` is idempotent; ``unpatch()`` restores the original methods.
+"""
+import inspect
+import itertools
+import os
+import threading
+
+import tensorflow as tf
+from tensorflow.core.protobuf import config_pb2
+from tensorflow.core.protobuf import rewriter_config_pb2
+from tensorflow.python.client import session as _session_lib
+from tensorflow.python.framework import ops as _ops
+
+from npu_bridge import _records
+from npu_bridge.estimator.npu import util as _util
+
+_NPU_OPTIMIZER = "NpuOptimizer"
+_POLICY_KEY = "ge.exec.staticMemoryPolicy"
+_GUARDED_POLICIES = frozenset(("2", "4"))
+# Environment variables that may change a resolution (product, GE_USE_STATIC_MEMORY, paths).
+_ENV_PREFIXES = ("GE_", "NPU_BRIDGE", "ASCEND", "RANK_", "DEVICE_", "JOB_ID", "CM_WORKER")
+# Code of the run-time concurrency refusal (npu_bridge.ge.diagnostics.CODES).
+CONCURRENT_GRAPHS_CODE = "NPB123"
+
+_patch_lock = threading.Lock()
+_originals = {}           # (class, attribute) -> original function
+_session_numbers = itertools.count(1)
+
+_cache_lock = threading.Lock()
+_resolution_cache = {}    # (serialized NpuOptimizer, env snapshot) -> GeOptions
+_CACHE_LIMIT = 256
+
+_logged_lock = threading.Lock()
+_logged = set()           # diagnostics already logged once
+
+_guard_lock = threading.Lock()
+_executing = {}           # graph key -> number of guarded runs executing it
+
+
+# ---------------------------------------------------------------------------------------------
+# ConfigProto handling
+
+def find_npu_optimizer(config):
+    """The first custom optimizer named NpuOptimizer of `config` (a ConfigProto), or None."""
+    for custom_optimizer in config.graph_options.rewrite_options.custom_optimizers:
+        if custom_optimizer.name == _NPU_OPTIMIZER:
+            return custom_optimizer
+    return None
+
+
+def apply_npu_session_defaults(config):
+    """Edit `config` (a ConfigProto) in place the way the real adapter does and return it.
+
+    Adds an NpuOptimizer custom optimizer when there is none (and only then turns
+    memory_optimization OFF, as the real one), sets allow_soft_placement, clears
+    log_device_placement, turns remapping OFF and the XLA global_jit_level OFF.
+    """
+    rewrite = config.graph_options.rewrite_options
+    if find_npu_optimizer(config) is None:
+        rewrite.custom_optimizers.add().name = _NPU_OPTIMIZER
+        rewrite.memory_optimization = rewriter_config_pb2.RewriterConfig.OFF
+    config.allow_soft_placement = True
+    config.log_device_placement = False
+    rewrite.remapping = rewriter_config_pb2.RewriterConfig.OFF
+    config.graph_options.optimizer_options.global_jit_level = config_pb2.OptimizerOptions.OFF
+    return config
+
+
+def _env_snapshot():
+    return tuple(sorted((k, v) for k, v in os.environ.items() if k.startswith(_ENV_PREFIXES)))
+
+
+def resolve_session_config(config):
+    """Resolve the NpuOptimizer of `config` (a ConfigProto; none means all defaults).
+
+    Results are cached by the serialized optimizer and the relevant environment, so opening
+    many sessions on one config costs one resolution. Logs each warning once per process.
+
+    Returns:
+      the `npu_bridge.ge.GeOptions`.
+    Raises:
+      npu_bridge.ge.NpuConfigError: the configuration has errors (all of them attached).
+    """
+    from npu_bridge.ge import resolve  # layer 1; imported late so this module loads first
+    npu_optimizer = find_npu_optimizer(config) if config is not None else None
+    blob = npu_optimizer.SerializeToString(deterministic=True) if npu_optimizer is not None else b""
+    key = (blob, _env_snapshot())
+    ge_options = _resolution_cache.get(key)
+    if ge_options is None:
+        if npu_optimizer is None:
+            config = config_pb2.ConfigProto()
+            config.graph_options.rewrite_options.custom_optimizers.add().name = _NPU_OPTIMIZER
+        ge_options = resolve(config)
+        ge_options.raise_for_errors()
+        with _cache_lock:
+            if len(_resolution_cache) >= _CACHE_LIMIT:
+                _resolution_cache.clear()
+            _resolution_cache[key] = ge_options
+    log_diagnostics_once(ge_options)
+    return ge_options
+
+
+def log_diagnostics_once(ge_options):
+    """Log each warning (and info) diagnostic of `ge_options` once per process."""
+    for diag in ge_options.diagnostics:
+        if diag.severity == "error":
+            continue
+        key = (diag.code, diag.severity, diag.option, str(diag.value), diag.message)
+        with _logged_lock:
+            if key in _logged:
+                continue
+            _logged.add(key)
+        log = tf.compat.v1.logging.warning if diag.severity == "warning" else tf.compat.v1.logging.info
+        log("npu_bridge %s %s (%s=%s): %s", diag.severity, diag.code, diag.option, diag.value,
+            diag.message)
+
+
+def guarded_policy(ge_options):
+    """The effective static_memory_policy as a string if it is 2 or 4, else None."""
+    policy = ge_options.effective.get(_POLICY_KEY)
+    if policy is None:
+        policy = ge_options.global_options.get(_POLICY_KEY)
+    return policy if policy in _GUARDED_POLICIES else None
+
+
+# ---------------------------------------------------------------------------------------------
+# Session.__init__
+
+def _wrap_init(original):
+    names = list(inspect.signature(original).parameters)
+    config_index = names.index("config") - 1   # position among the args after self
+
+    def __init__(self, *args, **kwargs):
+        if kwargs.get("config") is not None:
+            config = kwargs["config"]
+        elif len(args) > config_index and args[config_index] is not None:
+            config = args[config_index]
+        else:
+            config = config_pb2.ConfigProto()
+        if not isinstance(config, config_pb2.ConfigProto):
+            # Not ours to judge: stock TF raises its own TypeError.
+            return original(self, *args, **kwargs)
+        ge_options = resolve_session_config(config)   # raises before anything is changed
+        apply_npu_session_defaults(config)
+        kwargs["config"] = config
+        if len(args) > config_index:
+            args = args[:config_index] + args[config_index + 1:]
+        original(self, *args, **kwargs)
+        self._npu_ge_options = ge_options
+        self._npu_guard_policy = guarded_policy(ge_options)
+        _records.record("session", "%s#%d" % (type(self).__name__, next(_session_numbers)),
+                        ge_options)
+
+    __init__._npu_bridge_original = original
+    __init__.__doc__ = original.__doc__
+    __init__.__name__ = original.__name__
+    return __init__
+
+
+# ---------------------------------------------------------------------------------------------
+# Session.run: iteration loops and the concurrency guard
+
+def _find_loop(fetches, loops, depth=0):
+    """(op, N) of the first registered loop op in the fetch structure, or None."""
+    if isinstance(fetches, _ops.Operation):
+        n = loops.get(fetches)
+        return (fetches, n) if n else None
+    if depth > 8:
+        return None
+    if isinstance(fetches, (list, tuple)):
+        items = fetches
+    elif isinstance(fetches, dict):
+        items = fetches.values()
+    else:
+        return None
+    for item in items:
+        found = _find_loop(item, loops, depth + 1)
+        if found:
+            return found
+    return None
+
+
+def _flat_ids(fetches, out, depth=0):
+    if isinstance(fetches, (list, tuple)) and depth < 8:
+        for item in fetches:
+            _flat_ids(item, out, depth + 1)
+    elif isinstance(fetches, dict) and depth < 8:
+        for item in fetches.values():
+            _flat_ids(item, out, depth + 1)
+    elif isinstance(fetches, (str, bytes)):
+        out.append(fetches)     # names are equal by value
+    else:
+        out.append(id(fetches))  # alive for the whole run, so the id is unique meanwhile
+
+
+def graph_key(graph, fetches, feed_dict):
+    """What GE would compile as one graph: (tf.Graph, fetch set, feed set), hashable."""
+    if isinstance(fetches, (_ops.Operation, tf.Tensor)):
+        fetch_ids = id(fetches)
+    else:
+        flat = []
+        _flat_ids(fetches, flat)
+        fetch_ids = frozenset(flat)
+    feed_ids = frozenset(id(k) if not isinstance(k, str) else k for k in feed_dict) if feed_dict else None
+    return (id(graph), fetch_ids, feed_ids)
+
+
+def _concurrency_error(policy):
+    from npu_bridge.ge.diagnostics import Diagnostic, NpuConfigError
+    message = ("static_memory_policy=%s does not support graphs that execute concurrently: "
+               "another graph of this process is executing; run the graphs one after the "
+               "other, or use static_memory_policy 0 or 3 (allowed: 0, 1, 2, 3, 4; rule from "
+               "the MemoryConfig documentation, ge.exec.staticMemoryPolicy)" % policy)
+    diag = Diagnostic(CONCURRENT_GRAPHS_CODE, "error", "static_memory_policy", policy, message)
+    return NpuConfigError([diag])
+
+
+def _enter(key, policy):
+    with _guard_lock:
+        for other, count in _executing.items():
+            if count and other != key:
+                raise _concurrency_error(policy)
+        _executing[key] = _executing.get(key, 0) + 1
+
+
+def _leave(key):
+    with _guard_lock:
+        count = _executing.get(key, 0) - 1
+        if count > 0:
+            _executing[key] = count
+        else:
+            _executing.pop(key, None)
+
+
+def executing_graphs():
+    """How many distinct graphs guarded sessions are executing now (for tests and reports)."""
+    with _guard_lock:
+        return len(_executing)
+
+
+def _wrap_run(original):
+    def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
+        policy = getattr(self, "_npu_guard_policy", None)
+        loops = _util.loop_ops_of(self._graph) if _util._LOOP_OPS else None  # pylint: disable=protected-access
+        if policy is None and loops is None:
+            return original(self, fetches, feed_dict, options, run_metadata)
+        if policy is not None:
+            key = graph_key(self._graph, fetches, feed_dict)
+            _enter(key, policy)
+            try:
+                return _run_loop(original, self, loops, fetches, feed_dict, options, run_metadata)
+            finally:
+                _leave(key)
+        return _run_loop(original, self, loops, fetches, feed_dict, options, run_metadata)
+
+    run._npu_bridge_original = original
+    run.__doc__ = original.__doc__
+    run.__name__ = original.__name__
+    return run
+
+
+def _run_loop(original, sess, loops, fetches, feed_dict, options, run_metadata):
+    found = _find_loop(fetches, loops) if loops else None
+    if found:
+        loop_op, n = found
+        for _ in range(n - 1):
+            original(sess, loop_op, feed_dict, options, None)
+    return original(sess, fetches, feed_dict, options, run_metadata)
+
+
+# ---------------------------------------------------------------------------------------------
+# patch / unpatch
+
+def _targets():
+    return [(_session_lib.Session, "__init__", _wrap_init),
+            (_session_lib.InteractiveSession, "__init__", _wrap_init),
+            (_session_lib.BaseSession, "run", _wrap_run)]
+
+
+def patch():
+    """Install the patch (idempotent: a second call changes nothing). Returns True if this
+    call installed it."""
+    with _patch_lock:
+        if is_patched():
+            return False
+        for cls, name, wrapper in _targets():
+            current = cls.__dict__[name]
+            _originals[(cls, name)] = current
+            setattr(cls, name, wrapper(current))
+        return True
+
+
+def unpatch():
+    """Restore the original Session methods. Returns True if a patch was removed.
+
+    Sessions created while patched keep their NPU config but are no longer guarded."""
+    with _patch_lock:
+        if not is_patched():
+            return False
+        for cls, name, _ in _targets():
+            current = cls.__dict__[name]
+            original = _originals.pop((cls, name), None) or getattr(current, "_npu_bridge_original")
+            setattr(cls, name, original)
+        return True
+
+
+def is_patched():
+    """True while Session.__init__ is wrapped by this module."""
+    return hasattr(_session_lib.Session.__dict__["__init__"], "_npu_bridge_original")
+
+
+def clear_caches():
+    """Forget cached resolutions and logged diagnostics (tests; a changed catalog)."""
+    with _cache_lock:
+        _resolution_cache.clear()
+    with _logged_lock:
+        _logged.clear()

@@ -1,0 +1,258 @@
+"""NPUEstimator and NPUEstimatorSpec on stock ``tf.estimator``.
+
+Signatures follow the real adapter's ``npu_bridge/estimator/npu/npu_estimator.py``
+(hicann/tensorflow). What the estimator does here:
+- at construction: checks `config` is an ``NPURunConfig``; builds the session config the real
+  estimator builds (``npu_config.render_session_config``: the user's ``session_config``, the
+  rewrite optimizers and the ``NpuOptimizer`` custom optimizer with its ``parameter_map``);
+  resolves the configuration into GE options (``npu_bridge.ge.resolve``), so a bad one raises
+  ``NpuConfigError`` before any graph is built; records the result
+  (``npu_bridge._records``, kind "estimator");
+- in TRAIN mode, as the real one: an ``NPUCheckpointSaverHook`` when checkpoints are on, a
+  variable broadcast hook when the job has more than one rank, and with
+  ``iterations_per_loop`` N > 1 the train op grouped into ``IterationOp`` with a
+  ``SetIterationsVarHook``. ``IterationOp`` is registered as a loop op
+  (``util.register_loop_op``), so each ``Session.run`` of it advances N steps (see
+  ``npu_bridge._session_patch``): hooks see the global step move by N per run and
+  ``train(max_steps=M)`` with M a multiple of N ends at global step M;
+- ``host_call``: the real estimator sends the tensors through the device outfeed each step and
+  runs ``host_fn`` on the host; here ``host_fn`` is built in the graph after the train op (after
+  the loss in EVAL) and runs with every step, including every step of a loop.
+Training, evaluation, prediction, export and ``train_and_evaluate`` are stock ``tf.estimator``;
+nothing NPU-only is added to the PREDICT graph, so an exported SavedModel holds stock ops only.
+"""
+import copy
+import os
+import random
+import string
+
+import tensorflow as tf
+from tensorflow.python.util import function_utils
+from tensorflow.python.util import tf_inspect
+from tensorflow_estimator.python.estimator import estimator as _estimator_lib
+
+from npu_bridge import _records
+from npu_bridge.estimator.npu import util
+from npu_bridge.estimator.npu.npu_config import NPURunConfig
+from npu_bridge.estimator.npu.npu_config import render_session_config
+from npu_bridge.estimator.npu.npu_hook import NPUBroadcastGlobalVariablesHook
+from npu_bridge.estimator.npu.npu_hook import NPUCheckpointSaverHook
+from npu_bridge.estimator.npu.npu_hook import NPUInfeedOutfeedSessionHook
+from npu_bridge.estimator.npu.npu_hook import SetIterationsVarHook
+
+_logging = tf.compat.v1.logging
+_ModeKeys = tf.estimator.ModeKeys
+
+
+def _validate_host_call(host_call, name="host_call"):
+    """The real estimator's checks of `host_call`: (fn, tensors) with a callable fn and
+    tensors a list/tuple (as many as fn's arguments, unless fn takes *args) or a dict.
+
+    Raises:
+      ValueError: not a 2-element tuple/list, or tensors of another type.
+      TypeError: fn not callable.
+      RuntimeError: list/tuple length differs from fn's argument count.
+    """
+    if not isinstance(host_call, (tuple, list)):
+        raise ValueError("NPUEstimatorSpec.%s should be a tuple or list (fn, tensors), got %s"
+                         % (name, type(host_call).__name__))
+    if len(host_call) != 2:
+        raise ValueError("NPUEstimatorSpec.%s should have two elements (fn, tensors), got %d"
+                         % (name, len(host_call)))
+    host_fn, tensors = host_call
+    if not callable(host_fn):
+        raise TypeError("NPUEstimatorSpec.%s[0] should be callable, got %s"
+                        % (name, type(host_fn).__name__))
+    if not isinstance(tensors, (tuple, list, dict)):
+        raise ValueError("NPUEstimatorSpec.%s[1] should be a tuple, list or dict, got %s"
+                         % (name, type(tensors).__name__))
+    if isinstance(tensors, (tuple, list)):
+        spec = tf_inspect.getfullargspec(host_fn)
+        fn_args = function_utils.fn_args(host_fn)
+        if spec.varargs is None and len(tensors) != len(fn_args):
+            raise RuntimeError("In NPUEstimatorSpec.%s, length of tensors %d does not match "
+                               "method args of the function, which takes %d."
+                               % (name, len(tensors), len(fn_args)))
+
+
+class NPUEstimatorSpec(tf.estimator.EstimatorSpec):
+    """An `EstimatorSpec` with the NPU `host_call`.
+
+    Same arguments as `tf.estimator.EstimatorSpec`, plus:
+      host_call: None, or `(fn, tensors)` with `tensors` a list/tuple (passed positionally) or
+        a dict (passed as keyword arguments); `fn` runs with every training (or evaluation)
+        step. Only used in TRAIN and EVAL mode.
+    Raises:
+      ValueError / TypeError / RuntimeError: a malformed host_call (see the messages), and
+        whatever `EstimatorSpec` raises.
+    """
+
+    def __new__(cls, mode, predictions=None, loss=None, train_op=None, eval_metric_ops=None,
+                export_outputs=None, training_chief_hooks=None, training_hooks=None,
+                scaffold=None, evaluation_hooks=None, prediction_hooks=None, host_call=None):
+        if host_call is not None:
+            _validate_host_call(host_call)
+        spec = super().__new__(
+            cls, mode=mode, predictions=predictions, loss=loss, train_op=train_op,
+            eval_metric_ops=eval_metric_ops, export_outputs=export_outputs,
+            training_chief_hooks=training_chief_hooks, training_hooks=training_hooks,
+            scaffold=scaffold, evaluation_hooks=evaluation_hooks,
+            prediction_hooks=prediction_hooks)
+        spec._host_call = host_call
+        return spec
+
+
+def _host_call_of(spec):
+    # namedtuple._replace bypasses __new__, so a replaced spec has no _host_call attribute.
+    return getattr(spec, "_host_call", None) if isinstance(spec, NPUEstimatorSpec) else None
+
+
+def _build_host_call(host_call, after):
+    """Build host_fn's ops in the graph, run after `after`; returns the list of ops."""
+    host_fn, tensors = host_call
+    with tf.control_dependencies([after]):
+        outputs = host_fn(**tensors) if isinstance(tensors, dict) else host_fn(*tensors)
+    built = []
+    for item in tf.nest.flatten(outputs):
+        if isinstance(item, tf.Operation):
+            built.append(item)
+        elif isinstance(item, tf.Tensor):
+            built.append(item.op)
+    return built
+
+
+class NPUEstimator(tf.estimator.Estimator):
+    """`tf.estimator.Estimator` configured by an `NPURunConfig`.
+
+    Args:
+      model_fn: the model function (features, labels, mode, params, config), as for Estimator.
+      model_dir: checkpoint directory; must equal `config.model_dir` when both are given;
+        when neither is, a new `model_dir_<10 random chars>` under the current directory (as the
+        real estimator).
+      config: an `NPURunConfig` (required).
+      params: dict of hyper parameters for `model_fn` (None becomes {}).
+      job_start_file: the Ascend job start file (accepted; there is no job service on the CPU).
+      warm_start_from: checkpoint/SavedModel path or `WarmStartSettings`; when empty,
+        $RESTORE_FROM is used if set (as the real estimator).
+    Raises:
+      ValueError: `config` is not an NPURunConfig; model_dir differs from config.model_dir;
+        a model_fn signature Estimator refuses.
+      npu_bridge.ge.NpuConfigError: the NPU configuration has errors (all of them listed).
+    """
+
+    def __init__(self, model_fn=None, model_dir=None, config=None, params=None,
+                 job_start_file="", warm_start_from=None):
+        _logging.info("NPUEstimator init...")
+        if config is None or not isinstance(config, NPURunConfig):
+            raise ValueError("NPUEstimator: `config` must be an NPURunConfig, got %s"
+                             % (type(config).__name__,))
+        _estimator_lib._verify_model_fn_args(model_fn, params)  # pylint: disable=protected-access
+
+        from npu_bridge.ge import resolve
+        ge_options = resolve(config)
+        ge_options.raise_for_errors()
+        config = self._npu_with_session_config(config)
+
+        model_dir = self._npu_check_model_dir(model_dir, config)
+        self._npu_job_start_file = job_start_file
+        self._npu_ge_options = ge_options
+        _records.record("estimator", "NPUEstimator(model_dir=%s)" % model_dir, ge_options)
+
+        if not warm_start_from:
+            warm_start_from = os.getenv("RESTORE_FROM") or None
+        super().__init__(model_fn=self._npu_augment_model_fn(model_fn, model_dir, config),
+                         model_dir=model_dir, config=config, params=params or {},
+                         warm_start_from=warm_start_from)
+
+    @property
+    def npu_ge_options(self):
+        """The `npu_bridge.ge.GeOptions` the configuration resolved to at construction."""
+        return self._npu_ge_options
+
+    @staticmethod
+    def _npu_with_session_config(config):
+        # A shallow copy: the caller's NPURunConfig and its session_config stay as they were
+        # (the real estimator edits the caller's proto; reusing a config there adds a second
+        # NpuOptimizer, which is not worth reproducing).
+        config = copy.copy(config)
+        config.__dict__["_session_config"] = render_session_config(config)
+        return config
+
+    @staticmethod
+    def _npu_check_model_dir(model_dir, config):
+        if model_dir is not None and config.model_dir is not None and model_dir != config.model_dir:
+            raise ValueError("model_dir are set both in NPUEstimator and NPURunConfig, but with "
+                             "different values. In constructor: '%s', in NPURunConfig: '%s'"
+                             % (model_dir, config.model_dir))
+        model_dir = model_dir or config.model_dir
+        if model_dir is None:
+            while True:
+                name = "model_dir_" + "".join(random.sample(string.ascii_letters + string.digits, 10))
+                model_dir = os.path.join(os.getcwd(), name)
+                if not tf.io.gfile.exists(model_dir):
+                    break
+            _logging.warning("Using temporary folder as model directory: %s", model_dir)
+        return model_dir
+
+    @staticmethod
+    def _npu_augment_model_fn(model_fn, model_dir, config):
+        model_fn_args = function_utils.fn_args(model_fn)
+        iterations_per_loop = getattr(config, "iterations_per_loop", 1) or 1
+
+        def _model_fn(features, labels, mode, params):
+            kwargs = {}
+            for name, value in (("labels", labels), ("mode", mode), ("params", params),
+                                ("config", config)):
+                if name in model_fn_args:
+                    kwargs[name] = value
+            spec = model_fn(features=features, **kwargs)
+            if mode in (_ModeKeys.TRAIN, _ModeKeys.EVAL) and \
+                    not isinstance(spec, tf.estimator.EstimatorSpec):
+                raise RuntimeError("estimator_spec used by NPU %s must have type "
+                                   "`NPUEstimatorSpec` or `EstimatorSpec`. Got %s"
+                                   % ("train" if mode == _ModeKeys.TRAIN else "evaluate",
+                                      type(spec)))
+            if mode == _ModeKeys.TRAIN:
+                return _augment_train_spec(spec, model_dir, config, iterations_per_loop)
+            if mode == _ModeKeys.EVAL:
+                return _augment_eval_spec(spec)
+            return spec
+
+        return _model_fn
+
+
+def _augment_train_spec(spec, model_dir, config, iterations_per_loop):
+    npu_hooks = []
+    rank_size = util.get_ranksize()
+    if rank_size.isdigit() and int(rank_size) > 1 and not getattr(config, "horovod_mode", False):
+        npu_hooks.append(NPUBroadcastGlobalVariablesHook(0, int(os.getenv("RANK_ID", "0"))))
+    if config.save_checkpoints_steps or config.save_checkpoints_secs:
+        npu_hooks.append(NPUCheckpointSaverHook(
+            checkpoint_dir=model_dir, save_secs=config.save_checkpoints_secs,
+            save_steps=config.save_checkpoints_steps, scaffold=spec.scaffold))
+
+    train_op = spec.train_op
+    host_call = _host_call_of(spec)
+    if host_call is not None:
+        host_ops = _build_host_call(host_call, train_op)
+        train_op = tf.group(train_op, *host_ops)
+        npu_hooks.append(NPUInfeedOutfeedSessionHook(host_ops, _ModeKeys.TRAIN))
+
+    if iterations_per_loop > 1:
+        npu_hooks.append(SetIterationsVarHook(iterations_per_loop))
+        train_op = tf.group(train_op, name="IterationOp")
+        util.register_loop_op(train_op, iterations_per_loop)
+
+    return spec._replace(train_op=train_op,
+                         training_hooks=tuple(npu_hooks + list(spec.training_hooks or ())))
+
+
+def _augment_eval_spec(spec):
+    host_call = _host_call_of(spec)
+    if host_call is None:
+        return spec
+    host_ops = _build_host_call(host_call, spec.loss)
+    with tf.control_dependencies(host_ops):
+        loss = tf.identity(spec.loss)
+    hooks = [NPUInfeedOutfeedSessionHook(host_ops, _ModeKeys.EVAL)]
+    return spec._replace(loss=loss, evaluation_hooks=tuple(hooks + list(spec.evaluation_hooks or ())))

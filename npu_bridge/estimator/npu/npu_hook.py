@@ -1,0 +1,286 @@
+"""Session-run hooks of the Ascend estimator, on stock TensorFlow.
+
+Same class names and constructor signatures as the real adapter's
+``npu_bridge/estimator/npu/npu_hook.py`` (hicann/tensorflow). What differs on the CPU:
+- there is no device to broadcast to with one rank: ``NPUBroadcastGlobalVariablesHook`` does
+  nothing unless the job has more than one rank (as the real one);
+- there is no outfeed channel: ``NPULogOutfeedSessionHook`` has nothing to drain and
+  ``NPUInfeedOutfeedSessionHook`` only initialises and flushes the summary writers of the
+  host-call ops (which ``NPUEstimator`` runs in the graph itself).
+"""
+import os
+
+import tensorflow as tf
+from tensorflow.python.ops import summary_ops_v2
+
+from npu_bridge.estimator.npu import util
+
+_NPU_RUNCONFIG = util._NPU_RUNCONFIG  # pylint: disable=protected-access
+_ITERATIONS_PER_LOOP_VAR = util._ITERATIONS_PER_LOOP_VAR  # pylint: disable=protected-access
+_LOOP_COND_VAR = util._LOOP_COND_VAR  # pylint: disable=protected-access
+_CONST_ZERO = util._CONST_ZERO  # pylint: disable=protected-access
+_CONST_ONE = util._CONST_ONE  # pylint: disable=protected-access
+
+_logging = tf.compat.v1.logging
+
+for _name in (_ITERATIONS_PER_LOOP_VAR, _LOOP_COND_VAR, _CONST_ZERO, _CONST_ONE):
+    util.register_func(_name)
+
+
+def _rank_size():
+    size = util.get_ranksize()
+    return int(size) if size.isdigit() else 1
+
+
+class NPUShutDownHook(tf.compat.v1.train.SessionRunHook):
+    """Runs the NPU shutdown op when the session ends."""
+
+    def __init__(self, scaffold=None):
+        super().__init__()
+        self._scaffold = scaffold
+        self._shutdown_npu_op = None
+
+    def begin(self):
+        from npu_bridge.estimator import npu_ops  # the ops layer; late to keep imports one-way
+        if self._shutdown_npu_op is None or \
+                self._shutdown_npu_op.graph is not tf.compat.v1.get_default_graph():
+            make = getattr(npu_ops, "NPUShutdown", None) or npu_ops.shutdown_system
+            self._shutdown_npu_op = make()
+
+    def end(self, session):
+        _logging.info("NPUShutDownHook run...")
+        session.run(self._shutdown_npu_op)
+
+
+def broadcast_global_variables(root_rank):
+    """An op that sets every trainable variable to its value on rank `root_rank` (hccl
+    broadcast, then assign)."""
+    from npu_bridge.hccl import hccl_ops
+    op_list = []
+    for var in tf.compat.v1.trainable_variables():
+        outputs = hccl_ops.broadcast(tensor=[var], root_rank=root_rank)
+        if outputs is not None:
+            op_list.append(outputs[0].op)
+            op_list.append(tf.compat.v1.assign(var, outputs[0]))
+    return tf.group(op_list)
+
+
+class NPUBroadcastGlobalVariablesHook(tf.compat.v1.train.SessionRunHook):
+    """Broadcasts the trainable variables from `root_rank` once the session exists, so every
+    rank starts from the same weights. With one rank ($RANK_SIZE unset or 1) it does nothing.
+
+    Args:
+      root_rank: rank (int) whose values are sent.
+      index: this process's rank id (int), kept for compatibility.
+    Raises:
+      ValueError: both RANK_SIZE and CM_WORKER_SIZE are set.
+    """
+
+    def __init__(self, root_rank=None, index=None):
+        self._root_rank = root_rank
+        self._index = index
+        self._bcast_op = None
+        self._rank_size = _rank_size()
+
+    def begin(self):
+        if self._rank_size > 1 and (self._bcast_op is None or
+                                    self._bcast_op.graph is not tf.compat.v1.get_default_graph()):
+            self._bcast_op = broadcast_global_variables(self._root_rank)
+
+    def after_create_session(self, session, coord):
+        if self._rank_size > 1:
+            _logging.info("NPUBroadcastGlobalVariablesHook run...")
+            session.run(self._bcast_op)
+
+
+class NPUCheckpointSaverHook(tf.compat.v1.train.CheckpointSaverHook):
+    """`tf.compat.v1.train.CheckpointSaverHook` that also logs the global step after each run
+    (the real hook's behaviour); same arguments. Steps are global steps, so with
+    iterations_per_loop N it sees the step advance by N per run."""
+
+    def __init__(self, checkpoint_dir, save_secs=None, save_steps=None, saver=None,
+                 checkpoint_basename="model.ckpt", scaffold=None, listeners=None):
+        super().__init__(checkpoint_dir=checkpoint_dir, save_secs=save_secs,
+                         save_steps=save_steps, saver=saver,
+                         checkpoint_basename=checkpoint_basename, scaffold=scaffold,
+                         listeners=listeners)
+
+    def after_run(self, run_context, run_values):
+        global_step = run_context.session.run(self._global_step_tensor)
+        _logging.info("global_step...%s", global_step)
+        super().after_run(run_context, run_values)
+
+    def end(self, session):
+        _logging.info("NPUCheckpointSaverHook end...")
+        super().end(session)
+
+
+class SetIterationsVarHook(tf.compat.v1.train.SessionRunHook):
+    """Creates the loop variables and loads `iterations_per_loop` - 1 into them when the
+    session is created (the device reads them). The CPU loop itself is driven by the loop-op
+    registry of `util`, filled by `NPUEstimator`."""
+
+    def __init__(self, iterations_per_loop=None):
+        self._iterations_per_loop = iterations_per_loop
+        self._iterations_per_loop_var = None
+        self._const_one = None
+        self._const_zero = None
+        self._loop_cond_var = None
+
+    def begin(self):
+        self._iterations_per_loop_var = util.create_or_get_var(_ITERATIONS_PER_LOOP_VAR)
+        self._loop_cond_var = util.create_or_get_var(_LOOP_COND_VAR)
+        self._const_zero = util.create_or_get_var(_CONST_ZERO)
+        self._const_one = util.create_or_get_var(_CONST_ONE)
+
+    def after_create_session(self, session, coord):
+        self._iterations_per_loop_var.load(self._iterations_per_loop - 1, session=session)
+        self._loop_cond_var.load(0, session=session)
+        self._const_zero.load(0, session=session)
+        self._const_one.load(1, session=session)
+        _logging.info("load iterations_per_loop value: %d", self._iterations_per_loop)
+
+
+class NPULogOutfeedSessionHook(tf.compat.v1.train.SessionRunHook):
+    """Prints the device log channel on the NPU. On the CPU there is no device log: it keeps
+    the `output_stream` and does nothing."""
+
+    def __init__(self, output_stream):
+        self._output_stream = output_stream
+        self._stopped = False
+
+    def end(self, session):
+        self._stopped = True
+
+
+class NPUInfeedOutfeedSessionHook(tf.compat.v1.train.SessionRunHook):
+    """Around the host-call ops: initialises the summary writers when the session is created
+    and flushes them when it ends (on the NPU it also drains the outfeed channel; here the
+    host-call ops run in the graph, see NPUEstimator).
+
+    Args:
+      dequeue_ops: the host-call outputs (kept for compatibility).
+      channel_name: the outfeed channel name (a mode key on the real estimator).
+    """
+
+    def __init__(self, dequeue_ops, channel_name):
+        self._dequeue_ops = dequeue_ops
+        self._channel_name = channel_name
+        self._init_ops = None
+        self._finalize_ops = None
+        self._stopped = False
+
+    def begin(self):
+        self._init_ops = list(summary_ops_v2.summary_writer_initializer_op())
+        self._finalize_ops = [summary_ops_v2.flush(writer=op.inputs[0]) for op in self._init_ops]
+
+    def after_create_session(self, session, coord):
+        if self._init_ops:
+            session.run(self._init_ops)
+
+    def end(self, session):
+        if not self._stopped:
+            self._stopped = True
+            if self._finalize_ops:
+                session.run(self._finalize_ops)
+
+
+class NPUOutputTensorHook(tf.compat.v1.train.LoggingTensorHook):
+    """Collects the values of `tensors` every run and hands the collected list to `output_fn`
+    every `output_every_n_steps` runs and at the end.
+
+    Args:
+      tensors: dict tag -> tensor (or tensor name).
+      dependencies: ops the tensors are read after (control dependencies), or None.
+      output_fn: callable taking a list of {tag: value} dicts.
+      output_every_n_steps: runs between calls (int); 0 means only at the end (the real hook
+        divides by it and fails on 0).
+    """
+
+    def __init__(self, tensors, dependencies=None, output_fn=None, output_every_n_steps=0):
+        self._tensors = None
+        self._output_fn = output_fn
+        self._output_every_n_steps = output_every_n_steps
+        self._output_list = []
+        self._iter_count = 0
+        if tensors is not None:
+            if dependencies is not None:
+                if not isinstance(dependencies, (tuple, list)):
+                    dependencies = [dependencies]
+                with tf.control_dependencies(dependencies):
+                    self._tensors = {k: tf.identity(v) for k, v in tensors.items()}
+            else:
+                self._tensors = tensors
+            super().__init__(self._tensors, every_n_iter=1 << 31)
+
+    def begin(self):
+        _logging.info("NPUOutputTensorHook begin...")
+        if self._tensors is not None:
+            super().begin()
+
+    def before_run(self, run_context):
+        if self._tensors is not None:
+            return tf.compat.v1.train.SessionRunArgs(self._current_tensors)
+        return None
+
+    def after_run(self, run_context, run_values):
+        if self._tensors is not None:
+            self._output_list.append({tag: run_values.results[tag] for tag in self._tag_order})
+        self._iter_count += 1
+        if self._output_every_n_steps and self._iter_count % self._output_every_n_steps == 0:
+            self._call_output_fn()
+
+    def end(self, session):
+        _logging.info("NPUOutputTensorHook end...")
+        if self._output_list:
+            self._call_output_fn()
+
+    def _call_output_fn(self):
+        if self._output_fn is not None:
+            self._output_fn(list(self._output_list))
+        del self._output_list[:]
+
+
+class TellMeStepOrLossHook(tf.compat.v1.train.SessionRunHook):
+    """Publishes the current step and/or loss after each run in the environment variables
+    STEP_NOW / LOSS_NOW (and the targets in TOTAL_STEP / TARGET_LOSS), where the Ascend job
+    tooling reads them.
+
+    Raises:
+      ValueError: neither `step` nor `loss` given; or, after a run, neither could be fetched.
+    """
+
+    def __init__(self, step=None, total_step=None, loss=None, final_loss=None):
+        if step is None and loss is None:
+            raise ValueError("One of step or loss must be specified")
+        self._step = step
+        self._total_step = total_step
+        self._loss = loss
+        self._final_loss = final_loss
+        if step is not None:
+            os.environ["STEP_NOW"] = "0"
+        if total_step is not None:
+            os.environ["TOTAL_STEP"] = str(total_step)
+        if loss is not None:
+            os.environ["LOSS_NOW"] = "0.0"
+        if final_loss is not None:
+            os.environ["TARGET_LOSS"] = str(final_loss)
+
+    def before_run(self, run_context):
+        fetches = {}
+        if self._step is not None:
+            fetches["step_now"] = self._step
+        if self._loss is not None:
+            fetches["loss_now"] = self._loss
+        return tf.compat.v1.train.SessionRunArgs(fetches=fetches)
+
+    def after_run(self, run_context, run_values):
+        results = run_values.results
+        step, loss = results.get("step_now"), results.get("loss_now")
+        if step is None and loss is None:
+            raise ValueError("step tensor:%s or loss tensor:%s is not a valid tensor"
+                             % (self._step, self._loss))
+        if step is not None:
+            os.environ["STEP_NOW"] = str(step)
+        if loss is not None:
+            os.environ["LOSS_NOW"] = str(loss)
