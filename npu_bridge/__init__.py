@@ -1,0 +1,43 @@
+"""npu_bridge: a pure-Python drop-in for Huawei's Ascend TensorFlow adapter.
+
+Importing any part of `npu_bridge` switches the process to the TF 1.x API mode
+(`npu_bridge.tf1_mode`; opt out with `NPU_BRIDGE_TF2=1`). This file never imports TensorFlow
+itself, so `import npu_bridge.ge` and `import hccl.manage.api` stay TensorFlow-free: the mode
+is switched on at once if `tensorflow` is already imported, otherwise right after it is.
+
+Like the real package, `import npu_bridge` offers `npu_estimator`, `hccl_ops` and
+`npu_close` (and `from npu_bridge import *` exports them); they are imported on first use,
+which imports TensorFlow.
+"""
+import importlib as _importlib
+
+from npu_bridge import tf1_mode as _tf1_mode
+
+_tf1_mode.install_import_hook()
+
+__version__ = "0.1.0"
+
+# name -> (module, attribute or None for the module itself); loaded on first access.
+_LAZY = {
+    "npu_estimator": ("npu_bridge.estimator.npu.npu_estimator", None),
+    "hccl_ops": ("npu_bridge.hccl.hccl_ops", None),
+    "npu_close": ("npu_bridge.estimator.npu.npu_plugin", "npu_close"),
+}
+__all__ = sorted(_LAZY)
+
+
+def __getattr__(name):
+    """Lazy exports and submodules (`npu_bridge.estimator` without importing it first)."""
+    if name in _LAZY:
+        module_name, attr = _LAZY[name]
+        value = _importlib.import_module(module_name)
+        value = value if attr is None else getattr(value, attr)
+        globals()[name] = value
+        return value
+    if not name.startswith("_"):
+        try:
+            return _importlib.import_module("%s.%s" % (__name__, name))
+        except ModuleNotFoundError as err:
+            if err.name != "%s.%s" % (__name__, name):
+                raise
+    raise AttributeError("module %r has no attribute %r" % (__name__, name))

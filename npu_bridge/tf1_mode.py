@@ -1,0 +1,365 @@
+"""The TF 1.x API mode: make the process's `tensorflow` module answer as TensorFlow 1.15 did.
+
+Ascend training scripts were written for TensorFlow 1.15 (`tf.placeholder`, `tf.Session`,
+`tf.app.flags`, `tf.nn.dropout(x, keep_prob)`, ...). TensorFlow 1.15 does not install on
+Python 3.11, but TensorFlow 2.15 still ships the whole 1.x API as `tf.compat.v1`. This module
+makes the `tensorflow` package itself answer with that API, reusing TensorFlow's own objects.
+
+What `enable()` changes, once per process:
+- calls `tf.compat.v1.disable_v2_behavior()`: graph mode, v1 variables, v1 control flow,
+  v1 `TensorShape`, v1 `tf.data` datasets (what TF 1.15 did by default);
+- binds every public name of `tf.compat.v1` on the `tensorflow` module, so the names TF 2
+  removed are back (`tf.placeholder`, `tf.Session`, `tf.ConfigProto`, `tf.app`, `tf.flags`,
+  `tf.logging`, `tf.gfile`, `tf.random_normal`, `tf.to_float`, ...) and the names whose
+  meaning changed have the 1.x one (`tf.nn` with `dropout(x, keep_prob)`, `tf.reduce_*`
+  accepting `keep_dims`, `tf.train` with the `*Optimizer` classes, `tf.layers`, `tf.losses`,
+  `tf.metrics`, `tf.summary`, `tf.data` with `make_one_shot_iterator`, `tf.keras` and
+  `tf.estimator` as their v1 APIs). `tf.compat` (and so `tf.compat.v1`, `tf.compat.v2`) is
+  left as it is, as are the names only TF 2 has (`tf.optimizers`, `tf.autodiff`, ...);
+- makes `import tensorflow.<name>` / `from tensorflow.<name> import x` give the same v1
+  module as `tf.<name>` (registered in `sys.modules`, and the v1 Keras/estimator API folders
+  put first on `tensorflow.__path__`, as `tf.compat.v1` itself does), so an import does not
+  silently rebind `tf.<name>` to its TF 2 meaning;
+- `tf.contrib` and `import tensorflow.contrib...` (no TF 2 counterpart) raise
+  `MissingTF1AttributeError` (an `AttributeError`, so `hasattr(tf, "contrib")` is False and
+  scripts that test for it take their TF 2 branch) or `MissingTF1ModuleError` (an
+  `ImportError`), naming the missing name and its nearest TF 2 equivalent from
+  `CONTRIB_EQUIVALENTS`. None of them is provided, even where an exact equivalent exists.
+
+Not changed: `tensorflow.python...` imports, `tf.compat.*`, `tensorflow_estimator`, Keras'
+own packages, `tf.__version__` (still 2.15.x: the process really runs TF 2).
+
+Opt out: with the environment variable `NPU_BRIDGE_TF2` set to anything but "", "0",
+"false" or "no", `enable()` and `install_import_hook()` do nothing and TensorFlow keeps its
+TF 2 behaviour.
+
+This module never imports TensorFlow at import time; `npu_bridge/__init__.py` calls
+`install_import_hook()`, which switches the mode on at once when `tensorflow` is already
+imported, and otherwise right after `import tensorflow` finishes.
+"""
+import importlib.abc
+import linecache
+import os
+import re
+import sys
+import threading
+import types
+
+OPT_OUT_ENV = "NPU_BRIDGE_TF2"
+
+# Nearest TensorFlow 2.15 equivalent of each tf.contrib name real Ascend scripts use
+# (../shared/reference/usage_census.md). "X.*" matches any name under X; "*" in the value is
+# replaced by the rest of the name. Longest match wins.
+CONTRIB_EQUIVALENTS = {
+    "tf.contrib": "no single replacement: tf.contrib was removed in TensorFlow 2; "
+                  "see the table in npu_bridge.tf1_mode.CONTRIB_EQUIVALENTS",
+    # tpu
+    "tf.contrib.tpu.TPUEstimatorSpec": "tf.compat.v1.estimator.tpu.TPUEstimatorSpec",
+    "tf.contrib.tpu.InputPipelineConfig": "tf.compat.v1.estimator.tpu.InputPipelineConfig",
+    "tf.contrib.tpu.RunConfig": "tf.compat.v1.estimator.tpu.RunConfig",
+    "tf.contrib.tpu.TPUConfig": "tf.compat.v1.estimator.tpu.TPUConfig",
+    "tf.contrib.tpu.TPUEstimator": "tf.compat.v1.estimator.tpu.TPUEstimator",
+    "tf.contrib.tpu.CrossShardOptimizer": "tf.compat.v1.tpu.CrossShardOptimizer",
+    "tf.contrib.tpu.*": "tf.compat.v1.tpu.* (estimator parts: tf.compat.v1.estimator.tpu.*)",
+    "tf.contrib.cluster_resolver.*": "tf.distribute.cluster_resolver.*",
+    # slim and layers
+    "tf.contrib.slim": "the tf_slim package (pip install tf-slim; import tf_slim as slim)",
+    "tf.contrib.slim.*": "tf_slim.* (the tf_slim package)",
+    "tf.contrib.layers.xavier_initializer": "tf.compat.v1.keras.initializers.glorot_uniform "
+                                            "(glorot_normal for uniform=False)",
+    "tf.contrib.layers.xavier_initializer_conv2d": "tf.compat.v1.keras.initializers."
+                                                   "glorot_uniform",
+    "tf.contrib.layers.variance_scaling_initializer": "tf.compat.v1.variance_scaling_initializer "
+                                                      "(arguments renamed: factor->scale, "
+                                                      "uniform->distribution) or tf_slim's",
+    "tf.contrib.layers.batch_norm": "tf.compat.v1.layers.batch_normalization (decay->momentum, "
+                                    "is_training->training) or tf_slim.batch_norm",
+    "tf.contrib.layers.layer_norm": "tf.keras.layers.LayerNormalization or tf_slim.layer_norm",
+    "tf.contrib.layers.fully_connected": "tf.compat.v1.layers.dense or tf_slim.fully_connected",
+    "tf.contrib.layers.l2_regularizer": "tf.keras.regularizers.l2(scale / 2) (TF 1.x halved "
+                                        "the sum of squares)",
+    "tf.contrib.layers.l1_regularizer": "tf.keras.regularizers.l1",
+    "tf.contrib.layers.*": "tf.compat.v1.layers.* or tf_slim.layers.* (the tf_slim package)",
+    "tf.contrib.framework.nest": "tf.nest",
+    "tf.contrib.framework.arg_scope": "tf_slim.arg_scope (the tf_slim package)",
+    "tf.contrib.framework.add_arg_scope": "tf_slim.add_arg_scope (the tf_slim package)",
+    "tf.contrib.framework.assign_from_checkpoint_fn": "tf_slim.assign_from_checkpoint_fn "
+                                                      "(the tf_slim package)",
+    "tf.contrib.framework.*": "tf_slim.* (the tf_slim package) or tf.compat.v1.train.*",
+    # data
+    "tf.contrib.data.AUTOTUNE": "tf.data.experimental.AUTOTUNE",
+    "tf.contrib.data.*": "tf.data.experimental.*",
+    # rnn and seq2seq
+    "tf.contrib.rnn.*": "tf.compat.v1.nn.rnn_cell.*",
+    "tf.contrib.seq2seq": "tensorflow_addons.seq2seq (the tensorflow-addons package)",
+    "tf.contrib.seq2seq.*": "tensorflow_addons.seq2seq.* (the tensorflow-addons package)",
+    # estimator-era helpers
+    "tf.contrib.learn.ModeKeys": "tf.estimator.ModeKeys",
+    "tf.contrib.learn.*": "tf.estimator.*",
+    "tf.contrib.training.HParams": "no TF 2 equivalent: use a dict, argparse.Namespace or "
+                                   "types.SimpleNamespace",
+    "tf.contrib.training.*": "tf.compat.v1.train.*",
+    "tf.contrib.distribute.*": "tf.distribute.*",
+    "tf.contrib.summary.*": "tf.compat.v2.summary.*",
+    "tf.contrib.metrics.*": "tf.compat.v1.metrics.*",
+    "tf.contrib.opt.*": "tensorflow_addons.optimizers.* (the tensorflow-addons package)",
+    "tf.contrib.image.*": "tensorflow_addons.image.* (the tensorflow-addons package)",
+    "tf.contrib.crf.*": "tensorflow_addons.text.* (the tensorflow-addons package)",
+}
+
+# Other TF 1.x modules that do not exist in TF 2, same format as CONTRIB_EQUIVALENTS.
+REMOVED_MODULES = {
+    "tf.examples": "tf.keras.datasets (the TF 1.x tutorial helpers were removed)",
+    "tf.examples.tutorials.mnist": "tf.keras.datasets.mnist.load_data()",
+    "tf.examples.*": "tf.keras.datasets",
+}
+
+
+class MissingTF1APIError(Exception):
+    """A TF 1.x name that TensorFlow 2 has no counterpart for.
+
+    Attributes: `tf1_name` (e.g. "tf.contrib.layers.xavier_initializer") and `equivalent`
+    (the nearest TF 2 replacement, from `CONTRIB_EQUIVALENTS`/`REMOVED_MODULES`)."""
+
+    def __init__(self, tf1_name, equivalent):
+        self.tf1_name = tf1_name
+        self.equivalent = equivalent
+        super().__init__(
+            "%s is not available: it was removed in TensorFlow 2 and npu_bridge's TF 1.x mode "
+            "does not provide it. Nearest TF 2 equivalent: %s" % (tf1_name, equivalent))
+
+
+class MissingTF1AttributeError(MissingTF1APIError, AttributeError):
+    """Raised for attribute access such as `tf.contrib` (an AttributeError: `hasattr` works)."""
+
+
+class MissingTF1ModuleError(MissingTF1APIError, ImportError):
+    """Raised for `import tensorflow.contrib...` (an ImportError, so `except ImportError` works)."""
+
+    def __init__(self, tf1_name, equivalent, module_name):
+        super().__init__(tf1_name, equivalent)
+        self.name = module_name
+
+
+_lock = threading.RLock()
+_enabled = False
+_hook = None
+
+
+def opted_out(environ=None):
+    """True when `NPU_BRIDGE_TF2` asks to leave TensorFlow 2 behaviour alone."""
+    value = (os.environ if environ is None else environ).get(OPT_OUT_ENV, "")
+    return value.strip().lower() not in ("", "0", "false", "no")
+
+
+def is_enabled():
+    """True once `enable()` has switched this process to the TF 1.x API."""
+    return _enabled
+
+
+def lookup_equivalent(name):
+    """The nearest TF 2 equivalent of a removed TF 1.x name such as
+    "tf.contrib.rnn.LSTMCell" (a "tensorflow." prefix is accepted too), or None when the
+    name is not a removed one."""
+    if name.startswith("tensorflow."):
+        name = "tf." + name[len("tensorflow."):]
+    parts = name.split(".")
+    for table in (CONTRIB_EQUIVALENTS, REMOVED_MODULES):
+        for i in range(len(parts), 1, -1):
+            head = ".".join(parts[:i])
+            if head in table:
+                return table[head]
+            if i < len(parts) and head + ".*" in table:
+                return table[head + ".*"].replace("*", ".".join(parts[i:]))
+    return None
+
+
+# `tf.contrib.layers.x`, `tensorflow.contrib.slim`, `from tensorflow.contrib import slim`.
+_FROM_IMPORT_RE = re.compile(r"\bfrom\s+tensorflow((?:\.\w+)+)\s+import\s+\(?\s*(\w+)")
+
+
+def _name_in_caller(frame, root):
+    """The fullest dotted name under `root` (e.g. "contrib") written on the caller's source
+    line, such as "tf.contrib.layers.xavier_initializer", or None. Only used to make the
+    error message precise: the attribute hook itself never sees the rest of the chain."""
+    while frame is not None and (frame.f_code.co_filename.startswith("<frozen importlib")
+                                 or frame.f_code.co_filename == __file__):
+        frame = frame.f_back
+    if frame is None:
+        return None
+    line = linecache.getline(frame.f_code.co_filename, frame.f_lineno)
+    match = _FROM_IMPORT_RE.search(line)
+    if match and (match.group(1) + ".").startswith("." + root + "."):
+        return "tf%s.%s" % (match.group(1), match.group(2))
+    match = re.search(r"\b(?:tf|tensorflow)((?:\.\w+)*\.%s(?:\.\w+)*)" % re.escape(root), line)
+    if match:
+        return "tf" + match.group(1)
+    match = re.search(r"\bfrom\s+tensorflow\s+import\s+.*\b%s\b" % re.escape(root), line)
+    if match:
+        return "tf." + root
+    return None
+
+
+def _missing(root, error_cls, module_name=None):
+    """Build the error for a removed TF 1.x name under `tf.<root>`."""
+    name = _name_in_caller(sys._getframe(2), root) or "tf." + root
+    if module_name is not None and not name.startswith("tf." + module_name[len("tensorflow."):]):
+        name = "tf." + module_name[len("tensorflow."):]
+    equivalent = lookup_equivalent(name) or lookup_equivalent("tf." + root)
+    if module_name is not None:
+        return error_cls(name, equivalent, module_name)
+    return error_cls(name, equivalent)
+
+
+# Top-level names (under `tf.`) that TF 2 removed without a compat.v1 counterpart.
+_REMOVED_ROOTS = ("contrib", "examples")
+
+
+def _tensorflow_getattr_factory(tf, v1):
+    def __getattr__(name):
+        """Fallback for names the TF 2 `tensorflow` module lacks (PEP 562)."""
+        if name in _REMOVED_ROOTS:
+            raise _missing(name, MissingTF1AttributeError)
+        if not name.startswith("_") and name in v1.__dict__:
+            return v1.__dict__[name]
+        raise AttributeError("module 'tensorflow' has no attribute %r" % name)
+    return __getattr__
+
+
+def _is_lazy(value):
+    from tensorflow.python.util.lazy_loader import LazyLoader
+    return isinstance(value, LazyLoader)
+
+
+def enable():
+    """Switch this process's `tensorflow` module to the TF 1.x API (see the module docstring
+    for everything it changes). Imports TensorFlow if needed.
+
+    Returns True when this call changed something, False when the mode was already on or
+    `NPU_BRIDGE_TF2` opts out. Thread-safe and idempotent. Raises ImportError only when
+    TensorFlow itself cannot be imported."""
+    global _enabled
+    if opted_out():
+        return False
+    with _lock:
+        if _enabled:
+            return False
+        import tensorflow as tf
+        v1 = tf.compat.v1
+        v1.disable_v2_behavior()
+
+        tf_dir = os.path.dirname(tf.__file__)
+        api_v1_dir = os.path.join(tf_dir, "_api", "v2", "compat", "v1")
+        replaced = {}
+        for name, value in list(v1.__dict__.items()):
+            if name.startswith("_") or name == "compat":
+                continue
+            replaced[name] = tf.__dict__.get(name)
+            # Raw __dict__ values: keeps TF's lazy loaders (keras, estimator, layers) lazy.
+            setattr(tf, name, value)
+        # `import tensorflow.nn` must find the v1 module, not load the TF 2 one and rebind
+        # tf.nn to it. Real subpackages (tensorflow/lite, tensorflow/distribute) stay.
+        for name, old in replaced.items():
+            value = tf.__dict__[name]
+            if not isinstance(value, types.ModuleType) or _is_lazy(value):
+                continue
+            key = "tensorflow." + name
+            existing = sys.modules.get(key)
+            if existing is None and not os.path.isdir(os.path.join(tf_dir, name)):
+                sys.modules[key] = value
+            elif existing is not None and existing is old:
+                sys.modules[key] = value
+        # The v1 Keras / estimator / legacy-layers API folders, as tf.compat.v1 has them.
+        v1_dirs = [p for p in v1.__path__
+                   if os.path.normpath(p) != os.path.normpath(api_v1_dir)]
+        tf.__path__[:0] = [p for p in v1_dirs if p not in tf.__path__]
+        tf.__getattr__ = _tensorflow_getattr_factory(tf, v1)
+        tf.__all__ = sorted(n for n in tf.__dict__ if not n.startswith("_")) + [
+            n for n in getattr(tf, "_names_with_underscore", [])]
+        _ensure_finder().handle_tensorflow = False
+        _enabled = True
+        return True
+
+
+class _PostImportLoader(importlib.abc.Loader):
+    """Wraps tensorflow's real loader: runs it, then `enable()`."""
+
+    def __init__(self, loader):
+        self._loader = loader
+
+    def create_module(self, spec):
+        return self._loader.create_module(spec)
+
+    def exec_module(self, module):
+        # Give the module its real loader back: tools inspect __loader__ (get_source, ...).
+        module.__loader__ = self._loader
+        if module.__spec__ is not None:
+            module.__spec__.loader = self._loader
+        self._loader.exec_module(module)
+        enable()
+
+    def __getattr__(self, name):
+        return getattr(self._loader, name)
+
+
+class _TF1ModeFinder(importlib.abc.MetaPathFinder):
+    """On `sys.meta_path`: wraps tensorflow's loader (post-import hook) until the mode is on,
+    and turns imports of removed TF 1.x modules into `MissingTF1ModuleError`."""
+
+    def __init__(self):
+        self.handle_tensorflow = True
+        self._local = threading.local()
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname.startswith("tensorflow.") and _enabled:
+            root = fullname.split(".")[1]
+            if root in _REMOVED_ROOTS:
+                raise _missing(root, MissingTF1ModuleError, module_name=fullname)
+            return None
+        if fullname != "tensorflow" or not self.handle_tensorflow:
+            return None
+        if getattr(self._local, "busy", False):
+            return None
+        self._local.busy = True
+        try:
+            for finder in sys.meta_path:
+                if finder is self or not hasattr(finder, "find_spec"):
+                    continue
+                spec = finder.find_spec(fullname, path, target)
+                if spec is not None:
+                    break
+            else:
+                return None
+        finally:
+            self._local.busy = False
+        if spec.loader is not None:
+            spec.loader = _PostImportLoader(spec.loader)
+        return spec
+
+
+def _ensure_finder():
+    global _hook
+    with _lock:
+        if _hook is None:
+            _hook = _TF1ModeFinder()
+            sys.meta_path.insert(0, _hook)
+        return _hook
+
+
+def install_import_hook():
+    """Arrange for the mode to be on whenever TensorFlow is in use, without importing it.
+
+    If `tensorflow` is already imported, calls `enable()` at once; otherwise puts a finder
+    first on `sys.meta_path` that runs `enable()` right after `import tensorflow` completes.
+    Does nothing under the `NPU_BRIDGE_TF2` opt-out. Idempotent; returns True when the mode
+    is on (or will be switched on by the import), False when opted out."""
+    if opted_out():
+        return False
+    with _lock:
+        tf = sys.modules.get("tensorflow")
+        initializing = getattr(getattr(tf, "__spec__", None), "_initializing", False)
+        if tf is not None and not initializing:
+            enable()
+        else:
+            _ensure_finder()
+    return True
