@@ -1,0 +1,152 @@
+"""Loss-scale managers of the Ascend adapter (``npu_loss_scale_manager``), on stock TensorFlow.
+
+Same classes, signatures and update rules as the real module (which extends the TF 1.15
+``tf.contrib.mixed_precision`` managers):
+
+- ``FixedLossScaleManager(loss_scale, enable_overflow_check=True)``: a constant scale.
+- ``ExponentialUpdateLossScaleManager(init_loss_scale, incr_every_n_steps,
+  decr_every_n_nan_or_inf=2, incr_ratio=2, decr_ratio=0.8)``: after ``incr_every_n_steps``
+  consecutive finite steps the scale is multiplied by ``incr_ratio`` (unless that would pass
+  3.4e38, the float32 limit the real manager guards); after ``decr_every_n_nan_or_inf``
+  non-finite steps (counted since the last scale change; a non-finite step resets the good
+  count) it is multiplied by ``decr_ratio``, never below 1. Each change resets both counters.
+
+The scale is a graph tensor named ``loss_scale`` (``graph.get_tensor_by_name("loss_scale:0")``
+works, as real scripts rely on): a float32 constant for the fixed manager, a non-trainable
+float32 reference variable for the exponential one (a reference variable, not a resource
+one, because its ``:0`` output is then the value, as in TF 1.15). The counters are int32
+variables ``good_steps`` and ``bad_steps``.
+
+TensorFlow's own ``DynamicLossScale`` is not used as the engine: it halves the scale at the
+first non-finite step and has no ``decr_every_n_nan_or_inf``/``decr_ratio``, so it would not
+reproduce the NPU schedule. The update here is branch-free (``tf.where`` + assigns), so it works
+with either TensorFlow control-flow implementation.
+
+State lives in the graph the manager was created in; used from another graph (an estimator
+that builds a new graph per mode, a manager built outside the ``model_fn``), the manager
+creates the same tensors in that graph on first use.
+"""
+import tensorflow as tf
+
+# The real manager stops increasing once scale * incr_ratio would reach this (float32 max).
+_FLOAT32_LIMIT = 3.4e38
+
+
+class LossScaleManager:
+    """Interface: ``get_loss_scale()`` and ``update_loss_scale(finite_grads)``."""
+
+    def get_loss_scale(self):
+        """The loss scale as a float32 scalar tensor of the current graph."""
+        raise NotImplementedError
+
+    def update_loss_scale(self, finite_grads):
+        """An op that updates the scale given the scalar bool tensor ``finite_grads``."""
+        raise NotImplementedError
+
+
+class FixedLossScaleManager(LossScaleManager):
+    """A constant loss scale (real ``FixedLossScaleManager``).
+
+    Args:
+      loss_scale: the scale, a number >= 1.
+      enable_overflow_check: when False, ``NPULossScaleOptimizer`` applies every step without
+        checking the gradients for inf/nan (real behaviour).
+    Raises: ValueError when ``loss_scale`` < 1 (real rule).
+    """
+
+    def __init__(self, loss_scale, enable_overflow_check=True):
+        if loss_scale < 1:
+            raise ValueError("loss scale must be at least 1.")
+        self._loss_scale_value = float(loss_scale)
+        self._enable_overflow_check = enable_overflow_check
+        self._tensors = {}
+        self.get_loss_scale()  # create `loss_scale` now, as the real manager does
+
+    def get_enable_overflow_check(self):
+        """Whether the optimizer checks the gradients for overflow (bool)."""
+        return self._enable_overflow_check
+
+    def get_loss_scale(self):
+        """The scale: a float32 constant named ``loss_scale`` in the current graph."""
+        graph = tf.compat.v1.get_default_graph()
+        entry = self._tensors.get(id(graph))
+        if entry is None or entry[0] is not graph:
+            tensor = tf.constant(self._loss_scale_value, dtype=tf.float32, name="loss_scale")
+            entry = (graph, tensor)
+            self._tensors[id(graph)] = entry
+        return entry[1]
+
+    def update_loss_scale(self, finite_grads):
+        """A no-op: the scale never changes."""
+        del finite_grads
+        return tf.no_op()
+
+
+class ExponentialUpdateLossScaleManager(LossScaleManager):
+    """Dynamic loss scale with the NPU update schedule (real ``ExponentialUpdateLossScaleManager``).
+
+    Args:
+      init_loss_scale: initial scale (>= 1).
+      incr_every_n_steps: consecutive finite steps before the scale grows (>= 1).
+      decr_every_n_nan_or_inf: non-finite steps before the scale shrinks (>= 1), default 2.
+      incr_ratio: growth factor (> 0), default 2. decr_ratio: shrink factor (> 0), default 0.8.
+    Raises: ValueError for values outside those ranges.
+    """
+
+    def __init__(self, init_loss_scale, incr_every_n_steps, decr_every_n_nan_or_inf=2, incr_ratio=2,
+                 decr_ratio=0.8):
+        if init_loss_scale < 1:
+            raise ValueError("init_loss_scale must be at least 1, got %r" % (init_loss_scale,))
+        if incr_every_n_steps < 1:
+            raise ValueError("incr_every_n_steps must be at least 1, got %r" % (incr_every_n_steps,))
+        if decr_every_n_nan_or_inf < 1:
+            raise ValueError("decr_every_n_nan_or_inf must be at least 1, got %r" % (decr_every_n_nan_or_inf,))
+        if incr_ratio <= 0 or decr_ratio <= 0:
+            raise ValueError("incr_ratio and decr_ratio must be positive, got %r and %r" % (incr_ratio, decr_ratio))
+        self._init_loss_scale = float(init_loss_scale)
+        self._incr_every_n_steps = int(incr_every_n_steps)
+        self._decr_every_n_nan_or_inf = int(decr_every_n_nan_or_inf)
+        self._incr_ratio = float(incr_ratio)
+        self._decr_ratio = float(decr_ratio)
+        self._states = {}
+        self._state()  # variables now, in the current graph, as the real manager does
+
+    def _state(self):
+        graph = tf.compat.v1.get_default_graph()
+        entry = self._states.get(id(graph))
+        if entry is None or entry[0] is not graph:
+            # Reference variables: "loss_scale:0" must be the value, not a resource handle.
+            with tf.compat.v1.init_scope():
+                scale = tf.compat.v1.Variable(self._init_loss_scale, name="loss_scale", dtype=tf.float32,
+                                              trainable=False, use_resource=False)
+                good = tf.compat.v1.Variable(0, name="good_steps", dtype=tf.int32, trainable=False,
+                                             use_resource=False)
+                bad = tf.compat.v1.Variable(0, name="bad_steps", dtype=tf.int32, trainable=False,
+                                            use_resource=False)
+            entry = (graph, scale, good, bad)
+            self._states[id(graph)] = entry
+        return entry[1:]
+
+    def get_loss_scale(self):
+        """The scale variable ``loss_scale`` (float32 scalar) of the current graph."""
+        return self._state()[0]
+
+    def update_loss_scale(self, finite_grads):
+        """Op applying one step of the schedule for the scalar bool tensor ``finite_grads``."""
+        scale, good, bad = self._state()
+        with tf.name_scope("update_loss_scale"):
+            finite = tf.convert_to_tensor(finite_grads, dtype=tf.bool)
+            grow = tf.logical_and(finite, good + 1 >= self._incr_every_n_steps)
+            shrink = tf.logical_and(tf.logical_not(finite), bad + 1 >= self._decr_every_n_nan_or_inf)
+            grown = tf.where(scale < _FLOAT32_LIMIT / self._incr_ratio, scale * self._incr_ratio, scale)
+            shrunk = tf.maximum(tf.constant(1.0), scale * self._decr_ratio)
+            new_scale = tf.where(grow, grown, tf.where(shrink, shrunk, scale))
+            # finite: good+1 (0 after a change), bad kept (0 after a change);
+            # not finite: good 0, bad+1 (0 after a change).
+            zero = tf.constant(0, tf.int32)
+            new_good = tf.where(finite, tf.where(grow, zero, good + 1), zero)
+            new_bad = tf.where(finite, tf.where(grow, zero, bad), tf.where(shrink, zero, bad + 1))
+            # Read all old values before any write.
+            with tf.control_dependencies([new_scale, new_good, new_bad]):
+                return tf.group(tf.compat.v1.assign(scale, new_scale), tf.compat.v1.assign(good, new_good),
+                                tf.compat.v1.assign(bad, new_bad))
