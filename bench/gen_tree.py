@@ -27,7 +27,7 @@ SESSION_KEYS = [
     ('["precision_mode"].s', ['tf.compat.as_bytes("allow_mix_precision")',
                               'tf.compat.as_bytes("allow_fp32_to_fp16")', 'b"force_fp32"',
                               '"must_keep_origin_dtype".encode()', "tf.compat.as_bytes(FLAGS.precision_mode)"]),
-    ('["mix_compile_mode"].b', ["False", "True"]),
+    ('["mix_compile_mode"].b', ["False"]),
     ('["iterations_per_loop"].i', ["1", "10", "100", "FLAGS.iterations_per_loop"]),
     ('["graph_run_mode"].i', ["0", "1"]),
     ('["enable_data_pre_proc"].b', ["True"]),

@@ -81,6 +81,9 @@ def _build_parser():
                       help="worker processes (default: the number of CPUs)")
     lint.add_argument("--max-bytes", type=int, default=None,
                       help="skip (with a finding) files larger than this")
+    lint.add_argument("--ignore", metavar="CODES", default="",
+                      help="comma-separated codes to leave out (e.g. NPB105); a line can also "
+                           "say `# noqa` or `# noqa: CODE`")
     lint.add_argument("paths", metavar="PATH", nargs="+", help="files or folders")
 
     explain = sub.add_parser(
@@ -261,7 +264,8 @@ def _cmd_lint(args):
         env["NPU_BRIDGE_PRODUCT"] = os.environ["NPU_BRIDGE_PRODUCT"]
     findings, nfiles = lint.lint_paths(
         args.paths, product=args.product, env=env, jobs=args.jobs,
-        max_bytes=args.max_bytes or lint.DEFAULT_MAX_BYTES)
+        max_bytes=args.max_bytes or lint.DEFAULT_MAX_BYTES,
+        ignore=tuple(c.strip() for c in args.ignore.split(",") if c.strip()))
     if args.format == "json":
         out = {"schema": "npu-bridge-lint", "version": 1, "files": nfiles,
                "findings": [f.to_dict() for f in findings]}

@@ -27,6 +27,7 @@ import ast
 import concurrent.futures
 import dataclasses
 import os
+import re
 
 # Files above this size are reported (NBL002) instead of parsed: bounded time per file.
 DEFAULT_MAX_BYTES = 2 * 1024 * 1024
@@ -274,6 +275,7 @@ class _Group:
     col: int
     entries: list = dataclasses.field(default_factory=list)
     classes: set = dataclasses.field(default_factory=set)
+    class_pos: dict = dataclasses.field(default_factory=dict)  # class name -> (line, col)
 
 
 class _Collector(ast.NodeVisitor):
@@ -354,6 +356,7 @@ class _Collector(ast.NodeVisitor):
     def _config_call(self, node, name, group):
         self._done_calls.add(id(node))
         group.classes.add(name)
+        group.class_pos.setdefault(name, (node.lineno, node.col_offset + 1))
         for kw in node.keywords:
             if kw.arg is None:
                 continue
@@ -361,8 +364,8 @@ class _Collector(ast.NodeVisitor):
                 self._config_call(kw.value, _call_name(kw.value), group)
                 continue
             group.entries.append(_Entry(CONFIG_CLASSES[name] + kw.arg, None,
-                                        literal_value(kw.value), kw.value.lineno,
-                                        kw.value.col_offset + 1, "%s(%s=...)" % (name, kw.arg)))
+                                        literal_value(kw.value), kw.lineno,
+                                        kw.col_offset + 1, "%s(%s=...)" % (name, kw.arg)))
 
 
 def _call_name(node):
@@ -429,67 +432,93 @@ def _resolve(config, product, env):
         return list(err.diagnostics)
 
 
-def _locate(diag, positions, cat):
-    """The (line, col) of the entry a diagnostic is about, or None when it is about no entry."""
-    option = getattr(diag, "option", None) or ""
-    if option in positions:
-        return positions[option]
-    opt = cat.option_for_key(option) if option else None
-    key = getattr(opt, "key", None)
-    if key in positions:
-        return positions[key]
-    return None
+def _placeholder(field):
+    return LiteralAttr(field, LiteralAttr._DEFAULTS.get(field, LiteralList()))
 
 
 def _check_group(group, cat, product, env):
-    """Findings of one group, as (line, col, code, severity, message, option)."""
-    out = []
-    pm, positions = {}, {}
+    """Findings of one group, as (line, col, code, severity, message, option).
+
+    An entry whose value is not a literal still counts: the resolver sees its field's zero
+    value (a placeholder). A diagnostic is kept when it also comes out of the resolution
+    without the placeholders (so it does not depend on an unknown value), or when it is about
+    a placeholder key's name or field (NAME_FIELD_CODES), which needs no value.
+    """
+    pm, positions, placeholders = {}, {}, set()
     if group.kind == "parameter_map":
         for e in group.entries:
             positions[e.key] = (e.line, e.col)
-            if e.value is _NOT_LITERAL:
-                # Key and field are still checked: the resolver sees the field's zero value,
-                # and only diagnostics about that key's name or field are kept (below).
-                pm[e.key] = LiteralAttr(e.field, LiteralAttr._DEFAULTS.get(e.field, LiteralList()))
-                pm[e.key]._lint_placeholder = True
+            if e.value is _NOT_LITERAL or e.field == "list":
+                pm[e.key] = _placeholder(e.field)
+                placeholders.add(e.key)
             else:
-                pm[e.key] = LiteralAttr(e.field, e.value) if e.field != "list" else LiteralAttr(
-                    "list", LiteralList())
-        config = pm
+                pm[e.key] = LiteralAttr(e.field, e.value)
+                placeholders.discard(e.key)
+        make = dict
     else:
         for e in group.entries:
+            opt = cat.by_arg.get(e.key)
+            if opt is None or not opt.key or e.value is None:
+                continue  # not an NPU option (model_dir, ...) or None (= not written)
             converted = _config_entry_to_attr(cat, e)
+            positions[opt.key] = (e.line, e.col)
             if converted is None:
-                continue
-            key, attr = converted
-            pm[key] = attr
-            positions[key] = (e.line, e.col)
+                pm[opt.key] = _placeholder(opt.field)
+                placeholders.add(opt.key)
+            else:
+                pm[converted[0]] = converted[1]
+                placeholders.discard(opt.key)
         if not pm and not (group.classes - {"NPURunConfig"}):
-            return out
-        config = _ResolveInput(pm, group.classes)
-    placeholders = {k for k, a in pm.items() if getattr(a, "_lint_placeholder", False)}
-    for diag in _resolve(config, product, env):
+            return []
+        classes = frozenset(group.classes)
+        make = lambda m: _ResolveInput(m, classes)  # noqa: E731
+    diags = _resolve(make(pm), product, env)
+    if placeholders:
+        known = {_diag_id(d) for d in _resolve(
+            make({k: v for k, v in pm.items() if k not in placeholders}), product, env)}
+    out = []
+    for diag in diags:
         if diag.severity not in ("error", "warning"):
             continue
-        where = _locate(diag, positions, cat)
         option = getattr(diag, "option", "") or ""
-        if where is None:
-            if group.kind == "config" and not positions:
-                where = (group.line, group.col)  # class-level rule (e.g. MemoryConfig product)
-            elif option and option not in positions and cat.option_for_key(option) is None:
-                continue
-            else:
-                where = (group.line, group.col)
-        key = option if option in positions else getattr(cat.option_for_key(option), "key", option)
-        if key in placeholders and diag.code not in NAME_FIELD_CODES:
-            continue  # a value check on the placeholder of a non-literal value
+        row = cat.option_for_key(option) if option not in positions else None
+        key = option if row is None else (row.key or option)
+        if placeholders and _diag_id(diag) not in known and not (
+                key in placeholders and diag.code in NAME_FIELD_CODES):
+            continue  # depends on a value lint does not know
+        where = positions.get(key) or group.class_pos.get(option, (group.line, group.col))
         out.append((where[0], where[1], diag.code, diag.severity, diag.message, option))
     return out
 
 
-def lint_source(source, path="<string>", product=None, env=None):
-    """Findings of one file's source (str or bytes), sorted by position.
+def _diag_id(diag):
+    return (diag.code, diag.severity, diag.option, repr(diag.value), diag.message)
+
+
+# flake8's inline suppression: `# noqa` (every code on the line) or `# noqa: CODE,CODE`.
+_NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Za-z0-9]+(?:[,\s]+[A-Za-z0-9]+)*))?", re.I)
+
+
+def _suppressed(findings, source, ignore):
+    if isinstance(source, bytes):
+        source = source.decode("utf-8", "replace")
+    lines = source.splitlines()
+    out = []
+    for f in findings:
+        if f.code in ignore:
+            continue
+        text = lines[f.line - 1] if 0 < f.line <= len(lines) else ""
+        m = _NOQA.search(text) if "noqa" in text.lower() else None
+        if m and (not m.group("codes") or f.code.upper() in
+                  {c.upper() for c in re.split(r"[,\s]+", m.group("codes")) if c}):
+            continue
+        out.append(f)
+    return out
+
+
+def lint_source(source, path="<string>", product=None, env=None, ignore=()):
+    """Findings of one file's source (str or bytes), sorted by position; codes in `ignore`
+    and findings on a line with a matching `# noqa` comment are left out.
 
     Never raises for bad input: a syntax error is finding NBL001.
     """
@@ -508,7 +537,7 @@ def lint_source(source, path="<string>", product=None, env=None):
     findings = [Finding(path, line, col, code, sev, msg, opt)
                 for line, col, code, sev, msg, opt in collector.findings]
     if not collector.groups:
-        return sorted(findings)
+        return sorted(_suppressed(findings, source, frozenset(ignore)))
     cat = _catalog()
     env = {} if env is None else env
     seen = set()
@@ -518,10 +547,10 @@ def lint_source(source, path="<string>", product=None, env=None):
             if f not in seen:
                 seen.add(f)
                 findings.append(f)
-    return sorted(findings)
+    return sorted(_suppressed(findings, source, frozenset(ignore)))
 
 
-def lint_file(path, product=None, env=None, max_bytes=DEFAULT_MAX_BYTES):
+def lint_file(path, product=None, env=None, max_bytes=DEFAULT_MAX_BYTES, ignore=()):
     """Findings of one file; unreadable (NBL003) and oversized (NBL002) files are findings."""
     try:
         size = os.path.getsize(path)
@@ -534,7 +563,8 @@ def lint_file(path, product=None, env=None, max_bytes=DEFAULT_MAX_BYTES):
     except OSError as err:
         return [Finding(path, 1, 1, "NBL003", "error", "cannot read file: %s" % (
             err.strerror or err))]
-    return lint_source(source, path, product, env)
+    findings = lint_source(source, path, product, env, ignore)
+    return [f for f in findings if f.code not in ignore]
 
 
 def iter_python_files(paths):
@@ -552,11 +582,11 @@ def iter_python_files(paths):
 
 
 def _lint_many(args):
-    paths, product, env, max_bytes = args
-    return [f for p in paths for f in lint_file(p, product, env, max_bytes)]
+    paths, product, env, max_bytes, ignore = args
+    return [f for p in paths for f in lint_file(p, product, env, max_bytes, ignore)]
 
 
-def lint_paths(paths, product=None, env=None, max_bytes=DEFAULT_MAX_BYTES, jobs=None):
+def lint_paths(paths, product=None, env=None, max_bytes=DEFAULT_MAX_BYTES, jobs=None, ignore=()):
     """Findings of every file under `paths`, sorted; `(findings, number_of_files)`.
 
     Uses a process pool of `jobs` workers (default: the CPU count) when there are many files.
@@ -564,10 +594,10 @@ def lint_paths(paths, product=None, env=None, max_bytes=DEFAULT_MAX_BYTES, jobs=
     files = list(iter_python_files(paths))
     jobs = jobs or os.cpu_count() or 1
     if jobs <= 1 or len(files) < 64:
-        findings = _lint_many((files, product, env, max_bytes))
+        findings = _lint_many((files, product, env, max_bytes, ignore))
         return sorted(findings), len(files)
     chunk = max(8, min(64, len(files) // (jobs * 4) or 1))
-    batches = [(files[i:i + chunk], product, env, max_bytes) for i in range(0, len(files), chunk)]
+    batches = [(files[i:i + chunk], product, env, max_bytes, ignore) for i in range(0, len(files), chunk)]
     findings = []
     with concurrent.futures.ProcessPoolExecutor(max_workers=jobs) as pool:
         for part in pool.map(_lint_many, batches):
