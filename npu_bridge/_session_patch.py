@@ -172,7 +172,11 @@ def _wrap_init(original):
         if not isinstance(config, config_pb2.ConfigProto):
             # Not ours to judge: stock TF raises its own TypeError.
             return original(self, *args, **kwargs)
-        ge_options = resolve_session_config(config)   # raises before anything is changed
+        try:
+            ge_options = resolve_session_config(config)   # raises before anything is changed
+        except Exception:
+            self._session = None   # BaseSession.__del__ reads it on this half-built object
+            raise
         apply_npu_session_defaults(config)
         kwargs["config"] = config
         if len(args) > config_index:

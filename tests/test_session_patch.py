@@ -1,0 +1,370 @@
+"""The Session patch: config injection, resolution, records, the static-memory concurrency
+guard, and iteration loops (set_iteration_per_loop)."""
+import threading
+from unittest import mock
+
+import numpy as np
+import pytest
+import tensorflow as tf
+from tensorflow.core.protobuf.rewriter_config_pb2 import RewriterConfig
+
+from npu_bridge import _records, _session_patch
+from npu_bridge.estimator.npu import util
+from npu_bridge.ge import NpuConfigError
+
+tf.compat.v1.disable_eager_execution()
+
+
+@pytest.fixture(autouse=True)
+def patched():
+    _session_patch.patch()
+    _session_patch.clear_caches()
+    yield
+    _session_patch.patch()
+
+
+def proto(**values):
+    config = tf.compat.v1.ConfigProto()
+    op = config.graph_options.rewrite_options.custom_optimizers.add()
+    op.name = "NpuOptimizer"
+    for key, value in values.items():
+        if isinstance(value, bool):
+            op.parameter_map[key].b = value
+        elif isinstance(value, int):
+            op.parameter_map[key].i = value
+        else:
+            op.parameter_map[key].s = tf.compat.as_bytes(value)
+    return config
+
+
+def npu_optimizers(config):
+    return [o for o in config.graph_options.rewrite_options.custom_optimizers if o.name == "NpuOptimizer"]
+
+
+# ---------------------------------------------------------------------------------------------
+# patch / unpatch
+
+def test_patch_is_idempotent_and_reversible():
+    Session = tf.compat.v1.Session
+    patched_init = Session.__dict__["__init__"]
+    assert _session_patch.is_patched()
+    assert _session_patch.patch() is False                      # second call: nothing changes
+    assert Session.__dict__["__init__"] is patched_init
+    original = patched_init._npu_bridge_original
+    assert _session_patch.unpatch() is True
+    assert not _session_patch.is_patched()
+    assert Session.__dict__["__init__"] is original
+    assert tf.compat.v1.InteractiveSession.__dict__["__init__"] is not patched_init
+    assert not hasattr(tf.compat.v1.Session.run, "_npu_bridge_original")
+    assert _session_patch.unpatch() is False
+    # Unpatched: the caller's config is not touched any more.
+    config = tf.compat.v1.ConfigProto()
+    with tf.Graph().as_default():
+        with tf.compat.v1.Session(config=config):
+            pass
+    assert npu_optimizers(config) == []
+    assert _session_patch.patch() is True
+    assert tf.compat.v1.Session.__dict__["__init__"] is not original
+
+
+# ---------------------------------------------------------------------------------------------
+# what happens to the caller's ConfigProto (as the real decorator_tf_session)
+
+def test_config_edited_in_place_like_the_real_adapter():
+    config = tf.compat.v1.ConfigProto()
+    with tf.Graph().as_default(), tf.compat.v1.Session(config=config) as sess:
+        assert sess._config is config
+    rewrite = config.graph_options.rewrite_options
+    assert len(npu_optimizers(config)) == 1
+    assert config.allow_soft_placement and not config.log_device_placement
+    assert rewrite.remapping == RewriterConfig.OFF
+    assert rewrite.memory_optimization == RewriterConfig.OFF
+    assert config.graph_options.optimizer_options.global_jit_level == tf.compat.v1.OptimizerOptions.OFF
+
+
+def test_existing_npu_optimizer_is_kept_and_memory_optimization_untouched():
+    config = proto(precision_mode="allow_mix_precision")
+    with tf.Graph().as_default(), tf.compat.v1.Session(config=config):
+        pass
+    (op,) = npu_optimizers(config)
+    assert op.parameter_map["precision_mode"].s == b"allow_mix_precision"
+    # The real adapter turns memory_optimization off only when it adds the optimizer itself.
+    assert config.graph_options.rewrite_options.memory_optimization == RewriterConfig.DEFAULT_MEM_OPT
+
+
+def test_no_config_and_positional_config():
+    graph = tf.Graph()
+    with graph.as_default():
+        with tf.compat.v1.Session() as sess:
+            assert len(npu_optimizers(sess._config)) == 1
+        config = tf.compat.v1.ConfigProto()
+        with tf.compat.v1.Session("", graph, config) as sess:
+            assert sess._config is config and sess.graph is graph
+        assert len(npu_optimizers(config)) == 1
+
+
+def test_bad_config_raises_before_anything_is_done():
+    config = proto(static_memory_policy=7)
+    before = config.SerializeToString()
+    count = len(_records.records())
+    with tf.Graph().as_default():
+        with pytest.raises(NpuConfigError) as info:
+            tf.compat.v1.Session(config=config)
+    assert any(d.option == "static_memory_policy" and d.severity == "error"
+               for d in info.value.diagnostics)
+    assert config.SerializeToString() == before        # caller's proto untouched
+    assert len(_records.records()) == count            # nothing recorded
+
+
+def test_each_session_is_recorded_with_its_resolved_options():
+    count = len(_records.records())
+    with tf.Graph().as_default():
+        with tf.compat.v1.Session(config=proto(static_memory_policy=2, atomic_clean_policy=1)):
+            pass
+        isess = tf.compat.v1.InteractiveSession(config=proto(static_memory_policy=0))
+        isess.close()
+    new = _records.records()[count:]
+    assert [r["kind"] for r in new] == ["session", "session"]
+    assert new[0]["name"].startswith("Session#") and new[1]["name"].startswith("InteractiveSession#")
+    assert new[0]["options"].global_options["ge.exec.staticMemoryPolicy"] == "2"
+    assert new[0]["options"].session_options["ge.exec.atomicCleanPolicy"] == "1"
+    assert new[1]["options"].global_options["ge.exec.staticMemoryPolicy"] == "0"
+
+
+def test_warnings_are_logged_once():
+    with mock.patch.object(tf.compat.v1.logging, "warning") as warning:
+        with tf.Graph().as_default():
+            for _ in range(3):
+                with tf.compat.v1.Session(config=proto(static_memory_policy=1)):
+                    pass
+    policy_warnings = [c for c in warning.call_args_list if "static_memory_policy" in str(c)]
+    assert len(policy_warnings) == 1, warning.call_args_list
+
+
+def test_sessions_made_by_tf_helpers_get_the_npu_settings(tmp_path):
+    count = len(_records.records())
+    graph = tf.Graph()
+    with graph.as_default():
+        sess = tf.compat.v1.Session()              # session first, graph built afterwards
+        x = tf.constant(2.0) * 4.0
+        assert sess.run(x) == 8.0
+        other = tf.compat.v1.Session()             # two sessions on one graph
+        assert other.run(x) == 8.0
+        sess.close()
+        other.close()
+        step = tf.compat.v1.train.get_or_create_global_step()
+        inc = tf.compat.v1.assign_add(step, 1)
+        with tf.compat.v1.train.MonitoredTrainingSession(checkpoint_dir=None) as mon:
+            mon.run(inc)
+        supervisor = tf.compat.v1.train.Supervisor(logdir=str(tmp_path), save_model_secs=0,
+                                                   save_summaries_secs=0)
+        with supervisor.managed_session() as managed:
+            managed.run(inc)
+            assert len(npu_optimizers(managed._config)) == 1
+    assert len(_records.records()) - count >= 4
+
+
+# ---------------------------------------------------------------------------------------------
+# the concurrency guard
+
+def blocking_graph(policy):
+    """A graph whose op `slow` blocks in Python until released, and an unrelated op `fast`."""
+    started, release = threading.Event(), threading.Event()
+    calls = []
+
+    def block(x):
+        calls.append(1)
+        if len(calls) == 1:            # only the first execution blocks
+            started.set()
+            release.wait(30)
+        return x
+
+    graph = tf.Graph()
+    with graph.as_default():
+        slow = tf.compat.v1.py_func(block, [tf.constant(np.float32(1.0))], tf.float32)
+        fast = tf.constant(2.0) * 3.0
+    sess = tf.compat.v1.Session(graph=graph, config=proto(static_memory_policy=policy))
+    return sess, slow, fast, started, release
+
+
+def run_in_thread(sess, fetch):
+    out = {}
+
+    def target():
+        try:
+            out["value"] = sess.run(fetch)
+        except Exception as err:  # pylint: disable=broad-except
+            out["error"] = err
+
+    thread = threading.Thread(target=target)
+    thread.start()
+    return thread, out
+
+
+@pytest.mark.parametrize("policy", [2, 4])
+def test_guard_refuses_a_second_graph_under_policy_2_and_4(policy):
+    sess, slow, fast, started, release = blocking_graph(policy)
+    thread, first = run_in_thread(sess, slow)
+    assert started.wait(30)
+    try:
+        with pytest.raises(NpuConfigError) as info:
+            sess.run(fast)
+    finally:
+        release.set()
+        thread.join(30)
+    assert first == {"value": 1.0}                     # the earlier run finished normally
+    message = str(info.value)
+    assert "static_memory_policy=%d" % policy in message
+    (diag,) = [d for d in info.value.diagnostics if d.severity == "error"]
+    assert diag.code == "NPB123" and diag.option == "static_memory_policy"
+    assert _session_patch.executing_graphs() == 0
+    assert sess.run(fast) == 6.0                       # sequential runs are fine
+    sess.close()
+
+
+@pytest.mark.parametrize("policy", [0, 3])
+def test_guard_never_refuses_under_policy_0_and_3(policy):
+    sess, slow, fast, started, release = blocking_graph(policy)
+    thread, first = run_in_thread(sess, slow)
+    assert started.wait(30)
+    try:
+        assert sess.run(fast) == 6.0                   # runs while `slow` executes
+    finally:
+        release.set()
+        thread.join(30)
+    assert first == {"value": 1.0}
+    sess.close()
+
+
+def test_guard_counts_graphs_across_sessions():
+    sess, slow, _, started, release = blocking_graph(2)
+    other_graph = tf.Graph()
+    with other_graph.as_default():
+        other_op = tf.constant(1)
+    other = tf.compat.v1.Session(graph=other_graph, config=proto(static_memory_policy=2))
+    thread, _ = run_in_thread(sess, slow)
+    assert started.wait(30)
+    try:
+        with pytest.raises(NpuConfigError):
+            other.run(other_op)
+    finally:
+        release.set()
+        thread.join(30)
+    sess.close()
+    other.close()
+
+
+def test_same_graph_from_two_threads_is_not_refused():
+    # One fetch set is one GE graph: GE serialises its executions, it is not two graphs.
+    sess, slow, _, started, release = blocking_graph(2)
+    thread, first = run_in_thread(sess, slow)
+    assert started.wait(30)
+    try:
+        assert sess.run(slow) == 1.0                   # second call does not block
+    finally:
+        release.set()
+        thread.join(30)
+    assert first == {"value": 1.0}
+    sess.close()
+
+
+def test_guard_state_is_clean_after_a_failing_run():
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.compat.v1.placeholder(tf.float32, [])
+        checked = tf.debugging.assert_positive(x)
+        ok = tf.constant(1)
+    with tf.compat.v1.Session(graph=graph, config=proto(static_memory_policy=2)) as sess:
+        with pytest.raises(tf.errors.InvalidArgumentError):
+            sess.run(checked, {x: -1.0})
+        assert _session_patch.executing_graphs() == 0
+        assert sess.run(ok) == 1
+
+
+def test_graph_key_tells_subgraphs_apart():
+    graph = tf.Graph()
+    with graph.as_default():
+        a = tf.constant(1)
+        b = tf.constant(2)
+        p = tf.compat.v1.placeholder(tf.int32)
+    key = _session_patch.graph_key
+    assert key(graph, a, None) == key(graph, a, None)
+    assert key(graph, a, None) != key(graph, b, None)
+    assert key(graph, [a, b], None) == key(graph, [b, a], None)
+    assert key(graph, {"x": a}, {p: 1}) != key(graph, {"x": a}, None)
+    assert key(graph, a, None) != key(tf.Graph(), a, None)
+
+
+# ---------------------------------------------------------------------------------------------
+# iteration loops
+
+def counting_graph():
+    graph = tf.Graph()
+    with graph.as_default():
+        step = tf.compat.v1.train.get_or_create_global_step()
+        x = tf.compat.v1.placeholder(tf.int64, [])
+        train_op = tf.compat.v1.assign_add(step, x).op
+    return graph, step, x, train_op
+
+
+@pytest.mark.parametrize("policy", [0, 2])
+def test_set_iteration_per_loop_runs_n_steps_per_run(policy):
+    graph, step, x, train_op = counting_graph()
+    with graph.as_default(), tf.compat.v1.Session(config=proto(static_memory_policy=policy)) as sess:
+        sess.run(tf.compat.v1.global_variables_initializer())
+        loop_op = util.set_iteration_per_loop(sess, train_op, 5)
+        assert loop_op is not train_op and loop_op.name.startswith("IterationOp")
+        for _ in range(4):
+            sess.run(loop_op, {x: 1})
+        assert sess.run(step) == 20
+        # Inside other fetch structures too, with the last run's values returned.
+        _, value = sess.run([loop_op, step], {x: 2})
+        assert sess.run(step) == 30 and value in (28, 30)
+        sess.run({"nested": [(loop_op,)]}, {x: 1})
+        assert sess.run(step) == 35
+        sess.run(train_op, {x: 1})                     # the plain op still does one step
+        assert sess.run(step) == 36
+        loop_var = graph.get_collection("npu_runconfig_iterations_per_loop")[0]
+        assert sess.run(loop_var) == 4                 # the device counts N - 1
+        assert _session_patch.executing_graphs() == 0
+
+
+def test_set_iteration_per_loop_with_one_and_bad_arguments():
+    graph, step, x, train_op = counting_graph()
+    with graph.as_default(), tf.compat.v1.Session() as sess:
+        sess.run(tf.compat.v1.global_variables_initializer())
+        assert util.set_iteration_per_loop(sess, train_op, 1) is train_op
+        with pytest.raises(ValueError, match="Operation"):
+            util.set_iteration_per_loop(sess, step.value(), 5)
+        with pytest.raises(ValueError, match="iterations_per_loop must be positive"):
+            util.set_iteration_per_loop(sess, train_op, 0)
+        with pytest.raises(TypeError, match="iterations_per_loop must be int"):
+            util.set_iteration_per_loop(sess, train_op, 2.0)
+
+
+def test_iteration_per_loop_class_registers_on_load():
+    graph, step, x, train_op = counting_graph()
+    with graph.as_default(), tf.compat.v1.Session() as sess:
+        sess.run(tf.compat.v1.global_variables_initializer())
+        loop = util.IterationPerLoop()
+        loop_op = loop.create_iteration_per_loop_var(train_op)
+        loop.load_iteration_per_loop_var(sess, 3)
+        sess.run(loop_op, {x: 1})
+        assert sess.run(step) == 3
+        assert util.loop_iterations(loop_op) == 3
+        util.register_loop_op(loop_op, 1)              # N == 1 removes the mark
+        sess.run(loop_op, {x: 1})
+        assert sess.run(step) == 4
+
+
+def test_unpatched_session_runs_loop_op_once():
+    graph, step, x, train_op = counting_graph()
+    with graph.as_default(), tf.compat.v1.Session() as sess:
+        sess.run(tf.compat.v1.global_variables_initializer())
+        loop_op = util.set_iteration_per_loop(sess, train_op, 5)
+        _session_patch.unpatch()
+        try:
+            sess.run(loop_op, {x: 1})
+        finally:
+            _session_patch.patch()
+        assert sess.run(step) == 1
