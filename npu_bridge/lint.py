@@ -432,17 +432,22 @@ def _resolve(config, product, env):
         return list(err.diagnostics)
 
 
-def _placeholder(field):
-    return LiteralAttr(field, LiteralAttr._DEFAULTS.get(field, LiteralList()))
+_ONES = {"s": b"x", "i": 1, "f": 1.0, "b": True}
+
+
+def _placeholder(field, one=False):
+    """A stand-in value for a non-literal: the field's zero, or (one=True) a non-zero value."""
+    table = _ONES if one else LiteralAttr._DEFAULTS
+    return LiteralAttr(field, table.get(field, LiteralList()))
 
 
 def _check_group(group, cat, product, env):
     """Findings of one group, as (line, col, code, severity, message, option).
 
-    An entry whose value is not a literal still counts: the resolver sees its field's zero
-    value (a placeholder). A diagnostic is kept when it also comes out of the resolution
-    without the placeholders (so it does not depend on an unknown value), or when it is about
-    a placeholder key's name or field (NAME_FIELD_CODES), which needs no value.
+    An entry whose value is not a literal still counts: it is resolved twice, with two
+    different stand-in values (zero and non-zero). A diagnostic is kept when both
+    resolutions give it (so it does not depend on the unknown value), or when it is about a
+    stand-in key's name or field (NAME_FIELD_CODES), which needs no value.
     """
     pm, positions, placeholders = {}, {}, set()
     if group.kind == "parameter_map":
@@ -474,8 +479,9 @@ def _check_group(group, cat, product, env):
         make = lambda m: _ResolveInput(m, classes)  # noqa: E731
     diags = _resolve(make(pm), product, env)
     if placeholders:
-        known = {_diag_id(d) for d in _resolve(
-            make({k: v for k, v in pm.items() if k not in placeholders}), product, env)}
+        other = {k: (_placeholder(v.WhichOneof("value"), one=True) if k in placeholders else v)
+                 for k, v in pm.items()}
+        known = {_diag_id(d) for d in _resolve(make(other), product, env)}
     out = []
     for diag in diags:
         if diag.severity not in ("error", "warning"):
