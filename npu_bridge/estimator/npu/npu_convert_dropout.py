@@ -1,0 +1,43 @@
+"""Importing this module makes Keras ``Dropout`` layers use ``npu_ops.dropout`` (real behaviour).
+
+The real module replaces ``Dropout.call`` so that, when the layer has no ``noise_shape``,
+training-mode dropout runs the NPU dropout op with ``keep_prob = 1 - rate``; with a
+``noise_shape`` it keeps the stock dropout. This module patches the Keras ``Dropout`` class
+that ``tf.keras.layers.Dropout`` (and ``tf.compat.v1.layers.Dropout``, its subclass) resolve to,
+in the same way. The CPU meaning is unchanged in distribution (keep with probability
+``1 - rate``, scale kept values by ``1 / (1 - rate)``); only the random stream differs.
+Eager calls (where ``npu_ops.dropout`` is unavailable, as on the NPU) use the stock code.
+"""
+import numbers
+
+import tensorflow as tf
+
+from npu_bridge.estimator import npu_ops
+
+_Dropout = tf.keras.layers.Dropout
+_original_call = getattr(_Dropout.call, "_npu_original", _Dropout.call)
+
+
+def dropout_call(self, inputs, training=None):
+    """``Dropout.call`` routed through ``npu_ops.dropout`` when the layer has no noise shape."""
+    if tf.executing_eagerly() or self._get_noise_shape(inputs) is not None:
+        return _original_call(self, inputs, training=training)
+    if isinstance(self.rate, numbers.Real) and self.rate == 0:
+        return tf.identity(inputs)
+    if training is None:
+        training = tf.keras.backend.learning_phase()
+
+    def dropped():
+        return npu_ops.dropout(inputs, keep_prob=1.0 - self.rate, seed=self.seed)
+
+    if isinstance(training, bool) or isinstance(training, int):
+        return dropped() if training else tf.identity(inputs)
+    return tf.compat.v1.cond(tf.cast(training, tf.bool), dropped, lambda: tf.identity(inputs))
+
+
+dropout_call._npu_original = _original_call
+_Dropout.call = dropout_call
+
+
+def _restore_for_tests():
+    _Dropout.call = _original_call
