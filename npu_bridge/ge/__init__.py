@@ -3,3 +3,9 @@
 Exports `resolve`, `resolve_ge`, `check_graph`, `GeOptions`, `Diagnostic`, `NpuConfigError`;
 the catalog is `npu_bridge.ge.catalog`, the product table `npu_bridge.ge.products`.
 """
+from npu_bridge.ge.diagnostics import CODES, Diagnostic, NpuConfigError
+from npu_bridge.ge.options import GeOptions
+from npu_bridge.ge.resolver import check_graph, resolve, resolve_ge
+
+__all__ = ["resolve", "resolve_ge", "check_graph", "GeOptions", "Diagnostic", "NpuConfigError",
+           "CODES"]

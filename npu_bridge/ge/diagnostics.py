@@ -1,0 +1,108 @@
+"""Diagnostics: the `Diagnostic` record, `NpuConfigError`, and every code the resolver emits.
+
+`E10001` is GE's own code for an invalid option value (parameter, value, reason). The
+`NPBxxx` codes are this project's own checks; they are stable (never renumbered) and listed
+in `docs/diagnostics.md`, which `tools/gen_catalog_doc.py` generates from `CODES`.
+"""
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any
+
+SEVERITIES = ("error", "warning", "info")
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    """One finding.
+
+    code: `E10001` or `NPBxxx` (see `CODES`); severity: "error" | "warning" | "info";
+    option: the name the user wrote (parameter_map key, GE key, ir_option name, config class
+    or environment variable); value: the offending value (None when not about one value);
+    message: one self-contained sentence or two, naming the option, the value, what is
+    allowed and where the rule comes from.
+    """
+    code: str
+    severity: str
+    option: str
+    value: Any
+    message: str
+
+    def to_dict(self):
+        return {"code": self.code, "severity": self.severity, "option": self.option,
+                "value": self.value, "message": self.message}
+
+    def __str__(self):
+        return "%s %s [%s]: %s" % (self.severity, self.code, self.option, self.message)
+
+
+class NpuConfigError(ValueError):
+    """The configuration has errors. `.diagnostics` holds every diagnostic of the failed
+    resolution (errors, warnings and infos), not only the first error; `.ge_options` the
+    partial `GeOptions` (may be None)."""
+
+    def __init__(self, diagnostics, ge_options=None):
+        self.diagnostics = list(diagnostics)
+        self.ge_options = ge_options
+        errors = [d for d in self.diagnostics if d.severity == "error"]
+        lines = ["%d NPU configuration error(s):" % len(errors)]
+        lines += ["  " + str(d) for d in errors]
+        super().__init__("\n".join(lines))
+
+
+# code -> (default severity, title, source of the rule)
+CODES = MappingProxyType({
+    "E10001": ("error", "invalid option value (GE's code: parameter, value, reason)",
+               "GE; allowed values from the catalog row's source"),
+    "NPB100": ("error", "unknown parameter_map key (the real adapter silently ignores it)",
+               "reference usage_census.md mistakes table; DESIGN.md Rules"),
+    "NPB101": ("error", "value set in an AttrValue field the adapter does not read (the value is lost)",
+               "reference npu_options.json field; DESIGN.md Rules"),
+    "NPB102": ("warning", "value in the field older adapter releases read; accepted and converted",
+               "reference usage_census.md (jit_compile .b)"),
+    "NPB103": ("warning", "legacy value: accepted by the adapter/GE although the docs omit it",
+               "seeds (static_memory_policy 1 runs as 2); reference option_values.json checked_by_adapter"),
+    "NPB104": ("warning", "value out of range: clamped to the bound, as the real adapter does",
+               "seed ge_memory_options_zh.txt (input_fusion_size); option_values.json"),
+    "NPB105": ("info", "deprecated option", "vendor docs deprecated_options.md"),
+    "NPB110": ("info", "no target product: product rules skipped",
+               "DESIGN.md Products (product=, soc_config, NPU_BRIDGE_PRODUCT)"),
+    "NPB111": ("error", "unknown product id or SoC name", "DESIGN.md Products"),
+    "NPB112": ("error", "option not supported on the target product (error where the seeds say so, "
+               "else warning)", "seeds; vendor docs product lists"),
+    "NPB113": ("warning", "value not supported on the target product", "vendor docs per-value product lists"),
+    "NPB114": ("error", "config class not supported on the target product",
+               "seed memoryconfig_constructor_zh.txt product table"),
+    "NPB120": ("error", "static_memory_policy 2 or 4 with concurrently executing graphs "
+               "(graph_max_parallel_model_num > 1)", "seed memoryconfig_constructor_zh.txt"),
+    "NPB121": ("warning", "GE_USE_STATIC_MEMORY set together with static_memory_policy; merged",
+               "reference README (GE merge rule); vendor docs"),
+    "NPB122": ("info", "input_fusion_size only acts on static-shape graphs run asynchronously",
+               "seed ge_memory_options_zh.txt"),
+    "NPB123": ("error", "two graphs of one process executed concurrently under static_memory_policy "
+               "2 or 4 (raised at run time by the Session patch)", "seed memoryconfig_constructor_zh.txt"),
+    "NPB130": ("error", "GE option given at a level GE does not accept it at",
+               "seeds (生效级别), else reference ge_option_scopes.json"),
+    "NPB131": ("warning", "reuse index at or beyond the graph's input/output count: dropped",
+               "seed ge_memory_options_zh.txt"),
+    "NPB132": ("info", "reused graph inputs/outputs must be 32-byte aligned",
+               "seed ge_memory_options_zh.txt"),
+    "NPB133": ("error", "ge.externalWeightDir without external weights on",
+               "seed ge_memory_options_zh.txt"),
+    "NPB134": ("info", "directory external weight files are written to",
+               "seed ge_memory_options_zh.txt (precedence rule)"),
+    "NPB135": ("warning", "unknown GE option key or ir_option name", "reference ge_option_scopes.json"),
+    "NPB140": ("error", "graph_memory_max_size + variable_memory_max_size exceed the product's "
+               "on-chip memory", "vendor docs (reference README); products.py memory sizes"),
+    "NPB141": ("error", "mix_compile_mode needs iterations_per_loop == 1",
+               "vendor docs mixed_computing / NPURunConfig"),
+    "NPB142": ("error", "mutually exclusive options set together (the real adapter rejects it)",
+               "reference option_values.json checked_by_adapter"),
+    "NPB143": ("error", "option needs another option the configuration lacks (the real adapter "
+               "rejects it)", "reference option_values.json checked_by_adapter"),
+    "NPB150": ("warning", "GE_USE_STATIC_MEMORY holds an invalid value", "reference README"),
+})
+
+
+def make(code, option, value, message, severity=None):
+    """Build a Diagnostic with the code's default severity unless one is given."""
+    return Diagnostic(code, severity or CODES[code][0], option, value, message)

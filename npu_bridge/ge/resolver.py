@@ -1,0 +1,570 @@
+"""The resolver: NPU configuration -> `GeOptions` (DESIGN.md "Resolution" and "Rules").
+
+Everything option-specific comes from the catalog rows; this module holds the generic rule
+kinds (`catalog.RULE_KINDS`) and the cross-option rules DESIGN.md lists. Lookups are built
+once at import so that resolving a full 107-key parameter_map stays in the microseconds.
+"""
+import json
+import os
+import re
+
+from npu_bridge.ge import catalog, products
+from npu_bridge.ge._scopes import SCOPES
+from npu_bridge.ge.diagnostics import Diagnostic, make
+from npu_bridge.ge.options import GeOptions
+
+_LEVEL_INDEX = {"global": 0, "session": 1, "graph": 2, "adapter": 3}
+_FIELD_NAMES = {"b": "b (bool)", "i": "i (int)", "s": "s (bytes/string)", "f": "f (float)",
+                "list": "list", None: "no field"}
+_PY_FIELD = ((bool, "b"), (int, "i"), (float, "f"), (str, "s"), (bytes, "s"))
+_PY_TYPE_FIELD = {bool: "b", int: "i", float: "f", str: "s", bytes: "s"}
+_PRODUCT_ENV = "NPU_BRIDGE_PRODUCT"
+_STATIC_ENV = "GE_USE_STATIC_MEMORY"
+_ALIGN_KEYS = ("ge.exec.inputReuseMemIndexes", "ge.exec.outputReuseMemIndexes",
+               "ge.exec.outputReuseInputMemIndexes")
+_STATIC_POLICY = "ge.exec.staticMemoryPolicy"
+
+
+# ---------------------------------------------------------------- generic rule kinds
+def _text(value):
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _fast_ok(row):
+    """A predicate that is True for a plainly valid value (no diagnostic needed)."""
+    kind = row.rule
+    if kind == "enum":
+        allowed = frozenset(row.allowed)
+        return allowed.__contains__
+    if kind in ("range", "clamp"):
+        lo, hi = row.min, row.max
+        if lo is not None and hi is not None:
+            return lambda v: type(v) is int and lo <= v <= hi
+        if lo is not None:
+            return lambda v: type(v) is int and lo <= v
+        return lambda v: type(v) is int and v <= hi
+    if kind == "regex":
+        match = re.compile(row.pattern).fullmatch
+        return lambda v: v == "" or match(v) is not None
+    if kind in ("bool", "any"):
+        return lambda v: True
+    return lambda v: False  # path, json, int_string: checked by _check
+
+
+def _invalid(row, option, value, reason):
+    where = row.source or row.doc or "catalog"
+    return make("E10001", option, value,
+                "invalid value for %s: %s (%s); allowed: %s; source: %s"
+                % (option, repr(value) if isinstance(value, str) else _text(value), reason, row.allowed_text, where))
+
+
+def _check(row, option, value):
+    """Full check of one value. Returns (value to forward, diagnostics)."""
+    kind = row.rule
+    if row.adapter_default is not None and _text(value) == row.adapter_default:
+        return value, ()  # the adapter's own "unset" value (e.g. local_rank_id -1)
+    if value == "":
+        return value, ()  # an empty string means unset for every string option
+    if kind == "enum":
+        if value in row.allowed:
+            return value, ()
+        if value in row.legacy_values:
+            note = row.legacy_values[value]
+            return value, (make("NPB103", option, value,
+                                "%s=%s is accepted but not documented: %s; documented values: %s; "
+                                "source: %s"
+                                % (option, _text(value), note,
+                                   ", ".join(_text(v) for v in row.allowed), row.source)),)
+        return value, (_invalid(row, option, value, "not one of the allowed values"),)
+    if kind in ("range", "clamp", "int_string"):
+        number = value
+        if kind == "int_string":
+            if value == "":
+                return value, ()
+            try:
+                number = int(value)
+            except (TypeError, ValueError):
+                return value, (_invalid(row, option, value, "not a decimal integer"),)
+        if not isinstance(number, int) or isinstance(number, bool):
+            return value, (_invalid(row, option, value, "not an integer"),)
+        lo, hi = row.min, row.max
+        if (lo is None or number >= lo) and (hi is None or number <= hi):
+            return value, ()
+        if kind == "clamp":
+            bound = lo if lo is not None and number < lo else hi
+            clamped = bound if isinstance(value, int) else str(bound)
+            return clamped, (make("NPB104", option, value,
+                                  "%s=%s is outside %s; clamped to %s as the real adapter does; "
+                                  "source: %s" % (option, value, row.allowed_text, bound, row.source)),)
+        return value, (_invalid(row, option, value, "out of range"),)
+    if kind == "regex":
+        if value == "" or re.fullmatch(row.pattern, value):
+            return value, ()
+        return value, (_invalid(row, option, value, "wrong format"),)
+    if kind == "path":
+        if value == "" or ("\0" not in value and "\n" not in value):
+            return value, ()
+        return value, (_invalid(row, option, value, "not a usable path"),)
+    if kind == "json":
+        if value == "":
+            return value, ()
+        try:
+            parsed = json.loads(value)
+        except ValueError as err:
+            return value, (_invalid(row, option, value, "not valid JSON: %s" % err),)
+        if not isinstance(parsed, dict):
+            return value, (_invalid(row, option, value, "not a JSON object"),)
+        return value, ()
+    return value, ()
+
+
+def _formatter(route, field):
+    if route.fmt == "map":
+        vmap = dict(route.value_map)
+        return lambda v: vmap.get(_text(v), _text(v))
+    if route.fmt == "truefalse":
+        return lambda v: "true" if v else "false"
+    if field == "b":
+        return lambda v: "1" if v else "0"
+    if field == "i":
+        return lambda v: str(v) if type(v) is int else _text(v)
+    return lambda v: v if type(v) is str else _text(v)
+
+
+# ---------------------------------------------------------------- precomputed tables
+def _compile():
+    specs = {}
+    defaults = ({}, {}, {}, {})
+    for row in catalog.OPTIONS:
+        if not row.key:
+            continue
+        outs = []
+        for route in row.routes:
+            idx = _LEVEL_INDEX[route.level]
+            outs.append((idx, route.key, _formatter(route, row.field), route.when))
+            ad = row.adapter_default
+            if ad is not None and (route.when == "always" or (route.when == "nonempty" and ad)):
+                defaults[idx][route.key] = ad
+        deprecation = None
+        if row.deprecated:
+            rep = (" (use %s instead)" % row.replacement) if row.replacement else ""
+            deprecation = "%s is deprecated%s; source: %s" % (row.key, rep, row.doc or row.source)
+        ok = None if row.rule in ("bool", "any") else _fast_ok(row)
+        specs[row.key] = (row, row.field, ok, tuple(outs), deprecation, "parameter_map:" + row.key)
+    aliases = tuple((r.routes[0].key, r.ge_key) for r in catalog.OPTIONS
+                    if r.key and r.ge_key and r.routes and r.routes[0].level != "adapter"
+                    and r.ge_key not in {x.key for x in r.routes})
+    return specs, defaults, aliases
+
+
+_SPECS, _DEFAULTS, _ALIASES = _compile()
+_DEFAULT_SOURCES = {k: "adapter default" for d in _DEFAULTS[:3] for k in d}
+_PRODUCT_KEYS = frozenset(r.key for r in catalog.OPTIONS
+                          if r.key and (r.products or r.value_products))
+_GE_ROW_OK = {row.ge_key: _fast_ok(row) for row in catalog.OPTIONS if not row.key}
+
+
+# ---------------------------------------------------------------- inputs
+def _value_of(attr, want):
+    """(field, python value) of an AttrValue (duck-typed) or a plain Python value."""
+    which = getattr(attr, "WhichOneof", None)
+    if which is not None:
+        field = which("value")
+        if field is None:  # an AttrValue nobody set: the adapter reads the proto default
+            field = want
+        value = getattr(attr, field)
+        if field == "s":
+            value = value.decode("utf-8", "replace")
+        return field, value
+    for typ, field in _PY_FIELD:
+        if isinstance(attr, typ):
+            return field, attr.decode("utf-8", "replace") if typ is bytes else attr
+    return "list", attr
+
+
+def _unpack(config):
+    """(parameter_map mapping or None, used_classes frozenset, note)."""
+    hook = getattr(config, "_npu_resolve_input", None)
+    if hook is not None:
+        pmap, used = hook()
+        return pmap, frozenset(used or ()), None
+    graph_options = getattr(config, "graph_options", None)
+    if graph_options is not None:
+        for opt in graph_options.rewrite_options.custom_optimizers:
+            if opt.name == "NpuOptimizer":
+                return opt.parameter_map, frozenset(), None
+        return {}, frozenset(), "no NpuOptimizer custom optimizer in the ConfigProto"
+    pmap = getattr(config, "parameter_map", None)
+    if pmap is not None:
+        return pmap, frozenset(), None
+    if config is None:
+        return {}, frozenset(), None
+    if hasattr(config, "items"):
+        return config, frozenset(), None
+    raise TypeError("resolve() takes a ConfigProto, an NpuOptimizer custom optimizer, a "
+                    "parameter_map, or an object with _npu_resolve_input(); got %r"
+                    % type(config).__name__)
+
+
+def _target(product, soc, env, diags):
+    """The target product id (DESIGN.md Products: product= > soc_config > env), or None."""
+    for name, where in ((product, "product="), (soc, "soc_config"),
+                        (env.get(_PRODUCT_ENV), "$" + _PRODUCT_ENV)):
+        if name:
+            pid = products.lookup(name)
+            if pid is None:
+                diags.append(make("NPB111", where.strip("=$"), name,
+                                  products.unknown_message(name, where)))
+            return pid
+    diags.append(make("NPB110", "product", None,
+                      "no target product (product=, soc_config or $%s): product rules skipped"
+                      % _PRODUCT_ENV))
+    return None
+
+
+# ---------------------------------------------------------------- resolve()
+def resolve(config, product=None, env=None):
+    """Resolve an NPU configuration into the GE options the real adapter would send.
+
+    Args:
+      config: a `ConfigProto` (its `NpuOptimizer` custom optimizer is used), that custom
+        optimizer, its `parameter_map` (key -> `AttrValue`, or key -> plain Python value:
+        bool -> .b, int -> .i, float -> .f, str/bytes -> .s), or an object with
+        `_npu_resolve_input()` returning `(parameter_map, used_classes)`.
+      product: product id (`atlas-a2-training`) or SoC name (`Ascend910B1`); overrides the
+        `soc_config` option and `$NPU_BRIDGE_PRODUCT`.
+      env: environment mapping (default `os.environ`); reads `GE_USE_STATIC_MEMORY`,
+        `ASCEND_WORK_PATH`, `NPU_BRIDGE_PRODUCT`.
+
+    Returns: `GeOptions` (level dicts of strings, `effective`, diagnostics).
+    Raises: `NpuConfigError` (a ValueError) carrying every diagnostic when any is an error;
+      TypeError for a config of an unsupported type.
+    Rules: DESIGN.md "Rules the resolver enforces"; values per catalog row.
+    """
+    env = os.environ if env is None else env
+    pmap, used_classes, note = _unpack(config)
+    diags = []
+    levels = (dict(_DEFAULTS[0]), dict(_DEFAULTS[1]), dict(_DEFAULTS[2]), dict(_DEFAULTS[3]))
+    sources = dict(_DEFAULT_SOURCES)
+    values = {}
+    specs = _SPECS
+    py_fields = _PY_TYPE_FIELD
+    for key, attr in pmap.items():
+        spec = specs.get(key)
+        if spec is None:
+            field, value = _value_of(attr, None)
+            close = catalog.suggest(key)
+            hint = ("; did you mean %s?" % " or ".join(repr(c) for c in close)) if close else ""
+            diags.append(make("NPB100", key, value,
+                              "unknown parameter_map key %r: the real adapter ignores it%s"
+                              % (key, hint)))
+            continue
+        row, want, ok, outs, deprecation, src = spec
+        field = py_fields.get(type(attr))
+        if field is None:  # an AttrValue
+            field = attr.WhichOneof("value") or want
+            value = getattr(attr, field)
+            if field == "s":
+                value = value.decode("utf-8", "replace")
+        elif field == "s" and type(attr) is bytes:
+            value = attr.decode("utf-8", "replace")
+        else:
+            value = attr
+        if field != want:
+            how = row.other_fields.get(field)
+            if how == "convert":
+                diags.append(make("NPB102", key, value,
+                                  "%s set in AttrValue field %s: older adapters read it there, "
+                                  "current ones read %s; converted to %r"
+                                  % (key, field, _FIELD_NAMES[want], _text(value))))
+                value = _text(value)
+            elif how != "accept":
+                diags.append(make("NPB101", key, value,
+                                  "%s is read from AttrValue field %s but was set in %s: the "
+                                  "real adapter ignores the value; set parameter_map[%r].%s "
+                                  "(source: reference npu_options.json)"
+                                  % (key, _FIELD_NAMES[want], _FIELD_NAMES.get(field, field),
+                                     key, want)))
+                continue
+        if ok is not None and not ok(value):
+            value, found = _check(row, key, value)
+            if found:
+                diags.extend(found)
+                if any(d.severity == "error" for d in found):
+                    values[key] = value
+                    continue
+        values[key] = value
+        for idx, gekey, fmt, when in outs:
+            if when == "nonempty" and not value:
+                continue
+            levels[idx][gekey] = fmt(value)
+            if idx < 3:
+                sources[gekey] = src
+        if deprecation is not None:
+            diags.append(Diagnostic("NPB105", "info", key, value, deprecation))
+    if note:
+        diags.append(make("NPB110", "NpuOptimizer", None, note, severity="info"))
+    soc = values.get("soc_config")
+    pid = _target(product, soc, env, diags)
+    _pm_rules(values, used_classes, pid, diags)
+    effective = dict(levels[0])
+    effective.update(levels[1])
+    effective.update(levels[2])
+    for plain, gekey in _ALIASES:
+        if plain in effective:
+            effective.setdefault(gekey, effective[plain])
+    result = GeOptions(levels[0], levels[1], levels[2], levels[3], effective, diags, pid, sources)
+    _ge_rules(result, env, values.get("graph_max_parallel_model_num"), "static_memory_policy"
+              if "static_memory_policy" in values else None)
+    return result.raise_for_errors()
+
+
+def _truthy(value, row):
+    """Is the option actually switched on (not absent/zero/default)?"""
+    if value in (None, "", 0, False, "0"):
+        return False
+    return value != row.default
+
+
+def _pm_rules(values, used_classes, pid, diags):
+    """Product and cross-option rules over parameter_map values."""
+    if pid is not None:
+        for key in _PRODUCT_KEYS.intersection(values):
+            value = values[key]
+            row = catalog.BY_KEY[key]
+            if row.products and pid not in row.products and _truthy(value, row):
+                diags.append(make("NPB112", key, value,
+                                  "%s=%s is not supported on %s; supported on: %s; source: %s"
+                                  % (key, _text(value), pid, ", ".join(row.products), row.source),
+                                  severity=row.product_severity))
+            vp = row.value_products.get(value) if row.value_products else None
+            if vp and pid not in vp:
+                diags.append(make("NPB113", key, value,
+                                  "%s=%s is not supported on %s; that value is supported on: %s; "
+                                  "source: %s" % (key, _text(value), pid, ", ".join(vp), row.source)))
+        for cls in sorted(used_classes):
+            rule = catalog.CLASS_PRODUCTS.get(cls)
+            if rule and pid not in rule[0]:
+                diags.append(make("NPB114", cls, None,
+                                  "%s is not supported on %s; supported on: %s; source: %s"
+                                  % (cls, pid, ", ".join(rule[0]), rule[1])))
+        mem = products.PRODUCTS[pid].memory_bytes
+        sizes = [(k, values.get(k)) for k in ("graph_memory_max_size", "variable_memory_max_size")]
+        sizes = [(k, int(v)) for k, v in sizes if isinstance(v, str) and v.isdigit()]
+        if mem and sizes and sum(v for _, v in sizes) > mem:
+            diags.append(make("NPB140", sizes[0][0], sum(v for _, v in sizes),
+                              "%s = %d bytes exceed the %d bytes of on-chip memory of %s (%s); "
+                              "source: vendor docs via reference README"
+                              % (" + ".join(k for k, _ in sizes), sum(v for _, v in sizes), mem,
+                                 pid, products.PRODUCTS[pid].memory_source)))
+    if values.get("mix_compile_mode") is True and values.get("iterations_per_loop", 1) != 1:
+        diags.append(make("NPB141", "mix_compile_mode", True,
+                          "mix_compile_mode=true needs iterations_per_loop == 1, got %s; source: "
+                          "%s" % (values.get("iterations_per_loop"),
+                                  catalog.BY_KEY["mix_compile_mode"].source)))
+    for a, b in (("precision_mode", "precision_mode_v2"),
+                 ("enable_compress_weight", "compress_weight_conf")):
+        if values.get(a) not in (None, "") and values.get(b) not in (None, ""):
+            diags.append(make("NPB142", a, values[a],
+                              "%s and %s must not be set together (the real adapter rejects the "
+                              "session); source: reference option_values.json" % (a, b)))
+    for gate in ("enable_dump", "enable_dump_debug"):
+        if values.get(gate) is True and not values.get("dump_path"):
+            diags.append(make("NPB143", gate, True,
+                              "%s=true needs dump_path (an existing writable directory); the "
+                              "real adapter fails session creation without it; source: %s"
+                              % (gate, catalog.BY_KEY[gate].source)))
+    if values.get("input_fusion_size", 131072) != 131072:
+        diags.append(make("NPB122", "input_fusion_size", values["input_fusion_size"],
+                          "input_fusion_size only acts on static-shape graphs run asynchronously "
+                          "(RunGraphAsync); source: seed ge_memory_options_zh.txt"))
+
+
+# ---------------------------------------------------------------- GE-level rules
+def _int_or_none(text):
+    try:
+        return int(text)
+    except (TypeError, ValueError):
+        return None
+
+
+def _ge_rules(result, env, parallel=None, policy_option=None):
+    """GE's own normalisation and the memory rules of the seeds, on `result.effective`."""
+    eff = result.effective
+    diags = result.diagnostics
+    policy_text = eff.get(_STATIC_POLICY)
+    policy = _int_or_none(policy_text)
+    option = policy_option or _STATIC_POLICY
+    if policy == 1:
+        if not any(d.code == "NPB103" and d.option == option for d in diags):
+            diags.append(make("NPB103", option, 1, "%s=1 is a legacy value; GE runs it as 2; "
+                              "source: seed memoryconfig_constructor_zh.txt" % option))
+        policy = 2
+    env_text = env.get(_STATIC_ENV)
+    if env_text not in (None, ""):
+        env_policy = _int_or_none(env_text)
+        if env_policy not in (0, 1, 2, 3, 4):
+            diags.append(make("NPB150", _STATIC_ENV, env_text,
+                              "%s=%r is not one of 0, 1, 2, 3, 4; ignored; source: reference "
+                              "README" % (_STATIC_ENV, env_text)))
+        else:
+            given = policy or 0
+            static = given in (2, 4) or env_policy in (1, 2, 4)
+            dynamic = given in (3, 4) or env_policy in (3, 4)
+            merged = 4 if static and dynamic else 2 if static else 3 if dynamic else 0
+            if policy_text is not None and result.sources.get(_STATIC_POLICY) != "adapter default":
+                diags.append(make("NPB121", option, policy_text,
+                                  "%s=%s and environment %s=%s are both set (the docs say use one); "
+                                  "GE merges them to policy %d; source: reference README"
+                                  % (option, policy_text, _STATIC_ENV, env_text, merged)))
+            policy = merged
+            result.sources[_STATIC_POLICY] = "env:" + _STATIC_ENV + " merged"
+    if policy is not None:
+        eff[_STATIC_POLICY] = str(policy)
+    if parallel is None:
+        parallel = _int_or_none(eff.get("ge.graphMaxParallelModelNum"))
+    if policy in (2, 4) and parallel is not None and parallel > 1:
+        diags.append(make("NPB120", option, policy_text,
+                          "%s=%s (runs as %d) is not supported with concurrently executing graphs "
+                          "(graph_max_parallel_model_num=%d > 1); use 0 or 3, or run graphs one at "
+                          "a time; source: seed memoryconfig_constructor_zh.txt"
+                          % (option, policy_text, policy, parallel)))
+    # external weights: the directory GE writes to
+    ext = eff.get("ge.externalWeight")
+    wdir = eff.get("ge.externalWeightDir")
+    if ext in ("1", "2", "true"):
+        if not wdir:
+            base = env.get("ASCEND_WORK_PATH")
+            name = "tmp_weight_%d_<sessionid>" % os.getpid()
+            wdir = os.path.join(base, name) if base else os.path.join(".", name)
+            eff["ge.externalWeightDir"] = wdir
+        diags.append(make("NPB134", "ge.externalWeight", ext,
+                          "external weight files go to %s (ge.externalWeightDir > "
+                          "$ASCEND_WORK_PATH/tmp_weight_<pid>_<sessionid> > "
+                          "./tmp_weight_<pid>_<sessionid>); source: seed ge_memory_options_zh.txt"
+                          % wdir))
+    elif wdir:
+        diags.append(make("NPB133", "ge.externalWeightDir", wdir,
+                          "ge.externalWeightDir=%r has no effect without ge.externalWeight 1 or 2 "
+                          "(got %r); source: seed ge_memory_options_zh.txt" % (wdir, ext)))
+    for key in _ALIGN_KEYS:
+        if eff.get(key):
+            diags.append(make("NPB132", key, eff[key],
+                              "%s: the reused graph inputs/outputs must be 32-byte aligned, and "
+                              "their contents are overwritten; source: seed ge_memory_options_zh.txt"
+                              % key))
+
+
+# ---------------------------------------------------------------- resolve_ge()
+def resolve_ge(global_options=None, session_options=None, graph_options=None, ir_options=None,
+               product=None, env=None):
+    """Check GE options given directly per level (GE keys; `ir_options` by ir_option name).
+
+    Values may be strings or ints. Each key is checked against its catalog row (rule kind,
+    products) and against the levels GE accepts it at (seeds first, else the reference
+    `ge_option_scopes.json`); `ir_options` names (`EXEC_DISABLE_REUSED_MEMORY`) map to their
+    GE keys at the offline IR level and are reported in `global_options`.
+
+    Returns: `GeOptions`. Raises: `NpuConfigError` with every diagnostic on any error.
+    """
+    env = os.environ if env is None else env
+    diags = []
+    out = ({}, {}, {})
+    sources = {}
+    given = (("global", global_options), ("session", session_options), ("graph", graph_options))
+    items = [(lvl, k, v, lvl + "_options") for lvl, opts in given for k, v in (opts or {}).items()]
+    for name, value in (ir_options or {}).items():
+        row = catalog.BY_IR_OPTION.get(name.rsplit("::", 1)[-1])
+        if row is None:
+            close = catalog.suggest(name, tuple(catalog.BY_IR_OPTION))
+            diags.append(make("NPB135", name, value, "unknown ir_option %r%s; known: %s"
+                              % (name, "; did you mean %s?" % close[0] if close else "",
+                                 ", ".join(catalog.BY_IR_OPTION))))
+            continue
+        items.append(("ir_global", row.ge_key, value, "ir_option:" + name))
+    for level, key, value, src in items:
+        text = _text(value) if not isinstance(value, bytes) else value.decode()
+        row = catalog.BY_GE_KEY.get(key)
+        allowed_levels = row.levels + ("ir_global",) if row is not None and row.ir_option else (
+            row.levels if row is not None else SCOPES.get(key))
+        option = src[len("ir_option:"):] if src.startswith("ir_option:") else key
+        if allowed_levels is None:
+            close = catalog.suggest(key, tuple(SCOPES) + tuple(catalog.BY_GE_KEY))
+            diags.append(make("NPB135", key, text, "unknown GE option %r%s"
+                              % (key, "; did you mean %s?" % close[0] if close else "")))
+        elif level not in allowed_levels:
+            where = row.source if row is not None else "reference ge_option_scopes.json"
+            diags.append(make("NPB130", key, text,
+                              "%s is not accepted at the %s level; GE accepts it at: %s; "
+                              "source: %s" % (key, level, ", ".join(allowed_levels), where)))
+        if row is not None and not _GE_ROW_OK[key](text):
+            text, found = _check(row, option, text)
+            diags.extend(found)
+        if row is not None and row.products and text not in ("", "0"):
+            pass  # product rules need the target; checked below
+        idx = 0 if level == "ir_global" else _LEVEL_INDEX[level]
+        out[idx][key] = text
+        sources[key] = src
+    pid = _target(product, (global_options or {}).get("ge.socVersion"), env, diags)
+    effective = dict(out[0])
+    effective.update(out[1])
+    effective.update(out[2])
+    if pid is not None:
+        for key, text in effective.items():
+            row = catalog.BY_GE_KEY.get(key)
+            if row is not None and row.products and pid not in row.products and text not in ("", "0"):
+                diags.append(make("NPB112", key, text,
+                                  "%s=%s is not supported on %s; supported on: %s; source: %s"
+                                  % (key, text, pid, ", ".join(row.products), row.source),
+                                  severity=row.product_severity))
+    fusion = effective.get("ge.exec.input_fusion_size")
+    if fusion not in (None, "131072"):
+        diags.append(make("NPB122", "ge.exec.input_fusion_size", fusion,
+                          "ge.exec.input_fusion_size only acts on static-shape graphs run "
+                          "asynchronously (RunGraphAsync); source: seed ge_memory_options_zh.txt"))
+    result = GeOptions(out[0], out[1], out[2], {}, effective, diags, pid, sources)
+    _ge_rules(result, env)
+    return result.raise_for_errors()
+
+
+# ---------------------------------------------------------------- check_graph()
+def check_graph(ge_options, num_inputs, num_outputs):
+    """Re-check the graph's reuse-index options once its input/output counts are known.
+
+    Indices at or beyond `num_inputs` (`ge.exec.inputReuseMemIndexes`, the input side of
+    `ge.exec.outputReuseInputMemIndexes`) or `num_outputs` (`ge.exec.outputReuseMemIndexes`,
+    the output side of the pairs) are dropped with an NPB131 warning, as GE ignores them
+    (seed ge_memory_options_zh.txt). Returns a new `GeOptions`; the input is not changed.
+    """
+    result = GeOptions.from_dict(ge_options.to_dict())
+    for key, limit_for in (("ge.exec.inputReuseMemIndexes", lambda i: num_inputs),
+                           ("ge.exec.outputReuseMemIndexes", lambda i: num_outputs),
+                           ("ge.exec.outputReuseInputMemIndexes", None)):
+        for target in (result.graph_options, result.effective):
+            text = target.get(key)
+            if not text:
+                continue
+            if limit_for is not None:
+                kept = [x for x in text.split(",") if x.isdigit() and int(x) < limit_for(0)]
+                dropped = [x for x in text.split(",") if x not in kept]
+                new = ",".join(kept)
+            else:
+                pairs = [p.split(",") for p in text.split("|")]
+                good = [p for p in pairs if len(p) == 2 and p[0].isdigit() and p[1].isdigit()
+                        and int(p[0]) < num_inputs and int(p[1]) < num_outputs]
+                dropped = ["%s" % ",".join(p) for p in pairs if p not in good]
+                new = "|".join(",".join(p) for p in good)
+            if dropped:
+                if new:
+                    target[key] = new
+                else:
+                    del target[key]
+                if target is result.graph_options:
+                    result.diagnostics.append(make(
+                        "NPB131", key, text,
+                        "%s: %s out of range for a graph with %d inputs and %d outputs; dropped "
+                        "(GE ignores them); source: seed ge_memory_options_zh.txt"
+                        % (key, ", ".join(dropped), num_inputs, num_outputs)))
+    return result
