@@ -1,0 +1,820 @@
+"""NPU configuration classes (layer 2): `NPURunConfig` and the config classes it takes.
+
+Same names, signatures and defaults as the real adapter's
+``npu_bridge/estimator/npu/npu_config.py`` (hicann/tensorflow; the reference
+``npu_options.json`` ``classes``). The classes store what they are given under the real
+private attribute names (``_memory_config``, ``_precision_mode``, ...), check argument
+*types* (and the few value checks the real Python classes make), and never check values
+against the vendor rules: those live in the catalog (``npu_bridge.ge.catalog``) and are
+applied by ``npu_bridge.ge.resolve``.
+
+What the real ``NPUEstimator`` makes of an ``NPURunConfig`` (its ``__load_graph_optimizers``
+in ``npu_estimator.py``) is reproduced by `render_parameter_map` and `render_session_config`,
+driven by the catalog rows' ``runconfig_arg``, ``field`` and ``estimator_*`` columns; there is
+no hand-written list of keys here.
+
+Type rules come from the catalog row that an argument sets: the real estimator writes the
+value into one ``AttrValue`` field, so the value must be what that field accepts:
+``b`` a bool (or int, as protobuf takes it), ``i`` an int, ``s`` a str/bytes (the estimator
+calls ``tf.compat.as_bytes``; rows of type ``bytes``, i.e. the memory sizes, also take an
+int, written as ``str(int)``), ``f`` a number. ``None`` is allowed where the estimator skips
+a ``None`` value (``estimator_write`` = ``when_set``); where it always writes the value, the
+real stack fails at ``NPUEstimator(...)`` with a protobuf TypeError, so it is refused here at
+construction time instead. All problems of one constructor call are reported together in
+one `NpuArgumentError`.
+"""
+import enum
+import inspect
+import json
+import numbers
+import os
+
+import tensorflow as tf
+from tensorflow.core.protobuf import config_pb2
+from tensorflow.core.protobuf import rewriter_config_pb2
+
+from npu_bridge.ge import catalog as _catalog
+
+__all__ = [
+    "NPURunConfig", "ProfilingConfig", "MemoryConfig", "DumpConfig", "ExperimentalConfig",
+    "GraphMemoryOptimizeConfig", "DynamicInputConfig", "NpuExecutePlacement",
+    "NpuArgumentError", "render_parameter_map", "render_session_config",
+]
+
+_NPU_OPTIMIZER = "NpuOptimizer"
+_REAL_CONFIG = "hicann/tensorflow npu_config.py"
+_REAL_ESTIMATOR = "hicann/tensorflow npu_estimator.py (NPUEstimator.__load_graph_optimizers)"
+
+# Grappler optimizers the real NPUEstimator appends to rewrite_options.optimizers.
+_ESTIMATOR_GRAPPLER_OPTIMIZERS = ("pruning", "function", "constfold", "shape", "arithmetic",
+                                  "loop", "dependency", "layout", "GradFusionOptimizer")
+
+# STOPGAP (catalog gap): when profiling is enabled the real estimator writes
+# profiling_options = "" for a None value; the catalog has no column for "None written as".
+_NONE_WRITTEN_AS = {"profiling_options": ""}
+
+
+class NpuArgumentError(TypeError, ValueError):
+    """Bad constructor arguments of an NPU config class; lists every problem at once.
+
+    A subclass of both TypeError and ValueError because the real classes raise either for
+    these checks (e.g. TypeError for ``mix_compile_mode``, ValueError for ``horovod_mode``),
+    so scripts catching either keep working. ``.problems`` holds one message per problem.
+    """
+
+    def __init__(self, owner, problems):
+        self.owner = owner
+        self.problems = list(problems)
+        lines = ["%d invalid argument(s) to %s:" % (len(self.problems), owner)]
+        lines += ["  - " + p for p in self.problems]
+        super().__init__("\n".join(lines))
+
+
+# ---------------------------------------------------------------------------------------------
+# Type rules derived from the catalog.
+
+def _rows_by_arg():
+    rows = {}
+    for row in _catalog.OPTIONS:
+        if row.key and row.runconfig_arg and row.estimator_write != "never":
+            rows.setdefault(row.runconfig_arg, row)
+    return rows
+
+
+_ROWS_BY_ARG = _rows_by_arg()
+
+_FIELD_TYPES = {"b": "a bool", "i": "an int", "s": "a str", "f": "a number"}
+
+
+def _matches_field(value, field, row):
+    """Whether the estimator can write `value` into AttrValue field `field` for `row`."""
+    if field == "b":
+        return isinstance(value, (bool, numbers.Integral))
+    if field == "i":
+        return isinstance(value, numbers.Integral)
+    if field == "f":
+        return isinstance(value, numbers.Real)
+    if field == "s":
+        if isinstance(value, (str, bytes)):
+            return True
+        # Memory sizes are written as str(int) (real estimator).
+        return row.type == "bytes" and isinstance(value, numbers.Integral) \
+            and not isinstance(value, bool)
+    return False
+
+
+def _write_field(value, row):
+    """The AttrValue field the estimator writes `value` to: the row's field, or an
+    alternative field of the row (`other_fields`) whose type the value has (e.g. a bool
+    `jit_compile` goes to `.b`, as older adapters wrote it)."""
+    if _matches_field(value, row.field, row):
+        return row.field
+    for alt in row.other_fields:
+        if _matches_field(value, alt, row):
+            return alt
+    return None
+
+
+def _allowed_types_text(row):
+    texts = [_FIELD_TYPES[row.field]]
+    if row.field == "s" and row.type == "bytes":
+        texts.append("an int (bytes)")
+    texts += [_FIELD_TYPES[f] + " (older adapters' form)" for f in row.other_fields
+              if f in _FIELD_TYPES and _FIELD_TYPES[f] not in texts]
+    if row.estimator_write != "always":
+        texts.append("None")
+    return " or ".join(texts)
+
+
+def _check_row_type(owner, arg, value, row, problems):
+    """Append a problem when `value` cannot be written the way the estimator writes `row`."""
+    if value is None:
+        if row.estimator_write == "always":
+            problems.append(
+                "%s=None: not allowed, expected %s; the real NPUEstimator always writes it to "
+                "parameter_map[%r].%s (source: %s)"
+                % (arg, _FIELD_TYPES[row.field], row.key, row.field, _REAL_ESTIMATOR))
+        return
+    if _write_field(value, row) is None:
+        problems.append(
+            "%s=%r: expected %s, got %s; written to parameter_map[%r].%s (source: %s)"
+            % (arg, value, _allowed_types_text(row), type(value).__name__, row.key, row.field,
+               _REAL_ESTIMATOR))
+
+
+def _check_instance(arg, value, cls, problems, exception_note=""):
+    if value is not None and not isinstance(value, cls):
+        problems.append("%s=%r: expected a %s or None, got %s (source: %s%s)"
+                        % (arg, value, cls.__name__, type(value).__name__, _REAL_CONFIG,
+                           exception_note))
+
+
+def _check_bool(arg, value, problems):
+    if not isinstance(value, bool):
+        problems.append("%s=%r: expected True or False, got %s (source: %s)"
+                        % (arg, value, type(value).__name__, _REAL_CONFIG))
+
+
+def _check_int(arg, value, problems, minimum):
+    """The real util.check_positive_integer / check_nonnegative_integer."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        problems.append("%s=%r: expected an int >= %d, got %s (source: %s)"
+                        % (arg, value, minimum, type(value).__name__, _REAL_CONFIG))
+        return False
+    if value < minimum:
+        problems.append("%s=%r: must be an int >= %d (source: %s)"
+                        % (arg, value, minimum, _REAL_CONFIG))
+        return False
+    return True
+
+
+def _check_class_args(owner, prefix, args, problems):
+    """Type-check the arguments of a config class against their catalog rows."""
+    for arg, value in args.items():
+        row = _ROWS_BY_ARG.get(prefix + "." + arg)
+        if row is not None:
+            _check_row_type(owner, arg, value, row, problems)
+
+
+def _field_value(obj, name):
+    """An argument's stored value: the real classes keep most as `_name`, a few as `name`."""
+    private = "_" + name
+    if private in vars(obj):
+        return vars(obj)[private]
+    return getattr(obj, name, None)
+
+
+# ---------------------------------------------------------------------------------------------
+# Config classes.
+
+class ProfilingConfig:
+    """Profiling settings for `NPURunConfig(profiling_config=...)`.
+
+    Args:
+      enable_profiling: bool; written to parameter_map["profiling_mode"].b.
+      profiling_options: str (a JSON object string) or None; written to
+        parameter_map["profiling_options"].s only when profiling is enabled ("" when None).
+    Raises:
+      NpuArgumentError: wrong argument types (all listed).
+    Source: hicann/tensorflow npu_config.py, docs .../npu_config/profilingconfig_constructor.md.
+    """
+
+    def __init__(self, enable_profiling=False, profiling_options=None):
+        problems = []
+        _check_class_args("ProfilingConfig", "profiling_config",
+                          {"enable_profiling": enable_profiling,
+                           "profiling_options": profiling_options}, problems)
+        if problems:
+            raise NpuArgumentError("ProfilingConfig", problems)
+        self._enable_profiling = enable_profiling
+        self._profiling_options = profiling_options
+
+
+class MemoryConfig:
+    """Memory settings for `NPURunConfig(memory_config=...)`.
+
+    Args:
+      atomic_clean_policy: int, 0 or 1 (checked by the resolver); always written.
+      static_memory_policy: int, 0/1/2/3/4 (checked by the resolver) or None.
+      memory_optimization_policy: str or None.
+      variable_use_1g_huge_page: int, 0/1/2 (checked by the resolver) or None.
+    The seed ``memoryconfig_constructor_zh.txt`` documents the three-argument form
+    (atomic_clean_policy, static_memory_policy, variable_use_1g_huge_page); the real class
+    has ``memory_optimization_policy`` third, so pass ``variable_use_1g_huge_page`` by
+    keyword. Value and product rules: seed memoryconfig_constructor_zh.txt, applied by
+    ``npu_bridge.ge.resolve``.
+    Raises:
+      NpuArgumentError: wrong argument types (all listed).
+    """
+
+    def __init__(self, atomic_clean_policy=0, static_memory_policy=0,
+                 memory_optimization_policy=None, variable_use_1g_huge_page=0):
+        problems = []
+        _check_class_args("MemoryConfig", "memory_config",
+                          {"atomic_clean_policy": atomic_clean_policy,
+                           "static_memory_policy": static_memory_policy,
+                           "memory_optimization_policy": memory_optimization_policy,
+                           "variable_use_1g_huge_page": variable_use_1g_huge_page}, problems)
+        if isinstance(memory_optimization_policy, numbers.Integral) and problems:
+            problems.append(
+                "(a positional MemoryConfig(a, s, n) follows the real signature, where the "
+                "third argument is memory_optimization_policy; the seed's three-argument "
+                "prototype has variable_use_1g_huge_page third: pass it by keyword)")
+        if problems:
+            raise NpuArgumentError("MemoryConfig", problems)
+        self._atomic_clean_policy = atomic_clean_policy
+        self._static_memory_policy = static_memory_policy
+        self._memory_optimization_policy = memory_optimization_policy
+        self._variable_use_1g_huge_page = variable_use_1g_huge_page
+
+
+class DumpConfig:
+    """Dump settings for `NPURunConfig(dump_config=...)`.
+
+    Args (all written to the parameter_map key of the same name, `.b` or `.s`):
+      enable_dump: bool; dump_path: str or None; dump_step: str ("0|5|10-20") or None;
+      dump_mode: str ("input"/"output"/"all"); enable_dump_debug: bool;
+      dump_debug_mode: str; dump_data: str ("tensor"/"stats"); dump_layer: str or None.
+    As in the real estimator, ``dump_debug_mode`` is only written when ``dump_mode`` is set.
+    Raises:
+      NpuArgumentError: wrong argument types (all listed).
+    Source: hicann/tensorflow npu_config.py; docs .../npu_config/dumpconfig_constructor.md.
+    """
+
+    def __init__(self, enable_dump=False, dump_path=None, dump_step=None, dump_mode="output",
+                 enable_dump_debug=False, dump_debug_mode="all", dump_data="tensor",
+                 dump_layer=None):
+        problems = []
+        _check_class_args("DumpConfig", "dump_config",
+                          {"enable_dump": enable_dump, "dump_path": dump_path,
+                           "dump_step": dump_step, "dump_mode": dump_mode,
+                           "enable_dump_debug": enable_dump_debug,
+                           "dump_debug_mode": dump_debug_mode, "dump_data": dump_data,
+                           "dump_layer": dump_layer}, problems)
+        if problems:
+            raise NpuArgumentError("DumpConfig", problems)
+        self._enable_dump = enable_dump
+        self._dump_path = dump_path
+        self._dump_step = dump_step
+        self._dump_mode = dump_mode
+        self._enable_dump_debug = enable_dump_debug
+        self._dump_debug_mode = dump_debug_mode
+        # Public in the real class.
+        self.dump_data = dump_data
+        self.dump_layer = dump_layer
+
+
+class GraphMemoryOptimizeConfig:
+    """Graph memory optimisation for `ExperimentalConfig(graph_memory_optimize_config=...)`.
+
+    Args:
+      recompute: "auto", "manual" or None (not written by the real estimator).
+      graph_slice: "auto", "manual" or None; written to parameter_map["graph_slice"].s.
+    Raises:
+      NpuArgumentError: a value outside {"auto", "manual", None} (the real class raises
+        ValueError for it) or a wrong type; all listed.
+    Source: hicann/tensorflow npu_config.py (_check_graph_mem_optimize_config).
+    """
+
+    def __init__(self, recompute=None, graph_slice=None):
+        problems = []
+        for arg, value in (("recompute", recompute), ("graph_slice", graph_slice)):
+            if value is not None and value not in ("auto", "manual"):
+                problems.append("%s=%r: allowed values are 'auto', 'manual' or None "
+                                "(source: %s)" % (arg, value, _REAL_CONFIG))
+        if problems:
+            raise NpuArgumentError("GraphMemoryOptimizeConfig", problems)
+        self._recompute = recompute
+        self._graph_slice = graph_slice
+
+
+class ExperimentalConfig:
+    """Experimental settings for `NPURunConfig(experimental_config=...)`.
+
+    Args: logical_device_cluster_deploy_mode (str, default "LB"), logical_device_id,
+      model_deploy_mode, model_deploy_devicelist, graph_compiler_cache_dir,
+      graph_parallel_option_path, resource_config_path, accelerate_train_mode (str or None),
+      enable_graph_parallel (bool or None), graph_memory_optimize_config
+      (`GraphMemoryOptimizeConfig` or None).
+    Raises:
+      NpuArgumentError: wrong argument types (all listed).
+    Source: hicann/tensorflow npu_config.py; docs .../npu_config/experimentalconfig_constructor.md.
+    """
+
+    def __init__(self, logical_device_cluster_deploy_mode="LB", logical_device_id=None,
+                 model_deploy_mode=None, model_deploy_devicelist=None,
+                 graph_memory_optimize_config=None, enable_graph_parallel=None,
+                 graph_parallel_option_path=None, graph_compiler_cache_dir=None,
+                 resource_config_path=None, accelerate_train_mode=None):
+        problems = []
+        _check_class_args("ExperimentalConfig", "experimental_config", {
+            "logical_device_cluster_deploy_mode": logical_device_cluster_deploy_mode,
+            "logical_device_id": logical_device_id,
+            "model_deploy_mode": model_deploy_mode,
+            "model_deploy_devicelist": model_deploy_devicelist,
+            "enable_graph_parallel": enable_graph_parallel,
+            "graph_parallel_option_path": graph_parallel_option_path,
+            "graph_compiler_cache_dir": graph_compiler_cache_dir,
+            "resource_config_path": resource_config_path,
+            "accelerate_train_mode": accelerate_train_mode}, problems)
+        _check_instance("graph_memory_optimize_config", graph_memory_optimize_config,
+                        GraphMemoryOptimizeConfig, problems)
+        if problems:
+            raise NpuArgumentError("ExperimentalConfig", problems)
+        self._logical_device_cluster_deploy_mode = logical_device_cluster_deploy_mode
+        self._logical_device_id = logical_device_id
+        self._model_deploy_mode = model_deploy_mode
+        self._model_deploy_devicelist = model_deploy_devicelist
+        self._graph_memory_optimize_config = graph_memory_optimize_config
+        self._enable_graph_parallel = enable_graph_parallel
+        self._graph_parallel_option_path = graph_parallel_option_path
+        self._graph_compiler_cache_dir = graph_compiler_cache_dir
+        self._resource_config_path = resource_config_path
+        self._accelerate_train_mode = accelerate_train_mode
+
+
+class NpuExecutePlacement(enum.Enum):
+    """Where an op runs on the NPU (the real module's enum, same members and values)."""
+    ALL = "all"
+    CUBE = "cube"
+    VECTOR = "vector"
+    TAISHAN = "taishan"
+    DVPP = "dvpp"
+    HOST = "host"
+
+
+class DynamicInputConfig:
+    """Dynamic dimension ("gear") settings for `NPURunConfig(dynamic_input_config=...)`.
+
+    Args (all required, as in the real class):
+      input_shape: str, e.g. "data:-1,224,224,3"; dynamic_dims: str, e.g. "1;2;4";
+      dynamic_node_type: int (0 dataset, 1 placeholder); compile_hybrid_mode: int (0/1).
+    The real estimator writes the four keys only when all four are not None.
+    Raises:
+      NpuArgumentError: wrong argument types (all listed).
+    Source: hicann/tensorflow npu_config.py and npu_estimator.py.
+    """
+
+    def __init__(self, input_shape, dynamic_dims, dynamic_node_type, compile_hybrid_mode):
+        problems = []
+        _check_class_args("DynamicInputConfig", "dynamic_input_config",
+                          {"input_shape": input_shape, "dynamic_dims": dynamic_dims,
+                           "dynamic_node_type": dynamic_node_type,
+                           "compile_hybrid_mode": compile_hybrid_mode}, problems)
+        if problems:
+            raise NpuArgumentError("DynamicInputConfig", problems)
+        self._input_shape = input_shape
+        self._dynamic_dims = dynamic_dims
+        self._dynamic_node_type = dynamic_node_type
+        self._compile_hybrid_mode = compile_hybrid_mode
+
+
+# ---------------------------------------------------------------------------------------------
+# NPURunConfig.
+
+# Arguments handled by tf.estimator.RunConfig itself.
+_BASE_ARGS = ("model_dir", "tf_random_seed", "save_summary_steps", "save_checkpoints_steps",
+              "save_checkpoints_secs", "session_config", "keep_checkpoint_max",
+              "keep_checkpoint_every_n_hours", "log_step_count_steps", "train_distribute",
+              "eval_distribute")
+
+# Arguments the real class keeps as public attributes (everything else is `_<name>`).
+_PUBLIC_ATTRS = frozenset((
+    "mix_compile_mode", "enable_data_pre_proc", "is_tailing_optimization",
+    "variable_format_optimize", "horovod_mode", "graph_run_mode", "op_debug_level",
+    "enable_scope_fusion_passes", "enable_exception_dump", "topo_sorting_mode",
+    "aoe_config_file", "insert_op_file", "stream_sync_timeout", "event_sync_timeout"))
+
+# Arguments that take a config-class object.
+_CLASS_ARGS = {"profiling_config": ProfilingConfig, "dump_config": DumpConfig,
+               "memory_config": MemoryConfig, "experimental_config": ExperimentalConfig,
+               "dynamic_input_config": DynamicInputConfig}
+
+
+def _ps_strategy_classes():
+    classes = []
+    for api in (tf.compat.v1, tf.compat.v2):
+        cls = getattr(getattr(getattr(api, "distribute", None), "experimental", None),
+                      "ParameterServerStrategy", None)
+        if cls is not None:
+            classes.append(cls)
+    return tuple(classes)
+
+
+def _tf_config_cluster():
+    tf_config = json.loads(os.environ.get("TF_CONFIG") or "{}")
+    return tf.train.ClusterSpec(tf_config.get("cluster", {}))
+
+
+def _check_npu_args(args, problems):
+    """Every check the constructor makes on the NPU arguments (not the RunConfig ones)."""
+    ipl_ok = _check_int("iterations_per_loop", args["iterations_per_loop"], problems, 1)
+    mix = args["mix_compile_mode"]
+    if not isinstance(mix, bool):
+        problems.append("mix_compile_mode=%r: expected True or False, got %s (source: %s)"
+                        % (mix, type(mix).__name__, _REAL_CONFIG))
+    elif mix and ipl_ok and args["iterations_per_loop"] != 1:
+        problems.append("iterations_per_loop=%r: must be 1 when mix_compile_mode is True "
+                        "(source: %s)" % (args["iterations_per_loop"], _REAL_CONFIG))
+    jit = args["jit_compile"]
+    if not isinstance(jit, (str, bool)):
+        problems.append("jit_compile=%r: expected a str ('auto', 'true', 'false') or, as "
+                        "older adapters took it, a bool; got %s (source: %s)"
+                        % (jit, type(jit).__name__, _REAL_CONFIG))
+    _check_bool("horovod_mode", args["horovod_mode"], problems)
+    if _check_int("graph_run_mode", args["graph_run_mode"], problems, 0) \
+            and args["graph_run_mode"] > 1:
+        problems.append("graph_run_mode=%r: allowed values are 0 or 1 (source: %s)"
+                        % (args["graph_run_mode"], _REAL_CONFIG))
+    _check_int("enable_exception_dump", args["enable_exception_dump"], problems, 0)
+    for arg, cls in _CLASS_ARGS.items():
+        _check_instance(arg, args[arg], cls, problems)
+    checked = {"iterations_per_loop", "mix_compile_mode", "jit_compile", "graph_run_mode",
+               "enable_exception_dump"}
+    for arg, value in args.items():
+        row = _ROWS_BY_ARG.get(arg)
+        if row is not None and arg not in checked:
+            _check_row_type("NPURunConfig", arg, value, row, problems)
+    # Parameter-server mode needs both a TF_CONFIG cluster and a ParameterServerStrategy.
+    cluster = _tf_config_cluster()
+    is_ps = isinstance(args["distribute"], _ps_strategy_classes())
+    if bool(cluster.as_dict()) != is_ps:
+        problems.append("distribute=%r: \"cluster\" (TF_CONFIG) and a ParameterServerStrategy "
+                        "distribute must be set together in ps mode (source: %s)"
+                        % (args["distribute"], _REAL_CONFIG))
+    elif cluster.as_dict() and mix is False:
+        problems.append("mix_compile_mode=False: must be True when a TF_CONFIG \"cluster\" "
+                        "is set (source: %s)" % _REAL_CONFIG)
+
+
+class NPURunConfig(tf.estimator.RunConfig):
+    """`tf.estimator.RunConfig` with the NPU settings of the real Ascend adapter.
+
+    All 88 arguments of the real class, in its order and with its defaults (reference
+    ``npu_options.json``). RunConfig arguments go to `tf.estimator.RunConfig`; the others
+    are stored under the real attribute names. Differences from the base class, as in the
+    real one: ``save_summary_steps`` defaults to 0; with neither ``save_checkpoints_steps``
+    nor ``save_checkpoints_secs`` given, checkpoints are saved every 100 steps.
+
+    ``iterations_per_loop`` (int >= 1, steps per `Session.run`) is a property backed by
+    ``_iterations_per_loop``.
+
+    Raises:
+      NpuArgumentError (a TypeError and ValueError): every wrong argument type, and the
+        real class's own Python checks (iterations_per_loop >= 1, iterations_per_loop == 1
+        with mix_compile_mode, graph_run_mode in {0, 1}, horovod_mode a bool,
+        ps mode needing both a TF_CONFIG cluster and a ParameterServerStrategy), all listed.
+      ValueError: from `tf.estimator.RunConfig` (e.g. both save_checkpoints_steps and
+        save_checkpoints_secs given).
+    Value rules of the NPU options are not checked here: `npu_bridge.ge.resolve(config)`.
+    """
+
+    def __init__(self,
+                 iterations_per_loop=1,
+                 profiling_config=None,
+                 model_dir=None,
+                 tf_random_seed=None,
+                 save_summary_steps=0,
+                 save_checkpoints_steps=None,
+                 save_checkpoints_secs=None,
+                 session_config=None,
+                 keep_checkpoint_max=5,
+                 keep_checkpoint_every_n_hours=10000,
+                 log_step_count_steps=100,
+                 distribute=None,
+                 enable_data_pre_proc=True,
+                 precision_mode=None,
+                 enable_reduce_precision=False,
+                 variable_format_optimize=None,
+                 mix_compile_mode=False,
+                 hcom_parallel=True,
+                 graph_memory_max_size=None,
+                 variable_memory_max_size=None,
+                 dump_config=None,
+                 stream_max_parallel_num=None,
+                 is_tailing_optimization=False,
+                 horovod_mode=False,
+                 graph_run_mode=1,
+                 op_debug_level=None,
+                 enable_scope_fusion_passes=None,
+                 enable_exception_dump=2,
+                 op_select_implmode=None,
+                 optypelist_for_implmode=None,
+                 dynamic_input_config=None,
+                 aoe_mode=None,
+                 work_path=None,
+                 buffer_optimize="l2_optimize",
+                 enable_small_channel=0,
+                 fusion_switch_file=None,
+                 enable_compress_weight=False,
+                 compress_weight_conf=None,
+                 op_compiler_cache_mode=None,
+                 op_compiler_cache_dir=None,
+                 debug_dir=None,
+                 hcom_multi_mode=False,
+                 dynamic_input=None,
+                 dynamic_graph_execute_mode="dynamic_execute",
+                 dynamic_inputs_shape_range=None,
+                 train_distribute=None,
+                 eval_distribute=None,
+                 local_rank_id=None,
+                 local_device_list=None,
+                 session_device_id=None,
+                 distribute_config=None,
+                 modify_mixlist=None,
+                 op_precision_mode=None,
+                 device_type="default_device_type",
+                 soc_config=None,
+                 hccl_timeout=None,
+                 op_wait_timeout=None,
+                 op_execute_timeout=None,
+                 HCCL_algorithm=None,
+                 customize_dtypes=None,
+                 op_debug_config=None,
+                 memory_config=None,
+                 experimental_config=None,
+                 topo_sorting_mode=None,
+                 aoe_config_file=None,
+                 insert_op_file=None,
+                 stream_sync_timeout=-1,
+                 event_sync_timeout=-1,
+                 external_weight=False,
+                 deterministic=0,
+                 frozen_variable=False,
+                 variable_placement="Device",
+                 jit_compile="auto",
+                 precision_mode_v2=None,
+                 ac_parallel_enable=None,
+                 quant_dumpable=None,
+                 input_fusion_size=131072,
+                 compile_dynamic_mode=None,
+                 graph_max_parallel_model_num=1,
+                 export_compile_stat=1,
+                 aicore_num=None,
+                 oo_constant_folding=True,
+                 input_batch_cpy=False,
+                 shape_generalization_mode="STRICT",
+                 all_tensor_not_empty=False,
+                 auto_multistream_parallel_mode=None,
+                 oo_level="O3",
+                 optimization_switch=None):
+        args = dict(locals())
+        del args["self"]
+        args.pop("__class__", None)
+        npu_args = {k: v for k, v in args.items() if k not in _BASE_ARGS}
+        problems = []
+        _check_npu_args(npu_args, problems)
+        if problems:
+            raise NpuArgumentError("NPURunConfig", problems)
+        self._assign_npu_args(npu_args)
+        if save_checkpoints_steps is None and save_checkpoints_secs is None:
+            save_checkpoints_steps = 100  # the real class's default cadence
+        super().__init__(
+            model_dir=model_dir,
+            tf_random_seed=tf_random_seed,
+            save_summary_steps=save_summary_steps,
+            save_checkpoints_steps=save_checkpoints_steps,
+            save_checkpoints_secs=save_checkpoints_secs,
+            session_config=session_config,
+            keep_checkpoint_max=keep_checkpoint_max,
+            keep_checkpoint_every_n_hours=keep_checkpoint_every_n_hours,
+            log_step_count_steps=log_step_count_steps,
+            train_distribute=train_distribute,
+            eval_distribute=eval_distribute)
+
+    def _assign_npu_args(self, npu_args):
+        for arg, value in npu_args.items():
+            setattr(self, arg if arg in _PUBLIC_ATTRS else "_" + arg, value)
+
+    def _npu_args(self):
+        """The current NPU argument values (not the RunConfig ones), by argument name."""
+        return {n: _field_value(self, n) for n in _NPU_ARG_NAMES}
+
+    @property
+    def iterations_per_loop(self):
+        """Training steps run on the device per `Session.run` (int >= 1)."""
+        return self._iterations_per_loop
+
+    @iterations_per_loop.setter
+    def iterations_per_loop(self, value):
+        problems = []
+        _check_int("iterations_per_loop", value, problems, 1)
+        if problems:
+            raise NpuArgumentError("NPURunConfig.iterations_per_loop", problems)
+        self._iterations_per_loop = value
+
+    def replace(self, **kwargs):
+        """A copy with some properties replaced.
+
+        RunConfig properties are replaced by `tf.estimator.RunConfig.replace` (its allowed
+        list and checks); NPU arguments (e.g. ``iterations_per_loop``, ``memory_config``) are
+        replaced too and re-checked like in the constructor. Every other field is kept.
+
+        Raises:
+          NpuArgumentError: bad NPU values; ValueError: from `RunConfig.replace`.
+        """
+        npu_kwargs = {k: v for k, v in kwargs.items() if k in self._npu_args()}
+        base_kwargs = {k: v for k, v in kwargs.items() if k not in npu_kwargs}
+        if npu_kwargs:
+            merged = self._npu_args()
+            merged.update(npu_kwargs)
+            problems = []
+            _check_npu_args(merged, problems)
+            if problems:
+                raise NpuArgumentError("NPURunConfig.replace", problems)
+        new = super().replace(**base_kwargs)
+        new._assign_npu_args(npu_kwargs)
+        return new
+
+    def _npu_used_classes(self):
+        used = set()
+        for arg, cls in _CLASS_ARGS.items():
+            if _field_value(self, arg) is not None:
+                used.add(cls.__name__)
+        experimental = self._experimental_config
+        if experimental is not None and experimental._graph_memory_optimize_config is not None:
+            used.add(GraphMemoryOptimizeConfig.__name__)
+        return frozenset(used)
+
+    def _npu_resolve_input(self):
+        """``(parameter_map, used_classes)`` for `npu_bridge.ge.resolve` (docs/INTERFACES.md).
+
+        parameter_map: dict key -> `AttrValue`, what the real NPUEstimator writes for this
+        config (`render_parameter_map`); used_classes: frozenset of the config-class names
+        given (e.g. {"MemoryConfig"}), which drive the class-level product rules.
+        """
+        custom_op = rewriter_config_pb2.RewriterConfig.CustomGraphOptimizer()
+        render_parameter_map(self, custom_op)
+        parameter_map = {}
+        for key in custom_op.parameter_map:
+            value = type(custom_op.parameter_map[key])()
+            value.CopyFrom(custom_op.parameter_map[key])
+            parameter_map[key] = value
+        return parameter_map, self._npu_used_classes()
+
+
+_NPU_ARG_NAMES = tuple(n for n in list(inspect.signature(NPURunConfig.__init__).parameters)[1:]
+                      if n not in _BASE_ARGS)
+
+
+# ---------------------------------------------------------------------------------------------
+# Rendering: what the real NPUEstimator writes.
+
+def _get_path(run_config, path):
+    """Follow a dotted `runconfig_arg`; returns (container_present, value)."""
+    obj = run_config
+    parts = path.split(".")
+    for part in parts[:-1]:
+        obj = _field_value(obj, part)
+        if obj is None:
+            return False, None
+    return True, _field_value(obj, parts[-1])
+
+
+def _tf_config_task():
+    return (json.loads(os.environ.get("TF_CONFIG") or "{}")).get("task", {}) or {}
+
+
+def _estimator_value(row, run_config):
+    """(write?, value) for one catalog row, following the estimator_* columns."""
+    if row.estimator_value is not None:
+        return True, row.estimator_value
+    requires = row.estimator_requires
+    token = requires.split()[0] if requires else None
+    if token == "TF_CONFIG":
+        # job / task_index come from TF_CONFIG's task (type, index) when a type is given.
+        task = _tf_config_task()
+        attr = requires.split()[1].split(".")[-1]
+        if task.get("type") and task.get(attr) is not None:
+            return True, task[attr]
+        return True, row.estimator_default
+    if row.runconfig_arg is None:
+        return False, None
+    container, _, _ = row.runconfig_arg.rpartition(".")
+    present, value = _get_path(run_config, row.runconfig_arg)
+    if not present:
+        # The container object (e.g. DumpConfig) was not given.
+        return row.estimator_default is not None, row.estimator_default
+    if token is not None:
+        if container and token == container:
+            # All arguments of that container must be set (dynamic_input_config).
+            siblings = [r.runconfig_arg for r in _ROWS_BY_ARG.values()
+                        if r.runconfig_arg.startswith(container + ".")]
+            if any(_get_path(run_config, s)[1] is None for s in siblings):
+                return False, None
+        else:
+            needed = _get_path(run_config, token)[1]
+            if needed is None or needed is False:
+                return False, None
+    if value is None:
+        if not container and row.estimator_default is not None:
+            value = row.estimator_default
+        elif row.key in _NONE_WRITTEN_AS:
+            value = _NONE_WRITTEN_AS[row.key]
+    if value is None:
+        return False, None
+    return True, value
+
+
+def _write(attr_value, row, value):
+    field = _write_field(value, row) or row.field
+    if field == "s":
+        if not isinstance(value, (str, bytes)):
+            value = str(value)
+        attr_value.s = tf.compat.as_bytes(value)
+    elif field == "b":
+        attr_value.b = bool(value)
+    elif field == "i":
+        attr_value.i = int(value)
+    elif field == "f":
+        attr_value.f = float(value)
+    else:
+        raise ValueError("catalog row %r has an AttrValue field %r the estimator cannot write"
+                         % (row.key, field))
+
+
+def render_parameter_map(run_config, custom_op):
+    """Fill `custom_op` (a `RewriterConfig.CustomGraphOptimizer`) like the real NPUEstimator.
+
+    Same keys, `AttrValue` fields and values as ``NPUEstimator.__load_graph_optimizers``
+    (hicann/tensorflow npu_estimator.py) writes for `run_config`, including the keys it always
+    writes (``use_off_line``, ``min_group_size``, ``enable_data_pre_proc``, ``hcom_parallel``,
+    ``job``/``task_index`` from TF_CONFIG, ...). Driven by the catalog rows
+    (``runconfig_arg``, ``field``, ``estimator_write``/``_value``/``_default``/``_requires``).
+    Sets the optimizer's name to "NpuOptimizer" when it has none. `run_config` is not changed.
+
+    Args:
+      run_config: an `NPURunConfig`.
+      custom_op: the `CustomGraphOptimizer` to fill (existing keys are overwritten).
+    Returns:
+      `custom_op`.
+    Raises:
+      TypeError: `run_config` is not an `NPURunConfig`.
+    """
+    if not isinstance(run_config, NPURunConfig):
+        raise TypeError("render_parameter_map: run_config must be an NPURunConfig, got %s"
+                        % type(run_config).__name__)
+    if not custom_op.name:
+        custom_op.name = _NPU_OPTIMIZER
+    for row in _catalog.OPTIONS:
+        if not row.key or row.estimator_write == "never":
+            continue
+        write, value = _estimator_value(row, run_config)
+        if write:
+            _write(custom_op.parameter_map[row.key], row, value)
+    return custom_op
+
+
+def render_session_config(run_config, session_defaults=True):
+    """The `ConfigProto` the real NPUEstimator makes of ``run_config.session_config``.
+
+    A copy of the user's ``session_config`` (a new ``ConfigProto`` when None; the user's
+    object is never modified), with the estimator's grappler list appended to
+    ``rewrite_options.optimizers`` ("pruning", ..., "layout", "GradFusionOptimizer") and a
+    new ``NpuOptimizer`` custom optimizer filled by `render_parameter_map` (like the real
+    one, added even when the user's config already has one).
+
+    With ``session_defaults`` (default), also what the real adapter's patched
+    ``tf.Session.__init__`` (``set_npu_default_config``) does to every session created from
+    it: ``allow_soft_placement`` True, ``log_device_placement`` False, ``remapping`` OFF and
+    XLA ``global_jit_level`` OFF. (``memory_optimization`` is turned OFF by that patch only
+    when it has to add the NpuOptimizer itself, never for an estimator config.)
+
+    Returns:
+      a new `tf.compat.v1.ConfigProto`.
+    """
+    config = tf.compat.v1.ConfigProto()
+    if run_config.session_config is not None:
+        config.CopyFrom(run_config.session_config)
+    rewrite = config.graph_options.rewrite_options
+    rewrite.optimizers.extend(_ESTIMATOR_GRAPPLER_OPTIMIZERS)
+    custom_op = rewrite.custom_optimizers.add()
+    custom_op.name = _NPU_OPTIMIZER
+    render_parameter_map(run_config, custom_op)
+    if session_defaults:
+        config.allow_soft_placement = True
+        config.log_device_placement = False
+        rewrite.remapping = rewriter_config_pb2.RewriterConfig.OFF
+        config.graph_options.optimizer_options.global_jit_level = \
+            config_pb2.OptimizerOptions.OFF
+    return config
