@@ -36,7 +36,7 @@ Column meanings (stable attribute names; other modules depend on them):
   `ge_option_scopes.json`); for parameter_map rows, the levels of its routes.
 - `rule`: the generic check kind: "bool", "enum", "range", "clamp", "regex", "int_string",
   "path", "json", "any". Parameters: `allowed` (enum), `min`/`max` (range, clamp,
-  int_string), `pattern` (regex).
+  int_string), `pattern` and a valid `example` (regex).
 - `legacy_values`: {value: reason}: values outside the documented set that the adapter's
   own checks accept; accepted with a warning.
 - `products`: product ids the option is supported on (None = all); `value_products`:
@@ -92,6 +92,7 @@ class Option:
     min: Optional[int] = None
     max: Optional[int] = None
     pattern: Optional[str] = None
+    example: Optional[str] = None
     legacy_values: Mapping[Any, str] = _field(default_factory=dict)
     unit: Optional[str] = None
     products: Optional[Tuple[str, ...]] = None

@@ -293,8 +293,7 @@ def resolve(config, product=None, env=None):
             if found:
                 diags.extend(found)
                 if any(d.severity == "error" for d in found):
-                    values[key] = value
-                    continue
+                    continue  # not forwarded; cross-option rules skip it too
         values[key] = value
         for idx, gekey, fmt, when in outs:
             if when == "nonempty" and not value:
@@ -499,11 +498,18 @@ def resolve_ge(global_options=None, session_options=None, graph_options=None, ir
             diags.append(make("NPB130", key, text,
                               "%s is not accepted at the %s level; GE accepts it at: %s; "
                               "source: %s" % (key, level, ", ".join(allowed_levels), where)))
-        if row is not None and not _GE_ROW_OK[key](text):
+        if row is not None and row.rule in ("range", "clamp"):
+            try:
+                number = int(text)
+            except ValueError:
+                number = text
+            if not _GE_ROW_OK[key](number):
+                number, found = _check(row, option, number)
+                diags.extend(found)
+                text = _text(number)
+        elif row is not None and not _GE_ROW_OK[key](text):
             text, found = _check(row, option, text)
             diags.extend(found)
-        if row is not None and row.products and text not in ("", "0"):
-            pass  # product rules need the target; checked below
         idx = 0 if level == "ir_global" else _LEVEL_INDEX[level]
         out[idx][key] = text
         sources[key] = src

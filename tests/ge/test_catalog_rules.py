@@ -1,0 +1,200 @@
+"""Row-driven tests: every catalog row's rule gets a good, a boundary and a bad value taken
+from the row's own data, so a new row is tested with no new test code."""
+import pytest
+
+from npu_bridge.ge import NpuConfigError, catalog, resolve, resolve_ge
+
+PM_ROWS = [r for r in catalog.OPTIONS if r.key]
+GE_ROWS = [r for r in catalog.OPTIONS if not r.key]
+# Options whose "on" value needs a companion key (a cross-option rule, tested elsewhere).
+COMPANIONS = {"enable_dump": {"dump_path": "/tmp"}, "enable_dump_debug": {"dump_path": "/tmp"}}
+
+
+def cases(row):
+    """(good, boundary, bad) for a row from its own data; bad None when the kind has none."""
+    kind = row.rule
+    if kind == "enum":
+        allowed = list(row.allowed)
+        if isinstance(allowed[0], int):
+            bad = max(allowed) + 7
+        else:
+            bad = "no_such_value"
+        return allowed[0], allowed[-1], bad
+    if kind in ("range", "clamp", "int_string"):
+        lo, hi = row.min, row.max
+        conv = str if kind == "int_string" else int
+        good = conv(lo if lo is not None else hi)
+        boundary = conv(hi if hi is not None else lo)
+        bad = hi + 1 if hi is not None else lo - 1
+        if str(bad) == row.adapter_default:  # the adapter's "unset" value is accepted
+            bad = lo - 2
+        return good, boundary, conv(bad)
+    if kind == "regex":
+        return row.example, "", row.example + "@@!"
+    if kind == "json":
+        return '{"output": "./"}', "", "{not json"
+    if kind == "path":
+        return "/tmp/some_dir", "", "bad\0path"
+    if kind == "bool":
+        return False, True, None
+    typed = {"i": (0, 1), "f": (0.5, 0.0), "b": (True, False)}
+    good, boundary = typed.get(row.field, ("anything", ""))
+    return good, boundary, None
+
+
+def _errors(call):
+    try:
+        result = call()
+    except NpuConfigError as err:
+        return [d for d in err.diagnostics if d.severity == "error"], None
+    return [], result
+
+
+def _pm(row, value):
+    pm = {row.key: value}
+    pm.update(COMPANIONS.get(row.key, {}))
+    return pm
+
+
+@pytest.mark.parametrize("row", PM_ROWS, ids=lambda r: r.key)
+def test_parameter_map_good_and_boundary_values_resolve(row):
+    good, boundary, _ = cases(row)
+    for value in (good, boundary):
+        if row.legacy_values and value in row.legacy_values:
+            continue
+        errors, result = _errors(lambda: resolve(_pm(row, value), env={}))
+        assert errors == [], (row.key, value, errors)
+        for route in row.routes:
+            if route.when == "present" or (value not in ("", None)):
+                target = {"global": result.global_options, "session": result.session_options,
+                          "graph": result.graph_options, "adapter": result.adapter_options}
+                if route.when == "nonempty" and value == "":
+                    continue
+                assert route.key in target[route.level], (row.key, route)
+
+
+@pytest.mark.parametrize("row", [r for r in PM_ROWS if cases(r)[2] is not None],
+                         ids=lambda r: r.key)
+def test_parameter_map_bad_value(row):
+    _, _, bad = cases(row)
+    if row.rule == "clamp":
+        result = resolve(_pm(row, bad), env={})
+        warn = [d for d in result.diagnostics if d.code == "NPB104"]
+        assert warn and warn[0].option == row.key
+        assert result.effective[row.ge_key] == str(row.max)
+        return
+    errors, _ = _errors(lambda: resolve(_pm(row, bad), env={}))
+    assert [d.code for d in errors] == ["E10001"], (row.key, bad, errors)
+    msg = errors[0].message
+    assert row.key in msg and row.allowed_text in msg and row.source in msg
+
+
+@pytest.mark.parametrize("row", PM_ROWS, ids=lambda r: r.key)
+def test_wrong_attr_value_field_is_an_error_unless_the_row_allows_it(row):
+    other = {"b": 5, "i": "text", "s": True, "f": 1}[row.field]
+    other_field = {"b": "i", "i": "s", "s": "b", "f": "i"}[row.field]
+    errors, result = _errors(lambda: resolve({row.key: other}, env={}))
+    if other_field in row.other_fields:
+        assert errors == []
+    else:
+        assert [(d.code, d.option) for d in errors] == [("NPB101", row.key)]
+
+
+@pytest.mark.parametrize("row", [r for r in PM_ROWS if r.adapter_default is not None],
+                         ids=lambda r: r.key)
+def test_absent_key_sends_the_adapter_default(row):
+    result = resolve({}, env={})
+    levels = {"global": result.global_options, "session": result.session_options,
+              "graph": result.graph_options, "adapter": result.adapter_options}
+    for route in row.routes:
+        if route.when == "always":
+            assert levels[route.level][route.key] == row.adapter_default, route
+
+
+@pytest.mark.parametrize("row", GE_ROWS, ids=lambda r: r.ge_key)
+def test_ge_rows_good_bad_and_levels(row):
+    level = row.levels[0]
+    good, boundary, bad = cases(row)
+    companions = {"ge.externalWeight": "1"} if row.ge_key == "ge.externalWeightDir" else {}
+    for value in (good, boundary):
+        opts = dict(companions, **{row.ge_key: value})
+        errors, result = _errors(lambda: resolve_ge(**{level + "_options": opts}, env={}))
+        assert errors == [], (row.ge_key, value, errors)
+    if bad is not None:
+        errors, result = _errors(lambda: resolve_ge(**{level + "_options": {row.ge_key: bad}},
+                                                    env={}))
+        if row.rule == "clamp":
+            assert result.effective[row.ge_key] == str(row.max)
+        else:
+            assert "E10001" in [d.code for d in errors]
+    for other in ("global", "session", "graph"):
+        if other not in row.levels:
+            errors, _ = _errors(lambda: resolve_ge(**{other + "_options": {row.ge_key: good}},
+                                                   env={}))
+            assert ("NPB130", row.ge_key) in [(d.code, d.option) for d in errors]
+
+
+@pytest.mark.parametrize("row", [r for r in catalog.OPTIONS if r.products], ids=lambda r: r.name)
+def test_product_restriction_from_the_row(row):
+    good, on, _ = cases(row)
+    if row.rule == "bool":
+        on = True
+    elif row.rule in ("regex", "path", "any", "json"):
+        on = good
+    unsupported = [p for p in ("atlas-inference", "atlas-200i-500-a2", "ascend-950",
+                               "atlas-training") if p not in row.products][0]
+    if row.key:
+        call = lambda pid: resolve(_pm(row, on), product=pid, env={})  # noqa: E731
+    else:
+        call = lambda pid: resolve_ge(session_options={row.ge_key: on}, product=pid, env={})  # noqa
+    errors, result = _errors(lambda: call(row.products[0]))
+    assert errors == []
+    errors, result = _errors(lambda: call(unsupported))
+    if row.product_severity == "error":
+        assert ("NPB112", row.name) in [(d.code, d.option) for d in errors]
+    else:
+        assert ("NPB112", row.name) in [(d.code, d.option) for d in result.diagnostics]
+
+
+def test_find_resolves_every_kind_of_name():
+    assert catalog.find("static_memory_policy").key == "static_memory_policy"
+    assert catalog.find("memory_config.static_memory_policy").key == "static_memory_policy"
+    assert catalog.find("ge.exec.staticMemoryPolicy").ge_key == "ge.exec.staticMemoryPolicy"
+    assert catalog.find("ge.exec.staticMemoryPolicy").key is None  # the seed's GE row
+    assert catalog.find("EXEC_DISABLE_REUSED_MEMORY").ge_key == "ge.exec.disableReuseMemory"
+    assert catalog.find("ge::ir_option::EXTERNAL_WEIGHT").ge_key == "ge.externalWeight"
+    assert catalog.find("ge.graphRunMode").key == "graph_run_mode"
+    assert catalog.find("dump_config.dump_mode").key == "dump_mode"
+    assert catalog.find("no_such_option") is None
+
+
+def test_catalog_covers_the_reference_keys_and_columns():
+    assert len(catalog.PARAMETER_MAP_KEYS) == 107
+    assert len(set(catalog.PARAMETER_MAP_KEYS)) == 107
+    for row in catalog.OPTIONS:
+        assert row.rule in catalog.RULE_KINDS, row.name
+        assert row.source, row.name
+        for route in row.routes:
+            assert not route.key.startswith("ge::"), (row.name, route.key)
+        if row.key:
+            assert row.field in ("b", "i", "s", "f")
+            assert row.estimator_write in catalog.ESTIMATOR_WRITE_MODES
+    ge_keys = {r.ge_key for r in catalog.OPTIONS if not r.key}
+    assert ge_keys == {"ge.exec.atomicCleanPolicy", "ge.exec.disableReuseMemory",
+                       "ge.exec.input_fusion_size", "ge.exec.inputReuseMemIndexes",
+                       "ge.exec.staticMemoryPolicy", "ge.exec.outputReuseInputMemIndexes",
+                       "ge.exec.outputReuseMemIndexes", "ge.externalWeight",
+                       "ge.externalWeightDir", "ge.inputBatchCpy", "ge.featureBaseRefreshable",
+                       "ge.variableUse1gHugePage"}
+
+
+def test_estimator_write_columns_match_the_real_estimator():
+    by = catalog.BY_KEY
+    assert by["use_off_line"].estimator_write == "always" and by["use_off_line"].estimator_value is True
+    assert by["min_group_size"].estimator_value is True
+    assert by["jit_compile"].estimator_write == "always"
+    assert by["static_memory_policy"].estimator_write == "when_set"
+    assert by["atomic_clean_policy"].estimator_write == "always"
+    assert by["enable_dump"].estimator_default is False
+    assert by["work_path"].estimator_requires == "aoe_mode"
+    assert by["auto_tune_mode"].estimator_write == "never"
