@@ -12,7 +12,9 @@ import sys
 import tempfile
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(1, os.path.dirname(HERE))  # the checkout, also when not installed
 import gen_tree  # noqa: E402
 
 from npu_bridge import lint  # noqa: E402

@@ -24,6 +24,7 @@ The only checks of this module's own are about the file and about protobuf itsel
 | NBL011 | the literal does not fit the `AttrValue` field (protobuf raises `TypeError`) |
 """
 import ast
+import bisect
 import concurrent.futures
 import dataclasses
 import os
@@ -278,32 +279,73 @@ class _Group:
     class_pos: dict = dataclasses.field(default_factory=dict)  # class name -> (line, col)
 
 
-class _Collector(ast.NodeVisitor):
-    """Collects parameter_map assignments (grouped by owner and scope) and config calls."""
+_STMT_LISTS = ("body", "orelse", "finalbody")
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+# Lines that can hold what lint looks for; statements spanning none are skipped unvisited.
+_CANDIDATE = re.compile(r"parameter_map|" + "|".join(CONFIG_CLASSES))
+_CANDIDATE_B = re.compile(_CANDIDATE.pattern.encode())
 
-    def __init__(self):
+
+class _Collector:
+    """Collects parameter_map assignments (grouped by owner and scope) and config calls.
+
+    Walks statements, not every node: a statement whose lines hold no candidate text
+    (`_CANDIDATE`) is skipped whole, which keeps lint fast on large model files.
+    """
+
+    def __init__(self, candidate_lines):
         self.groups = []
         self.findings = []  # (line, col, code, severity, message, option)
         self._scope = [{}]
         self._done_calls = set()
+        self._lines = candidate_lines  # sorted line numbers
 
-    # scopes: a function or class body starts a new set of parameter_map owners
-    def _scoped(self, node):
-        self._scope.append({})
-        self.generic_visit(node)
-        self._scope.pop()
+    def _spans_candidate(self, node):
+        lo, hi = node.lineno, getattr(node, "end_lineno", None) or node.lineno
+        i = bisect.bisect_left(self._lines, lo)
+        return i < len(self._lines) and self._lines[i] <= hi
 
-    visit_FunctionDef = visit_AsyncFunctionDef = visit_ClassDef = visit_Lambda = _scoped
+    def visit_body(self, body):
+        for stmt in body:
+            if self._spans_candidate(stmt):
+                self._statement(stmt)
 
-    def visit_Assign(self, node):
-        for target in node.targets:
-            self._assignment(target, node.value)
-        self.generic_visit(node)
+    def _statement(self, stmt):
+        if isinstance(stmt, _SCOPES):
+            # a function or class body starts a new set of parameter_map owners
+            for expr in stmt.decorator_list:
+                self._expressions(expr)
+            if not isinstance(stmt, ast.ClassDef):
+                self._expressions(stmt.args)  # default values
+            self._scope.append({})
+            self.visit_body(stmt.body)
+            self._scope.pop()
+            return
+        if isinstance(stmt, ast.Assign):
+            for target in stmt.targets:
+                self._assignment(target, stmt.value)
+        elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
+            self._assignment(stmt.target, stmt.value)
+        for name, value in ast.iter_fields(stmt):
+            if name in _STMT_LISTS and isinstance(value, list):
+                self.visit_body(value)
+            elif name == "handlers":
+                for handler in value:
+                    self.visit_body(handler.body)
+            elif name == "cases":
+                for case in value:
+                    self.visit_body(case.body)
+            elif isinstance(value, ast.AST):
+                self._expressions(value)
+            elif isinstance(value, list):
+                for item in value:
+                    if isinstance(item, ast.AST):
+                        self._expressions(item)
 
-    def visit_AnnAssign(self, node):
-        if node.value is not None:
-            self._assignment(node.target, node.value)
-        self.generic_visit(node)
+    def _expressions(self, node):
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Call):
+                self.visit_Call(sub)
 
     def _assignment(self, target, value_node):
         # <owner>.parameter_map["KEY"].FIELD = VALUE
@@ -351,7 +393,6 @@ class _Collector(ast.NodeVisitor):
             group = _Group("config", node.lineno, node.col_offset + 1)
             self._config_call(node, name, group)
             self.groups.append(group)
-        self.generic_visit(node)
 
     def _config_call(self, node, name, group):
         self._done_calls.add(id(node))
@@ -423,13 +464,36 @@ def _config_entry_to_attr(cat, entry):
     return opt.key, LiteralAttr(field, typed)
 
 
+_RESOLVED = {}  # memo: the same configuration recurs across a tree's scripts
+_RESOLVED_MAX = 4096
+
+
+def _attr_id(attr):
+    field = attr.WhichOneof("value")
+    value = getattr(attr, field)
+    return field, (tuple(map(tuple, (value.s, value.i, value.f, value.b)))
+                   if isinstance(value, LiteralList) else value)
+
+
 def _resolve(config, product, env):
     """Resolve with `npu_bridge.ge.resolve`; the diagnostics, also when it raises."""
     from npu_bridge.ge import NpuConfigError, resolve
-    try:
-        return list(resolve(config, product=product, env=env).diagnostics)
-    except NpuConfigError as err:
-        return list(err.diagnostics)
+    if isinstance(config, _ResolveInput):
+        pm, classes = config._npu_resolve_input()
+    else:
+        pm, classes = config, None
+    memo = (tuple((k, _attr_id(a)) for k, a in pm.items()), classes, product,
+            tuple(sorted(env.items())))
+    found = _RESOLVED.get(memo)
+    if found is None:
+        try:
+            found = tuple(resolve(config, product=product, env=env).diagnostics)
+        except NpuConfigError as err:
+            found = tuple(err.diagnostics)
+        if len(_RESOLVED) >= _RESOLVED_MAX:
+            _RESOLVED.clear()
+        _RESOLVED[memo] = found
+    return list(found)
 
 
 _ONES = {"s": b"x", "i": 1, "f": 1.0, "b": True}
@@ -505,7 +569,21 @@ def _diag_id(diag):
 _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Za-z0-9]+(?:[,\s]+[A-Za-z0-9]+)*))?", re.I)
 
 
+def _candidate_lines(text):
+    """Sorted numbers of the lines where `_CANDIDATE` matches (one pass over the text)."""
+    lines, line, pos = [], 1, 0
+    newline = b"\n" if isinstance(text, bytes) else "\n"
+    for m in (_CANDIDATE_B if isinstance(text, bytes) else _CANDIDATE).finditer(text):
+        line += text.count(newline, pos, m.start())
+        pos = m.start()
+        if not lines or lines[-1] != line:
+            lines.append(line)
+    return lines
+
+
 def _suppressed(findings, source, ignore):
+    if not findings:
+        return findings
     if isinstance(source, bytes):
         source = source.decode("utf-8", "replace")
     lines = source.splitlines()
@@ -535,9 +613,11 @@ def lint_source(source, path="<string>", product=None, env=None, ignore=()):
         col = getattr(err, "offset", None) or 1
         msg = getattr(err, "msg", None) or str(err)
         return [Finding(path, line, max(col, 1), "NBL001", "error", "file does not parse: %s" % msg)]
-    collector = _Collector()
+    lines = _candidate_lines(source)
+    collector = _Collector(lines)
     try:
-        collector.visit(tree)
+        if lines:
+            collector.visit_body(tree.body)
     except RecursionError:
         return [Finding(path, 1, 1, "NBL001", "error", "file nests too deeply to check")]
     findings = [Finding(path, line, col, code, sev, msg, opt)
