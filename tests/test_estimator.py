@@ -136,7 +136,7 @@ def test_checkpoints_follow_global_steps(tmp_path):
     estimator.train(input_fn, max_steps=60)
     state = tf.train.get_checkpoint_state(str(tmp_path))
     steps = sorted(int(p.rsplit("-", 1)[1]) for p in state.all_model_checkpoint_paths)
-    assert steps == [20, 40, 60]
+    assert steps == [0, 20, 40, 60]     # 0: the stock hook saves when the session starts
 
 
 def host_call_model_fn(features, labels, mode, params):
@@ -186,7 +186,7 @@ def test_evaluate_predict_and_export_without_npu_ops(tmp_path):
 
     def serving_input_fn():
         x = tf.compat.v1.placeholder(tf.float32, [None, 3], name="x")
-        return tf.estimator.export.ServingInputReceiver(x, {"x": x})
+        return tf.estimator.export.TensorServingInputReceiver(x, {"x": x})
 
     export_dir = estimator.export_saved_model(str(tmp_path / "export"), serving_input_fn)
     graph = tf.Graph()

@@ -19,7 +19,7 @@ import tensorflow as tf
 from tensorflow.core.framework import attr_value_pb2
 from tensorflow.core.framework import variable_pb2
 from tensorflow.python.framework import ops
-from tensorflow.python.ops import resource_variable_ops
+from tensorflow.python.ops import ref_variable
 
 _NPU_RUNCONFIG = "npu_runconfig"
 _ITERATIONS_PER_LOOP_VAR = "iterations_per_loop"
@@ -132,8 +132,9 @@ def register_func(var_name):
     ops.register_proto_function(
         "{}_{}".format(_NPU_RUNCONFIG, var_name),
         proto_type=variable_pb2.VariableDef,
-        to_proto=resource_variable_ops._to_proto_fn,  # pylint: disable=protected-access
-        from_proto=resource_variable_ops._from_proto_fn)  # pylint: disable=protected-access
+        # TF 2.15 keeps the variable (de)serializers, resource ones included, in ref_variable.
+        to_proto=ref_variable._to_proto_fn,  # pylint: disable=protected-access
+        from_proto=ref_variable._from_proto_fn)  # pylint: disable=protected-access
 
 
 def create_or_get_var(var_name):
