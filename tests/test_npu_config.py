@@ -1,0 +1,403 @@
+"""Tests of npu_bridge.estimator.npu.npu_config (layer 2).
+
+Expected parameter_maps are written out by hand from what the real NPUEstimator
+(hicann/tensorflow npu_estimator.py, __load_graph_optimizers) writes; signatures come from
+the reference npu_options.json.
+"""
+import ast
+import inspect
+import json
+import os
+
+import pytest
+import tensorflow as tf
+from google.protobuf import text_format
+
+from npu_bridge.estimator.npu import npu_config as nc
+from npu_bridge.estimator.npu.npu_config import (
+    DumpConfig, DynamicInputConfig, ExperimentalConfig, GraphMemoryOptimizeConfig,
+    MemoryConfig, NpuArgumentError, NpuExecutePlacement, NPURunConfig, ProfilingConfig,
+    render_parameter_map, render_session_config)
+
+REFERENCE = os.environ.get("NPU_BRIDGE_REFERENCE", "/work/shared/reference")
+_OPTIONS_JSON = os.path.join(REFERENCE, "npu_options.json")
+
+
+def _classes():
+    if not os.path.exists(_OPTIONS_JSON):
+        return []
+    with open(_OPTIONS_JSON) as f:
+        return sorted(json.load(f)["classes"].items())
+
+
+@pytest.fixture(autouse=True)
+def _no_tf_config(monkeypatch):
+    monkeypatch.delenv("TF_CONFIG", raising=False)
+
+
+def _render(run_config):
+    """{key: (field, value)} of the rendered NpuOptimizer parameter_map."""
+    op = render_parameter_map(run_config, tf.compat.v1.ConfigProto().graph_options
+                              .rewrite_options.custom_optimizers.add())
+    assert op.name == "NpuOptimizer"
+    out = {}
+    for key, attr in op.parameter_map.items():
+        field = attr.WhichOneof("value")
+        value = getattr(attr, field)
+        out[key] = (field, value.decode() if isinstance(value, bytes) else value)
+    return out
+
+
+# What the real estimator writes for NPURunConfig() with no TF_CONFIG.
+DEFAULT_MAP = {
+    "enable_data_pre_proc": ("b", True), "mix_compile_mode": ("b", False),
+    "use_off_line": ("b", True), "iterations_per_loop": ("i", 1),
+    "is_tailing_optimization": ("b", False), "min_group_size": ("b", True),
+    "hcom_parallel": ("b", True), "graph_run_mode": ("i", 1),
+    "enable_exception_dump": ("i", 2), "buffer_optimize": ("s", "l2_optimize"),
+    "enable_small_channel": ("i", 0), "deterministic": ("i", 0),
+    "enable_compress_weight": ("b", False), "hcom_multi_mode": ("b", False),
+    "dynamic_graph_execute_mode": ("s", "dynamic_execute"),
+    "device_type": ("s", "default_device_type"), "graph_max_parallel_model_num": ("i", 1),
+    "jit_compile": ("s", "auto"), "input_fusion_size": ("i", 131072),
+    "stream_sync_timeout": ("i", -1), "event_sync_timeout": ("i", -1),
+    "external_weight": ("b", False), "frozen_variable": ("b", False),
+    "variable_placement": ("s", "Device"), "shape_generalization_mode": ("s", "STRICT"),
+    "all_tensor_not_empty": ("b", False), "enable_reduce_precision": ("b", False),
+    "enable_dump": ("b", False), "enable_dump_debug": ("b", False),
+    "job": ("s", "localhost"), "task_index": ("i", 0),
+    "experimental_logical_device_cluster_deploy_mode": ("s", "LB"),
+    "export_compile_stat": ("i", 1), "oo_constant_folding": ("b", True),
+    "input_batch_cpy": ("b", False), "oo_level": ("s", "O3"),
+}
+
+
+# ---------------------------------------------------------------------------------------------
+# Signatures and defaults
+
+@pytest.mark.skipif(not os.path.exists(_OPTIONS_JSON), reason="reference npu_options.json absent")
+@pytest.mark.parametrize("name,params", _classes(), ids=[n for n, _ in _classes()])
+def test_signature_matches_reference(name, params):
+    cls = getattr(nc, name)
+    got = list(inspect.signature(cls.__init__).parameters.values())[1:]
+    assert [p.name for p in got] == [p["name"] for p in params]
+    for param, ref in zip(got, params):
+        if ref["default"] == "<required>":
+            assert param.default is inspect.Parameter.empty, param.name
+        else:
+            assert param.default == ast.literal_eval(ref["default"]), param.name
+
+
+def test_npurunconfig_has_88_arguments_and_is_a_runconfig():
+    assert len(inspect.signature(NPURunConfig.__init__).parameters) - 1 == 88
+    config = NPURunConfig()
+    assert isinstance(config, tf.estimator.RunConfig)
+    assert isinstance(config, tf.compat.v1.estimator.RunConfig)
+
+
+def test_defaults_stored_under_real_attribute_names():
+    config = NPURunConfig()
+    assert config.iterations_per_loop == 1 and config._iterations_per_loop == 1
+    assert config._precision_mode is None and config._memory_config is None
+    assert config.enable_data_pre_proc is True and config.mix_compile_mode is False
+    assert config._hcom_parallel is True and config.graph_run_mode == 1
+    assert config._input_fusion_size == 131072 and config._jit_compile == "auto"
+    # Real class: save_summary_steps 0; checkpoints every 100 steps when neither is given.
+    assert config.save_summary_steps == 0
+    assert config.save_checkpoints_steps == 100 and config.save_checkpoints_secs is None
+
+
+def test_save_checkpoints_secs_alone_and_both_refused():
+    assert NPURunConfig(save_checkpoints_secs=60).save_checkpoints_steps is None
+    with pytest.raises(ValueError, match="save_checkpoints"):
+        NPURunConfig(save_checkpoints_steps=10, save_checkpoints_secs=60)
+
+
+def test_npu_execute_placement_enum():
+    assert {m.name: m.value for m in NpuExecutePlacement} == {
+        "ALL": "all", "CUBE": "cube", "VECTOR": "vector", "TAISHAN": "taishan",
+        "DVPP": "dvpp", "HOST": "host"}
+
+
+# ---------------------------------------------------------------------------------------------
+# Type checks
+
+def test_all_type_errors_reported_at_once():
+    with pytest.raises(NpuArgumentError) as info:
+        NPURunConfig(iterations_per_loop="10", precision_mode=3, hcom_parallel=None,
+                     horovod_mode=1, memory_config={"static_memory_policy": 2},
+                     input_fusion_size="big")
+    err = info.value
+    assert isinstance(err, TypeError) and isinstance(err, ValueError)
+    assert len(err.problems) == 6
+    text = str(err)
+    for needle in ("iterations_per_loop='10'", "precision_mode=3", "hcom_parallel=None",
+                   "horovod_mode=1", "memory_config=", "input_fusion_size='big'",
+                   "expected a MemoryConfig", "parameter_map['precision_mode'].s"):
+        assert needle in text, needle
+
+
+def test_real_python_value_checks():
+    with pytest.raises(NpuArgumentError, match="must be 1 when mix_compile_mode"):
+        NPURunConfig(mix_compile_mode=True, iterations_per_loop=10)
+    with pytest.raises(NpuArgumentError, match=r"graph_run_mode=2: allowed values are 0 or 1"):
+        NPURunConfig(graph_run_mode=2)
+    with pytest.raises(NpuArgumentError, match=r"iterations_per_loop=0: must be an int >= 1"):
+        NPURunConfig(iterations_per_loop=0)
+    with pytest.raises(NpuArgumentError, match="enable_exception_dump=-1"):
+        NPURunConfig(enable_exception_dump=-1)
+
+
+def test_value_rules_are_left_to_the_resolver():
+    # Out-of-range values of the right type are stored, not refused here.
+    config = NPURunConfig(memory_config=MemoryConfig(static_memory_policy=7),
+                          input_fusion_size=10 ** 9, precision_mode="no_such_mode")
+    assert config._memory_config._static_memory_policy == 7
+    assert config._input_fusion_size == 10 ** 9
+
+
+def test_ps_mode_needs_cluster_and_strategy(monkeypatch):
+    monkeypatch.setenv("TF_CONFIG", json.dumps(
+        {"cluster": {"worker": ["localhost:2222"]}, "task": {"type": "worker", "index": 0}}))
+    with pytest.raises(NpuArgumentError, match="ParameterServerStrategy"):
+        NPURunConfig()
+
+
+def test_config_class_type_errors():
+    with pytest.raises(NpuArgumentError) as info:
+        DumpConfig(enable_dump="yes", dump_path=3, dump_mode=None)
+    assert len(info.value.problems) == 2  # dump_mode None is fine (not written)
+    assert "enable_dump='yes'" in str(info.value) and "dump_path=3" in str(info.value)
+    with pytest.raises(NpuArgumentError, match="atomic_clean_policy=None"):
+        MemoryConfig(atomic_clean_policy=None)
+    with pytest.raises(NpuArgumentError, match="graph_memory_optimize_config"):
+        ExperimentalConfig(graph_memory_optimize_config="auto")
+    with pytest.raises(NpuArgumentError, match=r"graph_slice='on'.*'auto', 'manual'"):
+        GraphMemoryOptimizeConfig(graph_slice="on")
+    with pytest.raises(NpuArgumentError, match="dynamic_node_type='1'"):
+        DynamicInputConfig("x:-1,3", "1;2", "1", 0)
+    with pytest.raises(NpuArgumentError, match="enable_profiling=None"):
+        ProfilingConfig(enable_profiling=None)
+    with pytest.raises(TypeError):
+        DynamicInputConfig("x:-1,3")  # all four are required, as in the real class
+
+
+def test_memoryconfig_positional_int_third_explains_seed_form():
+    with pytest.raises(NpuArgumentError) as info:
+        MemoryConfig(0, 2, 1)
+    assert "memory_optimization_policy=1" in str(info.value)
+    assert "variable_use_1g_huge_page" in str(info.value)
+
+
+def test_iterations_per_loop_property_setter_checks():
+    config = NPURunConfig(iterations_per_loop=5)
+    config.iterations_per_loop = 7
+    assert config._iterations_per_loop == 7
+    with pytest.raises(NpuArgumentError):
+        config.iterations_per_loop = -1
+
+
+# ---------------------------------------------------------------------------------------------
+# replace()
+
+def test_replace_keeps_npu_fields():
+    mem = MemoryConfig(static_memory_policy=2)
+    config = NPURunConfig(iterations_per_loop=10, precision_mode="allow_mix_precision",
+                          memory_config=mem, save_checkpoints_steps=300)
+    new = config.replace(session_config=tf.compat.v1.ConfigProto(), model_dir="/tmp/m")
+    assert isinstance(new, NPURunConfig) and new is not config
+    assert new.iterations_per_loop == 10 and new._precision_mode == "allow_mix_precision"
+    assert new._memory_config._static_memory_policy == 2
+    assert new.model_dir == "/tmp/m" and new.save_checkpoints_steps == 300
+    assert config.model_dir is None
+    assert _render(new) == _render(config)
+
+
+def test_replace_npu_fields_rechecked():
+    config = NPURunConfig(iterations_per_loop=10)
+    new = config.replace(iterations_per_loop=3, memory_config=MemoryConfig(atomic_clean_policy=1))
+    assert new.iterations_per_loop == 3 and config.iterations_per_loop == 10
+    assert _render(new)["atomic_clean_policy"] == ("i", 1)
+    assert "atomic_clean_policy" not in _render(config)
+    with pytest.raises(NpuArgumentError, match="iterations_per_loop=0"):
+        config.replace(iterations_per_loop=0)
+    with pytest.raises(ValueError, match="not supported"):
+        config.replace(no_such_property=1)
+
+
+# ---------------------------------------------------------------------------------------------
+# render_parameter_map
+
+def test_default_parameter_map():
+    assert _render(NPURunConfig()) == DEFAULT_MAP
+
+
+def test_non_default_parameter_map():
+    config = NPURunConfig(
+        iterations_per_loop=10, precision_mode="allow_mix_precision",
+        graph_memory_max_size=26 * 1024 ** 3, variable_memory_max_size="5368709120",
+        memory_config=MemoryConfig(atomic_clean_policy=1, static_memory_policy=2,
+                                   memory_optimization_policy="GraphRecompute"),
+        dump_config=DumpConfig(enable_dump=True, dump_path="/tmp/dump", dump_step="0|5"),
+        profiling_config=ProfilingConfig(enable_profiling=True),
+        experimental_config=ExperimentalConfig(
+            logical_device_id="0,1",
+            graph_memory_optimize_config=GraphMemoryOptimizeConfig(graph_slice="auto")),
+        op_debug_level=1, hccl_timeout=600, variable_format_optimize=False,
+        session_device_id=3, jit_compile=True)
+    got = _render(config)
+    expected = dict(DEFAULT_MAP)
+    expected.update({
+        "iterations_per_loop": ("i", 10),
+        "precision_mode": ("s", "allow_mix_precision"),
+        "graph_memory_max_size": ("s", "27917287424"),
+        "variable_memory_max_size": ("s", "5368709120"),
+        "atomic_clean_policy": ("i", 1), "static_memory_policy": ("i", 2),
+        "memory_optimization_policy": ("s", "GraphRecompute"),
+        "variable_use_1g_huge_page": ("i", 0),
+        "enable_dump": ("b", True), "enable_dump_debug": ("b", False),
+        "dump_path": ("s", "/tmp/dump"), "dump_step": ("s", "0|5"),
+        "dump_mode": ("s", "output"), "dump_debug_mode": ("s", "all"),
+        "dump_data": ("s", "tensor"),
+        # Profiling on without options: the real estimator writes "".
+        "profiling_mode": ("b", True), "profiling_options": ("s", ""),
+        "experimental_logical_device_cluster_deploy_mode": ("s", "LB"),
+        "experimental_logical_device_id": ("s", "0,1"),
+        "graph_slice": ("s", "auto"),
+        "op_debug_level": ("i", 1), "hccl_timeout": ("i", 600),
+        "variable_format_optimize": ("b", False), "session_device_id": ("i", 3),
+        # Older adapters' bool form lands in .b (the resolver converts it with a warning).
+        "jit_compile": ("b", True),
+    })
+    assert got == expected
+
+
+def test_profiling_disabled_writes_only_mode():
+    got = _render(NPURunConfig(profiling_config=ProfilingConfig(
+        enable_profiling=False, profiling_options='{"output":"/tmp"}')))
+    assert got["profiling_mode"] == ("b", False) and "profiling_options" not in got
+
+
+def test_dump_debug_mode_needs_dump_mode():
+    got = _render(NPURunConfig(dump_config=DumpConfig(dump_mode=None, dump_debug_mode="all")))
+    assert "dump_mode" not in got and "dump_debug_mode" not in got
+
+
+def test_dynamic_input_config_written_only_when_all_four_set():
+    full = _render(NPURunConfig(dynamic_input_config=DynamicInputConfig(
+        "data:-1,224,224,3", "1;2;4", 1, 0)))
+    assert full["input_shape"] == ("s", "data:-1,224,224,3")
+    assert full["dynamic_dims"] == ("s", "1;2;4")
+    assert full["dynamic_node_type"] == ("i", 1) and full["compile_hybrid_mode"] == ("i", 0)
+    partial = _render(NPURunConfig(dynamic_input_config=DynamicInputConfig(
+        "data:-1,224,224,3", "1;2;4", 1, None)))
+    for key in ("input_shape", "dynamic_dims", "dynamic_node_type", "compile_hybrid_mode"):
+        assert key not in partial
+
+
+def test_aoe_work_path_default_and_requirement():
+    got = _render(NPURunConfig(aoe_mode="2", distribute_config="/tmp/nca.json"))
+    assert got["aoe_mode"] == ("s", "2") and got["work_path"] == ("s", "./")
+    assert got["distribute_config"] == ("s", "/tmp/nca.json")
+    # Without aoe_mode, work_path and distribute_config are not written.
+    got = _render(NPURunConfig(work_path="/tmp/w", distribute_config="/tmp/nca.json"))
+    assert "work_path" not in got and "distribute_config" not in got
+
+
+def test_job_and_task_index_from_tf_config(monkeypatch):
+    # The real estimator reads TF_CONFIG when it is built, not when the config is.
+    config = NPURunConfig()
+    monkeypatch.setenv("TF_CONFIG", json.dumps({"task": {"type": "ps", "index": 3}}))
+    got = _render(config)
+    assert got["job"] == ("s", "ps") and got["task_index"] == ("i", 3)
+
+
+def test_render_does_not_change_run_config():
+    prof = ProfilingConfig(enable_profiling=True)
+    config = NPURunConfig(profiling_config=prof)
+    _render(config)
+    assert prof._profiling_options is None
+
+
+def test_render_refuses_other_objects():
+    with pytest.raises(TypeError, match="NPURunConfig"):
+        render_parameter_map(tf.estimator.RunConfig(), tf.compat.v1.ConfigProto()
+                             .graph_options.rewrite_options.custom_optimizers.add())
+
+
+# ---------------------------------------------------------------------------------------------
+# render_session_config
+
+def test_session_config_does_not_mutate_user_proto():
+    user = tf.compat.v1.ConfigProto(inter_op_parallelism_threads=2)
+    user.gpu_options.allow_growth = True
+    before = user.SerializeToString(deterministic=True)
+    config = NPURunConfig(session_config=user, precision_mode="allow_mix_precision")
+    rendered = render_session_config(config)
+    assert user.SerializeToString(deterministic=True) == before
+    assert config.session_config is user
+    assert rendered is not user
+    assert rendered.inter_op_parallelism_threads == 2 and rendered.gpu_options.allow_growth
+    rewrite = rendered.graph_options.rewrite_options
+    assert list(rewrite.optimizers) == ["pruning", "function", "constfold", "shape",
+                                        "arithmetic", "loop", "dependency", "layout",
+                                        "GradFusionOptimizer"]
+    names = [c.name for c in rewrite.custom_optimizers]
+    assert names == ["NpuOptimizer"]
+    npu = rewrite.custom_optimizers[0]
+    assert npu.parameter_map["precision_mode"].s == b"allow_mix_precision"
+    assert rendered.allow_soft_placement and not rendered.log_device_placement
+    assert rewrite.remapping == tf.compat.v1.ConfigProto().graph_options.rewrite_options.OFF
+    assert rendered.graph_options.optimizer_options.global_jit_level == \
+        tf.compat.v1.OptimizerOptions.OFF
+
+
+def test_session_config_new_when_none_and_without_defaults():
+    rendered = render_session_config(NPURunConfig(), session_defaults=False)
+    assert not rendered.allow_soft_placement
+    assert rendered.graph_options.rewrite_options.remapping == 0  # DEFAULT
+    text = text_format.MessageToString(rendered)
+    assert 'name: "NpuOptimizer"' in text
+
+
+# ---------------------------------------------------------------------------------------------
+# _npu_resolve_input and the resolver
+
+def test_npu_resolve_input():
+    config = NPURunConfig(memory_config=MemoryConfig(static_memory_policy=2),
+                          experimental_config=ExperimentalConfig(
+                              graph_memory_optimize_config=GraphMemoryOptimizeConfig()))
+    parameter_map, used = config._npu_resolve_input()
+    assert used == frozenset({"MemoryConfig", "ExperimentalConfig",
+                              "GraphMemoryOptimizeConfig"})
+    assert parameter_map["static_memory_policy"].i == 2
+    assert parameter_map["use_off_line"].b is True
+    assert set(parameter_map) == set(DEFAULT_MAP) | {
+        "static_memory_policy", "atomic_clean_policy", "variable_use_1g_huge_page"}
+    assert NPURunConfig()._npu_resolve_input()[1] == frozenset()
+
+
+def _resolve():
+    try:
+        from npu_bridge.ge import resolve
+    except ImportError:
+        return None
+    return resolve
+
+
+@pytest.mark.skipif(_resolve() is None, reason="npu_bridge.ge.resolve not available yet")
+def test_resolver_refuses_bad_atomic_clean_policy():
+    from npu_bridge.ge import NpuConfigError
+    config = NPURunConfig(memory_config=MemoryConfig(atomic_clean_policy=3))
+    with pytest.raises(NpuConfigError) as info:
+        _resolve()(config)
+    errors = [d for d in info.value.diagnostics if d.severity == "error"]
+    assert any(d.option == "atomic_clean_policy" for d in errors)
+    assert "atomic_clean_policy" in str(info.value)
+
+
+@pytest.mark.skipif(_resolve() is None, reason="npu_bridge.ge.resolve not available yet")
+def test_resolver_accepts_default_config():
+    ge = _resolve()(NPURunConfig(memory_config=MemoryConfig(static_memory_policy=2)))
+    assert not ge.errors
+    assert ge.global_options.get("ge.exec.staticMemoryPolicy") == "2"
