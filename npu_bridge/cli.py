@@ -64,6 +64,8 @@ def _build_parser():
                "string); KEY.FIELD=VALUE forces the AttrValue field (b, i, f, s).")
     opts.add_argument("--product", type=_product, help="target product id")
     opts.add_argument("--format", choices=("table", "json"), default="table")
+    opts.add_argument("--all", action="store_true",
+                      help="also list the options left at their adapter defaults")
     src = opts.add_mutually_exclusive_group(required=True)
     src.add_argument("--pbtxt", metavar="FILE", help="a ConfigProto in protobuf text format")
     src.add_argument("--set", metavar="KEY=VALUE", action="append", dest="entries",
@@ -240,7 +242,7 @@ def _cmd_options(args):
     else:
         print("product: %s" % ((conf or {}).get("product") or args.product or "none"))
         if conf is not None:
-            print("\n".join(report.configuration_lines(conf, show_defaults=True)))
+            print("\n".join(report.configuration_lines(conf, show_defaults=args.all)))
         else:
             print("  not resolved: the configuration has errors")
         for d in diags:

@@ -1,0 +1,346 @@
+"""The `npu-bridge` command: every subcommand on real inputs, exit codes, output lines.
+
+`run` goes through subprocesses (each one starts TensorFlow); the others call `main()`.
+"""
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from npu_bridge import cli
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ACCEPTANCE = os.path.join(REPO, "..", "shared", "acceptance")
+if not os.path.isdir(ACCEPTANCE):
+    ACCEPTANCE = "/work/shared/acceptance"
+needs_acceptance = pytest.mark.skipif(not os.path.isdir(ACCEPTANCE),
+                                      reason="../shared/acceptance not present")
+
+
+def _main(capsys, *argv):
+    code = cli.main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+# --- help and usage ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("sub", [[], ["run"], ["options"], ["lint"], ["explain"]])
+def test_help_on_every_subcommand(capsys, sub):
+    code, out, _ = _main(capsys, *sub, "--help")
+    assert code == 0
+    assert out.startswith("usage: npu-bridge" + (" " + sub[0] if sub else ""))
+
+
+@pytest.mark.parametrize("argv", [[], ["frobnicate"], ["lint"], ["options"],
+                                  ["options", "--pbtxt", "a", "--set", "x=1"],
+                                  ["lint", "--product", "atlas-9000", "x.py"],
+                                  ["options", "--set", "iterations_per_loop=many"],
+                                  ["lint", "/no/such/path.py"],
+                                  ["run", "/no/such/script.py"]])
+def test_usage_errors_exit_2(capsys, argv):
+    code, out, err = _main(capsys, *argv)
+    assert code == 2, (out, err)
+    assert "error" in err
+
+
+def test_unknown_product_lists_known_ones(capsys):
+    code, _, err = _main(capsys, "lint", "--product", "atlas-9000", ".")
+    assert code == 2 and "atlas-a2-training" in err
+
+
+# --- explain -----------------------------------------------------------------------------
+
+def _fields(out):
+    return dict(line.split(": ", 1) for line in out.splitlines())
+
+
+@pytest.mark.parametrize("name", ["static_memory_policy",                # parameter_map key
+                                  "memory_config.static_memory_policy",  # NPURunConfig argument
+                                  "ge.exec.staticMemoryPolicy"])          # GE key
+def test_explain_static_memory_policy_by_each_name(capsys, name):
+    code, out, _ = _main(capsys, "explain", name)
+    f = _fields(out)
+    assert code == 0
+    assert "ge.exec.staticMemoryPolicy" in f["GE keys"] and f["level"].startswith("global")
+    assert f["default"] == "0" and f["values"].startswith("0, 2, 3, 4")
+    assert "seed:" in f["source"]
+
+
+def test_explain_parameter_map_key_and_argument(capsys):
+    code, out, _ = _main(capsys, "explain", "atomic_clean_policy")
+    f = _fields(out)
+    assert code == 0
+    assert f["parameter_map"] == 'custom_op.parameter_map["atomic_clean_policy"].i'
+    assert f["argument"] == "NPURunConfig(memory_config=MemoryConfig(atomic_clean_policy=...))"
+    assert "session ge.exec.atomicCleanPolicy" in f["GE keys"] and f["values"] == "0, 1"
+
+
+def test_explain_runconfig_argument_of_another_name(capsys):
+    code, out, _ = _main(capsys, "explain", "enable_profiling")
+    f = _fields(out)
+    assert code == 0 and f["name"] == "profiling_mode"
+    assert f["argument"] == "NPURunConfig(profiling_config=ProfilingConfig(enable_profiling=...))"
+
+
+def test_explain_ir_option(capsys):
+    code, out, _ = _main(capsys, "explain", "EXEC_DISABLE_REUSED_MEMORY")
+    f = _fields(out)
+    assert code == 0
+    assert f["ir_option"] == "EXEC_DISABLE_REUSED_MEMORY" and "ge.exec.disableReuseMemory" in out
+
+
+def test_explain_product_restricted_option(capsys):
+    code, out, _ = _main(capsys, "explain", "variable_use_1g_huge_page")
+    assert code == 0 and "atlas-a2-training" in _fields(out)["products"]
+
+
+def test_explain_unknown_suggests(capsys):
+    code, out, err = _main(capsys, "explain", "sump_mode")
+    assert code == 1 and out == ""
+    assert "unknown option 'sump_mode'" in err and "dump_mode" in err
+
+
+# --- options -----------------------------------------------------------------------------
+
+def test_options_set_typed_by_catalog(capsys):
+    code, out, _ = _main(capsys, "options", "--set", "static_memory_policy=1",
+                         "--set", "atomic_clean_policy=1", "--set", "use_off_line=true")
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0] == "product: none"
+    row = [l.split() for l in lines if " ge.exec.staticMemoryPolicy " in l][0]
+    assert row == ["global", "ge.exec.staticMemoryPolicy", "1", "2",
+                   "parameter_map:static_memory_policy"]
+    assert any(l.split()[:3] == ["session", "ge.exec.atomicCleanPolicy", "1"] for l in lines)
+    assert any(l.strip().startswith("warning NPB103 [static_memory_policy]") for l in lines)
+
+
+def test_options_errors_exit_1_with_every_diagnostic(capsys):
+    code, out, _ = _main(capsys, "options", "--set", "static_memory_policy=9",
+                         "--set", "precision_mode.b=true", "--set", "sump_mode=all")
+    assert code == 1
+    assert "not resolved" in out
+    for text in ("E10001 [static_memory_policy]", "NPB101 [precision_mode]",
+                 "NPB100 [sump_mode]"):
+        assert text in out
+    assert "dump_mode" in out
+
+
+def test_options_product_rule(capsys):
+    code, out, _ = _main(capsys, "options", "--product", "atlas-inference", "--set",
+                         "variable_use_1g_huge_page=1")
+    assert code == 1 and "[variable_use_1g_huge_page]" in out
+
+
+def test_options_json(capsys):
+    code, out, _ = _main(capsys, "options", "--format", "json", "--set", "input_fusion_size=67108864")
+    data = json.loads(out)
+    assert code == 0 and data["schema"] == "npu-bridge-options" and data["version"] == 1
+    conf = data["configuration"]
+    assert conf["effective"]["ge.exec.input_fusion_size"] == "33554432"
+    assert any(d["code"] == "NPB104" for d in data["diagnostics"])
+
+
+PBTXT = textwrap.dedent("""\
+    graph_options {
+      rewrite_options {
+        remapping: OFF
+        custom_optimizers {
+          name: "NpuOptimizer"
+          parameter_map { key: "use_off_line" value { b: true } }
+          parameter_map { key: "precision_mode" value { s: "allow_mix_precision" } }
+          parameter_map { key: "static_memory_policy" value { i: 2 } }
+          parameter_map { key: "external_weight" value { b: true } }
+        }
+      }
+    }
+    """)
+
+
+def test_options_pbtxt_config_proto(capsys, tmp_path):
+    path = tmp_path / "config.pbtxt"
+    path.write_text(PBTXT)
+    code, out, _ = _main(capsys, "options", "--product", "atlas-a2-training", "--pbtxt", str(path))
+    assert code == 0
+    rows = {tuple(l.split()[:3]) for l in out.splitlines()}
+    assert ("global", "ge.exec.staticMemoryPolicy", "2") in rows
+    assert ("global", "ge.exec.precision_mode", "allow_mix_precision") in rows
+    assert ("session", "ge.externalWeight", "1") in rows
+    assert out.splitlines()[0] == "product: atlas-a2-training"
+
+
+def test_options_pbtxt_parse_error_and_missing_file(capsys, tmp_path):
+    path = tmp_path / "bad.pbtxt"
+    path.write_text("graph_options { nonsense: 1 }\n")
+    code, _, err = _main(capsys, "options", "--pbtxt", str(path))
+    assert code == 1 and "bad.pbtxt" in err
+    code, _, err = _main(capsys, "options", "--pbtxt", str(tmp_path / "missing.pbtxt"))
+    assert code == 2 and "cannot read" in err
+
+
+# --- lint --------------------------------------------------------------------------------
+
+MISTAKES = textwrap.dedent("""\
+    import tensorflow as tf
+    from npu_bridge.npu_init import *
+    config = tf.ConfigProto()
+    custom_op = config.graph_options.rewrite_options.custom_optimizers.add()
+    custom_op.name = "NpuOptimizer"
+    custom_op.parameter_map["precision_mode"].b = True
+    custom_op.parameter_map["sump_mode"].s = tf.compat.as_bytes("all")
+    custom_op.parameter_map["sfusion_switch_file"].s = tf.compat.as_bytes("/cfg/fusion.cfg")
+    custom_op.parameter_map["op_debug_level"].s = tf.compat.as_bytes("0")
+    custom_op.parameter_map["jit_compile"].b = True
+    """)
+CLEAN = textwrap.dedent("""\
+    import tensorflow as tf
+    from npu_bridge.npu_init import *
+    config = tf.ConfigProto()
+    custom_op = config.graph_options.rewrite_options.custom_optimizers.add()
+    custom_op.name = "NpuOptimizer"
+    custom_op.parameter_map["use_off_line"].b = True
+    custom_op.parameter_map["precision_mode"].s = tf.compat.as_bytes("allow_mix_precision")
+    custom_op.parameter_map["iterations_per_loop"].i = FLAGS.iterations_per_loop
+    run_config = NPURunConfig(iterations_per_loop=10, precision_mode="allow_fp32_to_fp16",
+                              memory_config=MemoryConfig(static_memory_policy=2))
+    """)
+
+
+def test_lint_census_mistakes_flake8_format(capsys, tmp_path):
+    (tmp_path / "train.py").write_text(MISTAKES)
+    code, out, _ = _main(capsys, "lint", str(tmp_path))
+    assert code == 1
+    path = str(tmp_path / "train.py")
+    heads = [l.split(": ", 2)[:2] for l in out.splitlines()]
+    assert heads == [[path + ":6:1", "NPB101 error"], [path + ":7:1", "NPB100 error"],
+                     [path + ":8:1", "NPB100 error"], [path + ":9:1", "NPB101 error"],
+                     [path + ":10:1", "NPB102 warning"]]
+    assert "dump_mode" in out.splitlines()[1] and "fusion_switch_file" in out.splitlines()[2]
+
+
+def test_lint_clean_file_exit_0(capsys, tmp_path):
+    (tmp_path / "clean.py").write_text(CLEAN)
+    code, out, err = _main(capsys, "lint", "--product", "atlas-a2-training", str(tmp_path))
+    assert (code, out) == (0, "")
+
+
+def test_lint_json_and_syntax_error(capsys, tmp_path):
+    (tmp_path / "a.py").write_text(MISTAKES)
+    (tmp_path / "py2.py").write_text('print "x"\n')
+    code, out, _ = _main(capsys, "lint", "--format", "json", "--jobs", "1", str(tmp_path))
+    data = json.loads(out)
+    assert code == 1 and data["files"] == 2
+    assert [f["code"] for f in data["findings"]][-1] == "NBL001"
+    assert data["findings"][0] == {"path": str(tmp_path / "a.py"), "line": 6, "col": 1,
+                                   "code": "NPB101", "severity": "error",
+                                   "option": "precision_mode",
+                                   "message": data["findings"][0]["message"]}
+
+
+# --- run (subprocesses: each starts TensorFlow) -----------------------------------------
+
+def _run(argv, cwd):
+    env = dict(os.environ)
+    env["PYTHONPATH"] = REPO + os.pathsep + env.get("PYTHONPATH", "")
+    for var in ("RANK_SIZE", "RANK_ID", "DEVICE_ID", "NPU_BRIDGE_PRODUCT", "GE_USE_STATIC_MEMORY"):
+        env.pop(var, None)
+    env["TF_CPP_MIN_LOG_LEVEL"] = "2"
+    return subprocess.run([sys.executable, "-m", "npu_bridge", "run"] + argv, cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=600)
+
+
+@needs_acceptance
+def test_run_acceptance_session_script_report(tmp_path):
+    script = os.path.join(ACCEPTANCE, "session_parameter_map.py")
+    proc = _run(["--product", "atlas-a2-training", "--report", "out/r.json", script],
+                str(tmp_path))
+    # the report folder must exist: nothing but the report is created
+    assert proc.returncode == 2 and "does not exist" in proc.stderr
+    (tmp_path / "out").mkdir()
+    proc = _run(["--product", "atlas-a2-training", "--report", "out/r.json", script],
+                str(tmp_path))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout.splitlines()[-1].startswith("ok loss=")
+    data = json.loads((tmp_path / "out" / "r.json").read_text())
+    assert os.listdir(tmp_path / "out") == ["r.json"]
+    assert data["version"] == 1 and data["outcome"]["exit_code"] == 0
+    assert data["environment"]["set"]["RANK_SIZE"] == "1"
+    assert data["summary"]["configurations"] >= 1 and data["summary"]["errors"] == 0
+    conf = data["configurations"][0]
+    assert conf["kind"] == "session" and conf["product"] == "atlas-a2-training"
+    g, s = conf["options"]["global"], conf["options"]["session"]
+    assert g["ge.exec.precision_mode"] == "allow_mix_precision"
+    assert g["ge.exec.staticMemoryPolicy"] == "0"
+    assert s["ge.exec.atomicCleanPolicy"] == "1"
+    assert s["input_fusion_size"] == "25600"
+    assert s["graph_memory_max_size"] == str(26 * 1024 ** 3)
+    assert conf["options"]["adapter"]["iterations_per_loop"] == "5"
+    assert "npu-bridge run: %d configuration(s), 0 error(s)" % data["summary"][
+        "configurations"] in proc.stderr
+    assert "global   ge.exec.staticMemoryPolicy" in proc.stderr
+
+
+OWN_SCRIPT = textwrap.dedent("""\
+    import os, sys
+    import tensorflow as tf
+    from npu_bridge.npu_init import *
+    print("argv=%s name=%s cwd=%s path0=%s rank_size=%s" % (
+        sys.argv[1:], __name__, os.getcwd(), sys.path[0], os.environ.get("RANK_SIZE")))
+    config = tf.ConfigProto()
+    op = config.graph_options.rewrite_options.custom_optimizers.add()
+    op.name = "NpuOptimizer"
+    op.parameter_map["static_memory_policy"].i = int(sys.argv[1])
+    with tf.Session(config=config) as sess:
+        sess.run(tf.constant(1))
+    sys.exit(int(sys.argv[2]))
+    """)
+
+
+def test_run_own_script_strict_warning_argv_and_exit_code(tmp_path):
+    script = tmp_path / "scripts" / "train.py"
+    script.parent.mkdir()
+    script.write_text(OWN_SCRIPT)
+    # policy 1: a warning; --strict makes it exit 1; script exit code 0
+    proc = _run(["--strict", "--report", "r.json", str(script), "1", "0"], str(tmp_path))
+    assert proc.returncode == 1, proc.stderr[-3000:]
+    assert proc.stdout.splitlines()[0] == "argv=['1', '0'] name=__main__ cwd=%s path0=%s rank_size=1" % (
+        tmp_path, script.parent)
+    data = json.loads((tmp_path / "r.json").read_text())
+    conf = data["configurations"][0]
+    assert conf["options"]["global"]["ge.exec.staticMemoryPolicy"] == "1"
+    assert conf["effective"]["ge.exec.staticMemoryPolicy"] == "2"
+    assert data["summary"]["warnings"] >= 1 and data["strict"] is True
+    assert "warning NPB103 [static_memory_policy]" in proc.stderr
+    # the script's own non-zero exit code is kept
+    proc = _run(["--no-report", str(script), "0", "3"], str(tmp_path))
+    assert proc.returncode == 3, proc.stderr[-3000:]
+    assert sorted(os.listdir(tmp_path)) == ["r.json", "scripts"]
+
+
+def test_run_uncaught_config_error(tmp_path):
+    script = tmp_path / "bad.py"
+    script.write_text(OWN_SCRIPT)
+    proc = _run([str(script), "7", "0"], str(tmp_path))
+    assert proc.returncode == 1, proc.stderr[-3000:]
+    data = json.loads((tmp_path / "npu_bridge_report.json").read_text())
+    unc = data["outcome"]["uncaught"]
+    assert unc["type"] == "NpuConfigError"
+    assert [d["option"] for d in unc["diagnostics"] if d["severity"] == "error"] == [
+        "static_memory_policy"]
+    assert data["summary"]["errors"] == 1 and data["outcome"]["script_exit_code"] == 1
+    assert "uncaught NpuConfigError" in proc.stderr
+
+
+def test_run_refuses_symlink_report_before_running(tmp_path, capsys):
+    target = tmp_path / "target.txt"
+    target.write_text("keep")
+    (tmp_path / "r.json").symlink_to(target)
+    script = tmp_path / "s.py"
+    script.write_text("open(%r, 'w').write('ran')\n" % str(tmp_path / "ran"))
+    code, _, err = _main(capsys, "run", "--report", str(tmp_path / "r.json"), str(script))
+    assert code == 2 and "symbolic link" in err
+    assert target.read_text() == "keep" and not (tmp_path / "ran").exists()
