@@ -155,9 +155,9 @@ class DynamicRNN(_DynamicBasic):
             y = h_new
             keep = _step_mask(seq_length, t, batch)
             if keep is not None:
-                h_new = tf.where(keep, h_new, h)
-                c_new = tf.where(keep, c_new, c)
-                y = tf.where(keep, y, zeros)
+                h_new = tf.compat.v2.where(keep, h_new, h)
+                c_new = tf.compat.v2.where(keep, c_new, c)
+                y = tf.compat.v2.where(keep, y, zeros)
             return (h_new, c_new, y, i, j, f, o, tanhc)
 
         init = (init_h, init_c, zeros, zeros, zeros, zeros, zeros, zeros)
@@ -272,8 +272,8 @@ class DynamicGRUV2(_DynamicBasic):
             y = h_new
             keep = _step_mask(seq_length, t, batch)
             if keep is not None:
-                h_new = tf.where(keep, h_new, h)
-                y = tf.where(keep, y, zeros)
+                h_new = tf.compat.v2.where(keep, h_new, h)
+                y = tf.compat.v2.where(keep, y, zeros)
             return (h_new, y, z, r, n, hn)
 
         init = (init_h, zeros, zeros, zeros, zeros, zeros)

@@ -138,14 +138,14 @@ class ExponentialUpdateLossScaleManager(LossScaleManager):
             finite = tf.convert_to_tensor(finite_grads, dtype=tf.bool)
             grow = tf.logical_and(finite, good + 1 >= self._incr_every_n_steps)
             shrink = tf.logical_and(tf.logical_not(finite), bad + 1 >= self._decr_every_n_nan_or_inf)
-            grown = tf.where(scale < _FLOAT32_LIMIT / self._incr_ratio, scale * self._incr_ratio, scale)
+            grown = tf.compat.v2.where(scale < _FLOAT32_LIMIT / self._incr_ratio, scale * self._incr_ratio, scale)
             shrunk = tf.maximum(tf.constant(1.0), scale * self._decr_ratio)
-            new_scale = tf.where(grow, grown, tf.where(shrink, shrunk, scale))
+            new_scale = tf.compat.v2.where(grow, grown, tf.compat.v2.where(shrink, shrunk, scale))
             # finite: good+1 (0 after a change), bad kept (0 after a change);
             # not finite: good 0, bad+1 (0 after a change).
             zero = tf.constant(0, tf.int32)
-            new_good = tf.where(finite, tf.where(grow, zero, good + 1), zero)
-            new_bad = tf.where(finite, tf.where(grow, zero, bad), tf.where(shrink, zero, bad + 1))
+            new_good = tf.compat.v2.where(finite, tf.compat.v2.where(grow, zero, good + 1), zero)
+            new_bad = tf.compat.v2.where(finite, tf.compat.v2.where(grow, zero, bad), tf.compat.v2.where(shrink, zero, bad + 1))
             # Read all old values before any write.
             with tf.control_dependencies([new_scale, new_good, new_bad]):
                 return tf.group(tf.compat.v1.assign(scale, new_scale), tf.compat.v1.assign(good, new_good),
