@@ -242,7 +242,8 @@ def _cmd_options(args):
     else:
         print("product: %s" % ((conf or {}).get("product") or args.product or "none"))
         if conf is not None:
-            print("\n".join(report.configuration_lines(conf, show_defaults=args.all)))
+            print("\n".join(report.configuration_lines(conf, show_defaults=args.all,
+                                                        hidden_hint="--all lists them")))
         else:
             print("  not resolved: the configuration has errors")
         for d in diags:

@@ -186,7 +186,7 @@ def _table(rows, header):
     return [fmt % tuple(header)] + [fmt % tuple(r) for r in rows]
 
 
-def configuration_lines(conf, show_defaults=False):
+def configuration_lines(conf, show_defaults=False, hidden_hint="see the report"):
     """Text lines for one configuration: level, GE key, value, effective, source; then its
     diagnostics. Keys whose source is a default are left out unless `show_defaults`."""
     rows, hidden = [], 0
@@ -206,7 +206,7 @@ def configuration_lines(conf, show_defaults=False):
     else:
         lines.append("  (no options set by the script)")
     if hidden:
-        lines.append("  (%d default option(s) not shown: see the report)" % hidden)
+        lines.append("  (%d default option(s) not shown: %s)" % (hidden, hidden_hint))
     for d in conf["diagnostics"]:
         if d["severity"] == "info":
             continue
