@@ -1,0 +1,28 @@
+"""The main job: examples/digits_estimator.py trains to >= 0.9 and prints the GE tables."""
+import os
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def test_digits_example_trains_and_prints_ge_options(tmp_path):
+    result = subprocess.run(
+        [sys.executable, os.path.join(ROOT, "examples", "digits_estimator.py"),
+         "--steps", "300", "--iterations-per-loop", "10"],
+        cwd=str(tmp_path), capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr[-3000:]
+    out = result.stdout
+    accuracy_line = [line for line in out.splitlines() if line.startswith("test accuracy:")][0]
+    assert float(accuracy_line.split()[2]) >= 0.9, accuracy_line
+    assert "after 300 global steps (10 per Session.run)" in accuracy_line
+    for title in ("GEInitialize (global)", "ge::Session (session)", "AddGraph (graph)",
+                  "Diagnostics"):
+        assert title in out
+    rows = {line.split()[0]: line.split()[1:] for line in out.splitlines()
+            if line.startswith("  ge.") or line.startswith("  atomic")}
+    # MemoryConfig(atomic_clean_policy=1, static_memory_policy=2) reaches GE at its levels.
+    assert rows["ge.exec.staticMemoryPolicy"] == ["2"]
+    assert rows["ge.exec.atomicCleanPolicy"] == ["1"]
+    assert out.index("ge.exec.staticMemoryPolicy") < out.index("ge::Session (session)")
+    assert out.index("ge.exec.atomicCleanPolicy") > out.index("ge::Session (session)")
