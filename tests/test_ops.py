@@ -187,3 +187,21 @@ def test_dynamic_rnn_matches_lstm_cell_steps_and_shapes():
         DynamicRNN(6, tf.float32, direction="SIDEWAYS")(x)
     with pytest.raises(NotImplementedError, match="use_peephole"):
         DynamicRNN(6, tf.float32, use_peephole=True)(x)
+
+
+def test_convert_dropout_routes_keras_dropout_through_npu_dropout():
+    from npu_bridge.estimator.npu import npu_convert_dropout
+    try:
+        assert tf.keras.layers.Dropout.call is npu_convert_dropout.dropout_call
+        layer = tf.keras.layers.Dropout(0.25)
+        x = tf.ones([20000])
+        train_out, infer_out = layer(x, training=True), layer(x, training=False)
+        with v1.Session() as sess:
+            train_v, infer_v = sess.run([train_out, infer_out])
+        assert abs(np.mean(train_v != 0) - 0.75) < 0.02
+        np.testing.assert_allclose(train_v[train_v != 0], 1 / 0.75, rtol=1e-6)
+        assert np.all(infer_v == 1.0)
+        assert any(op.name.startswith("dropout") and op.type == "Floor"
+                   for op in train_out.graph.get_operations())
+    finally:
+        npu_convert_dropout._restore_for_tests()
