@@ -45,12 +45,15 @@ from tensorflow.python.framework import ops as _ops
 
 from npu_bridge import _records
 from npu_bridge.estimator.npu import util as _util
+from npu_bridge.ge import Diagnostic, NpuConfigError, resolve
 
 _NPU_OPTIMIZER = "NpuOptimizer"
+_OFF = rewriter_config_pb2.RewriterConfig.OFF
+_JIT_OFF = config_pb2.OptimizerOptions.OFF
 _POLICY_KEY = "ge.exec.staticMemoryPolicy"
 _GUARDED_POLICIES = frozenset(("2", "4"))
-# Environment variables that may change a resolution (product, GE_USE_STATIC_MEMORY, paths).
-_ENV_PREFIXES = ("GE_", "NPU_BRIDGE", "ASCEND", "RANK_", "DEVICE_", "JOB_ID", "CM_WORKER")
+# The environment variables npu_bridge.ge.resolve reads (its docstring): part of the cache key.
+_RESOLVER_ENV = ("NPU_BRIDGE_PRODUCT", "GE_USE_STATIC_MEMORY", "ASCEND_WORK_PATH")
 # Code of the run-time concurrency refusal (npu_bridge.ge.diagnostics.CODES).
 CONCURRENT_GRAPHS_CODE = "NPB123"
 
@@ -64,6 +67,7 @@ _CACHE_LIMIT = 256
 
 _logged_lock = threading.Lock()
 _logged = set()           # diagnostics already logged once
+_logged_results = {}      # id -> GeOptions whose diagnostics were all logged
 
 _guard_lock = threading.Lock()
 _executing = {}           # graph key -> number of guarded runs executing it
@@ -80,29 +84,49 @@ def find_npu_optimizer(config):
     return None
 
 
-def apply_npu_session_defaults(config):
+def apply_npu_session_defaults(config, _has_npu_optimizer=None):
     """Edit `config` (a ConfigProto) in place the way the real adapter does and return it.
 
     Adds an NpuOptimizer custom optimizer when there is none (and only then turns
     memory_optimization OFF, as the real one), sets allow_soft_placement, clears
     log_device_placement, turns remapping OFF and the XLA global_jit_level OFF.
     """
-    rewrite = config.graph_options.rewrite_options
-    if find_npu_optimizer(config) is None:
+    graph_options = config.graph_options
+    rewrite = graph_options.rewrite_options
+    if _has_npu_optimizer is None:
+        _has_npu_optimizer = find_npu_optimizer(config) is not None
+    if not _has_npu_optimizer:
         rewrite.custom_optimizers.add().name = _NPU_OPTIMIZER
-        rewrite.memory_optimization = rewriter_config_pb2.RewriterConfig.OFF
-    config.allow_soft_placement = True
-    config.log_device_placement = False
-    rewrite.remapping = rewriter_config_pb2.RewriterConfig.OFF
-    config.graph_options.optimizer_options.global_jit_level = config_pb2.OptimizerOptions.OFF
+        rewrite.memory_optimization = _OFF
+    # Writes only where needed: a protobuf write costs more than a read, and the same
+    # config is often passed again and again.
+    if not config.allow_soft_placement:
+        config.allow_soft_placement = True
+    if config.log_device_placement:
+        config.log_device_placement = False
+    if rewrite.remapping != _OFF:
+        rewrite.remapping = _OFF
+    optimizer_options = graph_options.optimizer_options
+    if optimizer_options.global_jit_level != _JIT_OFF:
+        optimizer_options.global_jit_level = _JIT_OFF
     return config
 
 
+_ENV_BYTES = getattr(os.environ, "_data", None)   # CPython's raw environment dict (bytes keys)
+_RESOLVER_ENV_KEYS = tuple(os.environ.encodekey(name) for name in _RESOLVER_ENV) \
+    if _ENV_BYTES is not None else _RESOLVER_ENV
+
+
 def _env_snapshot():
-    return tuple(sorted((k, v) for k, v in os.environ.items() if k.startswith(_ENV_PREFIXES)))
+    # os.environ.get on a missing key goes through KeyError (tens of microseconds for three
+    # names); the raw dict answers at once and is what os.environ itself updates.
+    if _ENV_BYTES is not None:
+        get = _ENV_BYTES.get
+        return tuple(get(name) for name in _RESOLVER_ENV_KEYS)
+    return tuple(os.environ.get(name) for name in _RESOLVER_ENV)
 
 
-def resolve_session_config(config):
+def resolve_session_config(config, npu_optimizer=False):
     """Resolve the NpuOptimizer of `config` (a ConfigProto; none means all defaults).
 
     Results are cached by the serialized optimizer and the relevant environment, so opening
@@ -113,9 +137,10 @@ def resolve_session_config(config):
     Raises:
       npu_bridge.ge.NpuConfigError: the configuration has errors (all of them attached).
     """
-    from npu_bridge.ge import resolve  # layer 1; imported late so this module loads first
-    npu_optimizer = find_npu_optimizer(config) if config is not None else None
-    blob = npu_optimizer.SerializeToString(deterministic=True) if npu_optimizer is not None else b""
+    if npu_optimizer is False:   # not looked up by the caller yet
+        npu_optimizer = find_npu_optimizer(config) if config is not None else None
+    # Not deterministic: a different map order only costs a cache miss, and is cheaper.
+    blob = npu_optimizer.SerializeToString() if npu_optimizer is not None else b""
     key = (blob, _env_snapshot())
     ge_options = _resolution_cache.get(key)
     if ge_options is None:
@@ -127,6 +152,7 @@ def resolve_session_config(config):
         with _cache_lock:
             if len(_resolution_cache) >= _CACHE_LIMIT:
                 _resolution_cache.clear()
+                _logged_results.clear()
             _resolution_cache[key] = ge_options
     log_diagnostics_once(ge_options)
     return ge_options
@@ -134,6 +160,8 @@ def resolve_session_config(config):
 
 def log_diagnostics_once(ge_options):
     """Log each warning (and info) diagnostic of `ge_options` once per process."""
+    if id(ge_options) in _logged_results:   # a cached resolution seen before: nothing new
+        return
     for diag in ge_options.diagnostics:
         if diag.severity == "error":
             continue
@@ -145,6 +173,8 @@ def log_diagnostics_once(ge_options):
         log = tf.compat.v1.logging.warning if diag.severity == "warning" else tf.compat.v1.logging.info
         log("npu_bridge %s %s (%s=%s): %s", diag.severity, diag.code, diag.option, diag.value,
             diag.message)
+    with _logged_lock:
+        _logged_results[id(ge_options)] = ge_options   # held, so the id stays this object's
 
 
 def guarded_policy(ge_options):
@@ -172,12 +202,13 @@ def _wrap_init(original):
         if not isinstance(config, config_pb2.ConfigProto):
             # Not ours to judge: stock TF raises its own TypeError.
             return original(self, *args, **kwargs)
+        npu_optimizer = find_npu_optimizer(config)
         try:
-            ge_options = resolve_session_config(config)   # raises before anything is changed
+            ge_options = resolve_session_config(config, npu_optimizer)   # raises before any change
         except Exception:
             self._session = None   # BaseSession.__del__ reads it on this half-built object
             raise
-        apply_npu_session_defaults(config)
+        apply_npu_session_defaults(config, npu_optimizer is not None)
         kwargs["config"] = config
         if len(args) > config_index:
             args = args[:config_index] + args[config_index + 1:]
@@ -242,7 +273,6 @@ def graph_key(graph, fetches, feed_dict):
 
 
 def _concurrency_error(policy):
-    from npu_bridge.ge.diagnostics import Diagnostic, NpuConfigError
     message = ("static_memory_policy=%s does not support graphs that execute concurrently: "
                "another graph of this process is executing; run the graphs one after the "
                "other, or use static_memory_policy 0 or 3 (allowed: 0, 1, 2, 3, 4; rule from "
@@ -351,3 +381,4 @@ def clear_caches():
         _resolution_cache.clear()
     with _logged_lock:
         _logged.clear()
+        _logged_results.clear()
