@@ -1,5 +1,7 @@
 """NPUEstimator / NPUEstimatorSpec: construction-time resolution, iterations_per_loop step
 counts seen by hooks, host_call, evaluate/predict/export, train_and_evaluate."""
+import os
+
 import numpy as np
 import pytest
 import tensorflow as tf
@@ -208,3 +210,25 @@ def test_train_and_evaluate(tmp_path):
     eval_spec = tf.estimator.EvalSpec(eval_input_fn, steps=None, throttle_secs=0)
     metrics, _ = tf.estimator.train_and_evaluate(estimator, train_spec, eval_spec)
     assert metrics["global_step"] == 40
+
+
+def test_output_tensor_and_tell_me_hooks(tmp_path, monkeypatch):
+    from npu_bridge.estimator.npu.npu_hook import NPUOutputTensorHook, TellMeStepOrLossHook
+    batches = []
+    graph = tf.Graph()
+    with graph.as_default():
+        step = tf.compat.v1.train.get_or_create_global_step()
+        inc = tf.compat.v1.assign_add(step, 1)
+        output = NPUOutputTensorHook({"step": step}, output_fn=batches.append, output_every_n_steps=2)
+        monkeypatch.setenv("STEP_NOW", "x")        # restored after the test
+        monkeypatch.setenv("TOTAL_STEP", "x")
+        tell = TellMeStepOrLossHook(step=step, total_step=5)
+        with tf.compat.v1.train.MonitoredSession(hooks=[output, tell]) as sess:
+            for _ in range(5):
+                sess.run(inc)
+    assert [len(b) for b in batches] == [2, 2, 1]          # every 2 runs, the rest at the end
+    assert all(set(item) == {"step"} for b in batches for item in b)
+    # The step is read in the same run as the increment: before or after it, as TF orders.
+    assert os.environ["STEP_NOW"] in ("4", "5") and os.environ["TOTAL_STEP"] == "5"
+    with pytest.raises(ValueError, match="step or loss"):
+        TellMeStepOrLossHook()
