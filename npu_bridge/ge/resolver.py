@@ -23,6 +23,8 @@ _STATIC_ENV = "GE_USE_STATIC_MEMORY"
 _ALIGN_KEYS = ("ge.exec.inputReuseMemIndexes", "ge.exec.outputReuseMemIndexes",
                "ge.exec.outputReuseInputMemIndexes")
 _STATIC_POLICY = "ge.exec.staticMemoryPolicy"
+_DECIMAL = re.compile(r"-?[0-9]+").fullmatch   # ASCII only, as GE parses it
+_INDEX = re.compile(r"[0-9]{1,40}").fullmatch   # longer: beyond any graph, and int()'s limit
 
 
 # ---------------------------------------------------------------- generic rule kinds
@@ -45,8 +47,8 @@ def _fast_ok(row):
         if lo is not None:
             return lambda v: type(v) is int and lo <= v
         return lambda v: type(v) is int and v <= hi
-    if kind == "regex":
-        match = re.compile(row.pattern).fullmatch
+    if kind == "regex":  # ASCII: GE's parsers take only ASCII digits and letters
+        match = re.compile(row.pattern, re.ASCII).fullmatch
         return lambda v: v == "" or match(v) is not None
     if kind in ("bool", "any"):
         return lambda v: True
@@ -83,10 +85,11 @@ def _check(row, option, value):
         if kind == "int_string":
             if value == "":
                 return value, ()
-            try:
-                number = int(value)
-            except (TypeError, ValueError):
+            if not isinstance(value, str) or not _DECIMAL(value):
                 return value, (_invalid(row, option, value, "not a decimal integer"),)
+            if len(value) > 40:  # beyond int64 (and int()'s digit limit)
+                return value, (_invalid(row, option, value, "out of range"),)
+            number = int(value)
         if not isinstance(number, int) or isinstance(number, bool):
             return value, (_invalid(row, option, value, "not an integer"),)
         lo, hi = row.min, row.max
@@ -100,7 +103,7 @@ def _check(row, option, value):
                                   "source: %s" % (option, value, row.allowed_text, bound, row.source)),)
         return value, (_invalid(row, option, value, "out of range"),)
     if kind == "regex":
-        if value == "" or re.fullmatch(row.pattern, value):
+        if value == "" or re.fullmatch(row.pattern, value, re.ASCII):
             return value, ()
         return value, (_invalid(row, option, value, "wrong format"),)
     if kind == "path":
@@ -173,6 +176,8 @@ def _value_of(attr, want):
     if which is not None:
         field = which("value")
         if field is None:  # an AttrValue nobody set: the adapter reads the proto default
+            if want is None:
+                return None, None
             field = want
         value = getattr(attr, field)
         if field == "s":
@@ -181,7 +186,9 @@ def _value_of(attr, want):
     for typ, field in _PY_FIELD:
         if isinstance(attr, typ):
             return field, attr.decode("utf-8", "replace") if typ is bytes else attr
-    return "list", attr
+    if isinstance(attr, (list, tuple)):
+        return "list", attr
+    return "a Python %s" % type(attr).__name__, attr  # not an AttrValue: no field reads it
 
 
 def _unpack(config):
@@ -263,7 +270,9 @@ def resolve(config, product=None, env=None):
             continue
         row, want, ok, outs, deprecation, src = spec
         field = py_fields.get(type(attr))
-        if field is None:  # an AttrValue
+        if field is None and not hasattr(attr, "WhichOneof"):  # None, a list, an int subclass
+            field, value = _value_of(attr, want)
+        elif field is None:  # an AttrValue
             field = attr.WhichOneof("value") or want
             value = getattr(attr, field)
             if field == "s":
@@ -484,7 +493,7 @@ def resolve_ge(global_options=None, session_options=None, graph_options=None, ir
             continue
         items.append(("ir_global", row.ge_key, value, "ir_option:" + name))
     for level, key, value, src in items:
-        text = _text(value) if not isinstance(value, bytes) else value.decode()
+        text = _text(value) if not isinstance(value, bytes) else value.decode("utf-8", "replace")
         row = catalog.BY_GE_KEY.get(key)
         allowed_levels = row.levels + ("ir_global",) if row is not None and row.ir_option else (
             row.levels if row is not None else SCOPES.get(key))
@@ -499,10 +508,7 @@ def resolve_ge(global_options=None, session_options=None, graph_options=None, ir
                               "%s is not accepted at the %s level; GE accepts it at: %s; "
                               "source: %s" % (key, level, ", ".join(allowed_levels), where)))
         if row is not None and row.rule in ("range", "clamp"):
-            try:
-                number = int(text)
-            except ValueError:
-                number = text
+            number = int(text) if _DECIMAL(text) and len(text) <= 40 else text
             if not _GE_ROW_OK[key](number):
                 number, found = _check(row, option, number)
                 diags.extend(found)
@@ -553,12 +559,12 @@ def check_graph(ge_options, num_inputs, num_outputs):
             if not text:
                 continue
             if limit_for is not None:
-                kept = [x for x in text.split(",") if x.isdigit() and int(x) < limit_for(0)]
+                kept = [x for x in text.split(",") if _INDEX(x) and int(x) < limit_for(0)]
                 dropped = [x for x in text.split(",") if x not in kept]
                 new = ",".join(kept)
             else:
                 pairs = [p.split(",") for p in text.split("|")]
-                good = [p for p in pairs if len(p) == 2 and p[0].isdigit() and p[1].isdigit()
+                good = [p for p in pairs if len(p) == 2 and _INDEX(p[0]) and _INDEX(p[1])
                         and int(p[0]) < num_inputs and int(p[1]) < num_outputs]
                 dropped = ["%s" % ",".join(p) for p in pairs if p not in good]
                 new = "|".join(",".join(p) for p in good)
