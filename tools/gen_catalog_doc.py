@@ -1,4 +1,4 @@
-"""Generate docs/options.md and docs/diagnostics.md from the catalog (npu_bridge.ge).
+"""Generate docs/options.md, docs/diagnostics.md and README's catalog section from the catalog.
 
 Usage: python tools/gen_catalog_doc.py [--check]
   --check: exit 1 if the committed files differ from what would be generated.
@@ -90,7 +90,62 @@ def render_diagnostics():
     return "\n".join(lines) + "\n"
 
 
-OUTPUTS = {"docs/options.md": render_options, "docs/diagnostics.md": render_diagnostics}
+README_BEGIN = "<!-- BEGIN GENERATED: catalog (tools/gen_catalog_doc.py; do not edit by hand) -->"
+README_END = "<!-- END GENERATED: catalog -->"
+
+
+def render_readme_section():
+    """README's generated part: products, diagnostic codes, and every option in one line."""
+    lines = [README_BEGIN, "", "## Reference (generated from the catalog)", "",
+             "### Products", "",
+             "Ids as `product=` / `--product` / `$NPU_BRIDGE_PRODUCT` take them; `soc_config` "
+             "SoC names map to them as `docs/options.md` lists.", "",
+             "| id | product (as the seeds name it) |", "| --- | --- |"]
+    for p in products.PRODUCTS.values():
+        lines.append("| `%s` | %s |" % (p.id, " / ".join(p.seed_names)))
+    lines += ["", "### Diagnostic codes", "", "| code | severity | meaning | rule source |",
+              "| --- | --- | --- | --- |"]
+    for code, (severity, title, source) in CODES.items():
+        lines.append("| `%s` | %s | %s | %s |" % (code, severity, _cell(title), _cell(source)))
+    lines += ["", "### Options", "",
+              "Every `parameter_map` key (with the `NPURunConfig` / config-class argument that "
+              "sets it) and every GE option of the seeds: GE key(s) with the level each is sent "
+              "at, allowed values, products (all unless listed) and the rule's source. Full "
+              "columns (field, defaults, estimator behaviour): `docs/options.md`.", "",
+              "| option | GE key @ level | values | products | source |",
+              "| --- | --- | --- | --- | --- |"]
+    for row in catalog.OPTIONS:
+        if row.key:
+            name = "`%s`" % row.key
+            if row.runconfig_arg and row.runconfig_arg != row.key:
+                name += " (`%s`)" % row.runconfig_arg
+            ge = "<br>".join("`%s` @ %s" % (r.key, r.level) for r in row.routes)
+        else:
+            name = "`%s`" % row.ge_key
+            if row.ir_option:
+                name += " (ir_option `%s`)" % row.ir_option
+            ge = "`%s` @ %s" % (row.ge_key, ", ".join(row.levels))
+        prods = ", ".join(row.products) if row.products else ""
+        lines.append("| %s | %s | %s | %s | %s |" % (
+            name, ge, _cell(row.allowed_text), prods, _cell(row.source)))
+    lines += ["", README_END]
+    return "\n".join(lines)
+
+
+def render_readme():
+    """README.md with its generated section replaced (the rest kept as written)."""
+    text = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
+    head, sep, rest = text.partition(README_BEGIN)
+    if not sep:
+        raise SystemExit("README.md lacks the marker line %s" % README_BEGIN)
+    _, sep, tail = rest.partition(README_END)
+    if not sep:
+        raise SystemExit("README.md lacks the marker line %s" % README_END)
+    return head + render_readme_section() + tail
+
+
+OUTPUTS = {"docs/options.md": render_options, "docs/diagnostics.md": render_diagnostics,
+           "README.md": render_readme}
 
 
 def main(argv):
