@@ -22,6 +22,7 @@ _CONST_ZERO = util._CONST_ZERO  # pylint: disable=protected-access
 _CONST_ONE = util._CONST_ONE  # pylint: disable=protected-access
 
 _logging = tf.compat.v1.logging
+_INFO = 20  # logging.INFO
 
 for _name in (_ITERATIONS_PER_LOOP_VAR, _LOOP_COND_VAR, _CONST_ZERO, _CONST_ONE):
     util.register_func(_name)
@@ -106,8 +107,12 @@ class NPUCheckpointSaverHook(tf.compat.v1.train.CheckpointSaverHook):
                          listeners=listeners)
 
     def after_run(self, run_context, run_values):
-        global_step = run_context.session.run(self._global_step_tensor)
-        _logging.info("global_step...%s", global_step)
+        # The real hook reads the global step with an extra Session.run after every step only
+        # to log it; that run costs as much as a small model's step on the CPU, so it is done
+        # only when the INFO line would actually be emitted (bench/RESULTS.md).
+        if tf.get_logger().isEnabledFor(_INFO):
+            global_step = run_context.session.run(self._global_step_tensor)
+            _logging.info("global_step...%s", global_step)
         super().after_run(run_context, run_values)
 
     def end(self, session):
