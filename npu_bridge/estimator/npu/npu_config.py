@@ -86,16 +86,29 @@ _ROWS_BY_ARG = _rows_by_arg()
 _FIELD_TYPES = {"b": "a bool", "i": "an int", "s": "a str", "f": "a number"}
 
 
+_INT64 = (-2 ** 63, 2 ** 63 - 1)
+
+
+def _utf8_ok(text):
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def _matches_field(value, field, row):
     """Whether the estimator can write `value` into AttrValue field `field` for `row`."""
     if field == "b":
         return isinstance(value, (bool, numbers.Integral))
-    if field == "i":
-        return isinstance(value, numbers.Integral)
+    if field == "i":  # AttrValue.i is an int64: protobuf raises ValueError beyond it
+        return isinstance(value, numbers.Integral) and _INT64[0] <= value <= _INT64[1]
     if field == "f":
         return isinstance(value, numbers.Real)
     if field == "s":
-        if isinstance(value, (str, bytes)):
+        if isinstance(value, str):  # the estimator's as_bytes raises on a lone surrogate
+            return _utf8_ok(value)
+        if isinstance(value, bytes):
             return True
         # Memory sizes are written as str(int) (real estimator).
         return row.type == "bytes" and isinstance(value, numbers.Integral) \
@@ -136,9 +149,15 @@ def _check_row_type(owner, arg, value, row, problems):
                 % (arg, _FIELD_TYPES[row.field], row.key, row.field, _REAL_ESTIMATOR))
         return
     if _write_field(value, row) is None:
+        got = type(value).__name__
+        if isinstance(value, numbers.Integral) and not isinstance(value, bool) \
+                and not _INT64[0] <= value <= _INT64[1]:
+            got += " outside the int64 range of AttrValue.i"
+        elif isinstance(value, str) and not _utf8_ok(value):
+            got += " that is not encodable as UTF-8"
         problems.append(
             "%s=%r: expected %s, got %s; written to parameter_map[%r].%s (source: %s)"
-            % (arg, value, _allowed_types_text(row), type(value).__name__, row.key, row.field,
+            % (arg, value, _allowed_types_text(row), got, row.key, row.field,
                _REAL_ESTIMATOR))
 
 
@@ -164,6 +183,10 @@ def _check_int(arg, value, problems, minimum):
     if value < minimum:
         problems.append("%s=%r: must be an int >= %d (source: %s)"
                         % (arg, value, minimum, _REAL_CONFIG))
+        return False
+    if value > _INT64[1]:  # written to AttrValue.i: protobuf raises ValueError beyond int64
+        problems.append("%s=%r: must be at most %d (an int64, AttrValue.i; source: %s)"
+                        % (arg, value, _INT64[1], _REAL_ESTIMATOR))
         return False
     return True
 
@@ -437,7 +460,10 @@ def _check_npu_args(args, problems):
         problems.append("iterations_per_loop=%r: must be 1 when mix_compile_mode is True "
                         "(source: %s)" % (args["iterations_per_loop"], _REAL_CONFIG))
     jit = args["jit_compile"]
-    if not isinstance(jit, (str, bool)):
+    if isinstance(jit, str) and not _utf8_ok(jit):
+        problems.append("jit_compile=%r: not encodable as UTF-8 (the estimator writes it with "
+                        "as_bytes; source: %s)" % (jit, _REAL_ESTIMATOR))
+    elif not isinstance(jit, (str, bool)):
         problems.append("jit_compile=%r: expected a str ('auto', 'true', 'false') or, as "
                         "older adapters took it, a bool; got %s (source: %s)"
                         % (jit, type(jit).__name__, _REAL_CONFIG))
