@@ -58,6 +58,7 @@ _RESOLVER_ENV = ("NPU_BRIDGE_PRODUCT", "GE_USE_STATIC_MEMORY", "ASCEND_WORK_PATH
 CONCURRENT_GRAPHS_CODE = "NPB123"
 
 _patch_lock = threading.Lock()
+_apply_lock = threading.Lock()     # the in-place edit of a caller's ConfigProto
 _originals = {}           # (class, attribute) -> original function
 _session_numbers = itertools.count(1)
 
@@ -208,7 +209,10 @@ def _wrap_init(original):
         except Exception:
             self._session = None   # BaseSession.__del__ reads it on this half-built object
             raise
-        apply_npu_session_defaults(config, npu_optimizer is not None)
+        with _apply_lock:   # one config shared by sessions opened from several threads:
+            # re-check under the lock, or each thread adds its own NpuOptimizer
+            apply_npu_session_defaults(config, npu_optimizer is not None
+                                       or find_npu_optimizer(config) is not None)
         kwargs["config"] = config
         if len(args) > config_index:
             args = args[:config_index] + args[config_index + 1:]
