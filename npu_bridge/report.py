@@ -125,11 +125,25 @@ def dumps(report):
 def check_destination(path):
     """The absolute destination path, after checking it can be replaced safely.
 
+    `..` and symlinked folders are resolved as the OS resolves them (the returned path is
+    the physical one); only the last component is never followed.
+
     Raises:
-      ReportPathError: the destination is a symlink (never followed) or a folder, or its
-        parent folder does not exist (nothing is created but the report itself).
+      ReportPathError: the destination is a symlink (never followed) or a folder (or ends
+        with a separator), or its parent folder does not exist (nothing is created but the
+        report itself).
     """
-    path = os.path.abspath(path)
+    path = os.fspath(path)
+    if not path or path.endswith(os.sep) or (os.altsep and path.endswith(os.altsep)):
+        raise ReportPathError("report destination %r names a directory" % path)
+    # Not os.path.abspath: it drops `link/..` lexically, while the OS goes to the parent of
+    # the link's target. Resolve the folder physically, keep the last component as given.
+    folder, base = os.path.split(os.path.join(os.getcwd(), path))
+    if base in (".", ".."):
+        raise ReportPathError("report destination %s is a directory" % os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise ReportPathError("report folder %s does not exist" % os.path.abspath(folder))
+    path = os.path.join(os.path.realpath(folder), base)
     if os.path.islink(path):
         raise ReportPathError("report destination %s is a symbolic link: refusing to replace it"
                               % path)
