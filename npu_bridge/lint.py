@@ -29,6 +29,7 @@ import concurrent.futures
 import dataclasses
 import os
 import re
+import stat
 
 # Files above this size are reported (NBL002) instead of parsed: bounded time per file.
 DEFAULT_MAX_BYTES = 2 * 1024 * 1024
@@ -639,7 +640,11 @@ def lint_source(source, path="<string>", product=None, env=None, ignore=()):
 def lint_file(path, product=None, env=None, max_bytes=DEFAULT_MAX_BYTES, ignore=()):
     """Findings of one file; unreadable (NBL003) and oversized (NBL002) files are findings."""
     try:
-        size = os.path.getsize(path)
+        info = os.stat(path)
+        if not stat.S_ISREG(info.st_mode):  # a FIFO or device would block or never end
+            return [Finding(path, 1, 1, "NBL003", "error",
+                            "cannot read file: not a regular file")]
+        size = info.st_size
         if size > max_bytes:
             return [Finding(path, 1, 1, "NBL002", "warning",
                             "file is %d bytes, above the %d-byte limit: not checked"
