@@ -169,6 +169,79 @@ _PRODUCT_KEYS = frozenset(r.key for r in catalog.OPTIONS
 _GE_ROW_OK = {row.ge_key: _fast_ok(row) for row in catalog.OPTIONS if not row.key}
 
 
+# ---------------------------------------------------------------- per-entry effects
+_EFFECTS = {}            # memo key -> effect; see _entry_effect()
+_EFFECTS_LIMIT = 8192    # cleared when full (values are few in practice: mostly defaults)
+_ATTR_TYPES = {}         # AttrValue-like type (has WhichOneof) -> its SerializeToString
+
+
+def _entry_effect(key, attr, memo_key):
+    """What one parameter_map entry does: `(forward, value, writes, diagnostics)`.
+
+    `forward`: None when the value is dropped; else the `{GE key: source}` updates of
+    `sources` (possibly empty), and the value is kept for the cross-option rules;
+    `writes`: `((level index, GE key, text), ...)`; `diagnostics`: a tuple of the entry's own
+    diagnostics (unknown key, wrong field, invalid value, deprecation), in that order.
+    A pure function of the key and the value as set, so it is memoized under `memo_key`
+    (not for floats: -0.0 == 0.0 but they print differently).
+    """
+    typ = type(attr)
+    if typ not in _PY_TYPE_FIELD and typ not in _ATTR_TYPES and hasattr(attr, "WhichOneof") \
+            and callable(getattr(typ, "SerializeToString", None)):
+        _ATTR_TYPES[typ] = typ.SerializeToString
+        memo_key = None  # built for a plain value; an AttrValue is keyed by its bytes
+    spec = _SPECS.get(key)
+    if spec is None:
+        field, value = _value_of(attr, None)
+        close = catalog.suggest(key)
+        hint = ("; did you mean %s?" % " or ".join(repr(c) for c in close)) if close else ""
+        effect = (None, value, (), (make("NPB100", key, value,
+                                         "unknown parameter_map key %r: the real adapter "
+                                         "ignores it%s" % (key, hint)),))
+    else:
+        field, value = _value_of(attr, spec[1])
+        effect = _effect(spec, key, field, value)
+    if memo_key is not None and not isinstance(value, float):
+        if len(_EFFECTS) >= _EFFECTS_LIMIT:
+            _EFFECTS.clear()
+        _EFFECTS[memo_key] = effect
+    return effect
+
+
+def _effect(spec, key, field, value):
+    """The effect (see `_entry_effect`) of a known key set in `field` to `value`."""
+    row, want, ok, outs, deprecation, src = spec
+    diags = []
+    if field != want:
+        how = row.other_fields.get(field)
+        if how == "convert":
+            diags.append(make("NPB102", key, value,
+                              "%s set in AttrValue field %s: older adapters read it there, "
+                              "current ones read %s; converted to %r"
+                              % (key, field, _FIELD_NAMES[want], _text(value))))
+            value = _text(value)
+        elif how != "accept":
+            diags.append(make("NPB101", key, value,
+                              "%s is read from AttrValue field %s but was set in %s: the "
+                              "real adapter ignores the value; set parameter_map[%r].%s "
+                              "(source: reference npu_options.json)"
+                              % (key, _FIELD_NAMES[want], _FIELD_NAMES.get(field, field),
+                                 key, want)))
+            return None, value, (), tuple(diags)
+    if ok is not None and not ok(value):
+        value, found = _check(row, key, value)
+        if found:
+            diags.extend(found)
+            if any(d.severity == "error" for d in found):
+                return None, value, (), tuple(diags)  # not forwarded; cross-option rules skip it
+    writes = tuple((idx, gekey, fmt(value)) for idx, gekey, fmt, when in outs
+                   if not (when == "nonempty" and not value))
+    srcs = {gekey: src for idx, gekey, _ in writes if idx < 3}
+    if deprecation is not None:
+        diags.append(Diagnostic("NPB105", "info", key, value, deprecation))
+    return srcs, value, writes, tuple(diags)
+
+
 # ---------------------------------------------------------------- inputs
 def _value_of(attr, want):
     """(field, python value) of an AttrValue (duck-typed) or a plain Python value."""
@@ -253,65 +326,39 @@ def resolve(config, product=None, env=None):
     env = os.environ if env is None else env
     pmap, used_classes, note = _unpack(config)
     diags = []
-    levels = (dict(_DEFAULTS[0]), dict(_DEFAULTS[1]), dict(_DEFAULTS[2]), dict(_DEFAULTS[3]))
+    levels = level_dicts = (dict(_DEFAULTS[0]), dict(_DEFAULTS[1]), dict(_DEFAULTS[2]),
+                            dict(_DEFAULTS[3]))
     sources = dict(_DEFAULT_SOURCES)
     values = {}
-    specs = _SPECS
-    py_fields = _PY_TYPE_FIELD
-    for key, attr in pmap.items():
-        spec = specs.get(key)
-        if spec is None:
-            field, value = _value_of(attr, None)
-            close = catalog.suggest(key)
-            hint = ("; did you mean %s?" % " or ".join(repr(c) for c in close)) if close else ""
-            diags.append(make("NPB100", key, value,
-                              "unknown parameter_map key %r: the real adapter ignores it%s"
-                              % (key, hint)))
-            continue
-        row, want, ok, outs, deprecation, src = spec
-        field = py_fields.get(type(attr))
-        if field is None and not hasattr(attr, "WhichOneof"):  # None, a list, an int subclass
-            field, value = _value_of(attr, want)
-        elif field is None:  # an AttrValue
-            field = attr.WhichOneof("value") or want
-            value = getattr(attr, field)
-            if field == "s":
-                value = value.decode("utf-8", "replace")
-        elif field == "s" and type(attr) is bytes:
-            value = attr.decode("utf-8", "replace")
+    memo = _EFFECTS
+    serializers = _ATTR_TYPES
+    if type(pmap) is dict:
+        items = pmap.items()
+    else:  # a protobuf map: its items() is a Python-level generator; this stays in C
+        keys = list(pmap)
+        items = zip(keys, map(pmap.__getitem__, keys))
+    for key, attr in items:
+        # The effect of an entry (diagnostics, GE writes) depends only on the key and the
+        # value as set: memoized by (key, serialized AttrValue) for an AttrValue (its bytes
+        # determine its content; one C call, cheaper than reading the field) and by
+        # (key, Python type, value) for a plain value; see _entry_effect.
+        serialize = serializers.get(type(attr))
+        if serialize is not None:
+            memo_key = (key, serialize(attr))
         else:
-            value = attr
-        if field != want:
-            how = row.other_fields.get(field)
-            if how == "convert":
-                diags.append(make("NPB102", key, value,
-                                  "%s set in AttrValue field %s: older adapters read it there, "
-                                  "current ones read %s; converted to %r"
-                                  % (key, field, _FIELD_NAMES[want], _text(value))))
-                value = _text(value)
-            elif how != "accept":
-                diags.append(make("NPB101", key, value,
-                                  "%s is read from AttrValue field %s but was set in %s: the "
-                                  "real adapter ignores the value; set parameter_map[%r].%s "
-                                  "(source: reference npu_options.json)"
-                                  % (key, _FIELD_NAMES[want], _FIELD_NAMES.get(field, field),
-                                     key, want)))
-                continue
-        if ok is not None and not ok(value):
-            value, found = _check(row, key, value)
-            if found:
-                diags.extend(found)
-                if any(d.severity == "error" for d in found):
-                    continue  # not forwarded; cross-option rules skip it too
-        values[key] = value
-        for idx, gekey, fmt, when in outs:
-            if when == "nonempty" and not value:
-                continue
-            levels[idx][gekey] = fmt(value)
-            if idx < 3:
-                sources[gekey] = src
-        if deprecation is not None:
-            diags.append(Diagnostic("NPB105", "info", key, value, deprecation))
+            memo_key = (key, type(attr), attr)
+        try:
+            effect = memo[memo_key]
+        except (KeyError, TypeError):  # not seen yet, or unhashable (a list, a ListValue)
+            effect = _entry_effect(key, attr, memo_key)
+        forward, value, writes, found = effect
+        if found:
+            diags.extend(found)
+        if forward is not None:
+            values[key] = value
+            for level, gekey, text in writes:
+                level_dicts[level][gekey] = text
+            sources.update(forward)
     if note:
         diags.append(make("NPB110", "NpuOptimizer", None, note, severity="info"))
     soc = values.get("soc_config")
