@@ -201,7 +201,7 @@ def _entry_effect(key, attr, memo_key):
     else:
         field, value = _value_of(attr, spec[1])
         effect = _effect(spec, key, field, value)
-    if memo_key is not None and not isinstance(value, float):
+    if memo_key is not None and typ is not float and not isinstance(value, float):
         if len(_EFFECTS) >= _EFFECTS_LIMIT:
             _EFFECTS.clear()
         _EFFECTS[memo_key] = effect
