@@ -11,7 +11,8 @@ creating the session sees the same fields as on the NPU).
 On top of that, each session creation here:
 - resolves the ``NpuOptimizer`` ``parameter_map`` with ``npu_bridge.ge.resolve``; errors raise
   ``NpuConfigError`` *before* anything happens (the caller's proto is left untouched, no session
-  exists, nothing is recorded); warnings are logged once per process through
+  exists; the refused configuration is recorded with ``refused=True`` and its diagnostics, so
+  ``npu-bridge run`` counts it even when the script catches the error); warnings are logged once per process through
   ``tf.compat.v1.logging``; the result is recorded with ``npu_bridge._records.record``;
 - under an effective ``static_memory_policy`` of 2 or 4 arms the concurrency guard (below).
 
@@ -206,8 +207,14 @@ def _wrap_init(original):
         npu_optimizer = find_npu_optimizer(config)
         try:
             ge_options = resolve_session_config(config, npu_optimizer)   # raises before any change
-        except Exception:
+        except NpuConfigError as err:
             self._session = None   # BaseSession.__del__ reads it on this half-built object
+            # Recorded as refused: `npu-bridge run` counts it even if the script catches it.
+            _records.record_refused("session", "%s#%d" % (type(self).__name__,
+                                                          next(_session_numbers)), err)
+            raise
+        except Exception:
+            self._session = None
             raise
         with _apply_lock:   # one config shared by sessions opened from several threads:
             # re-check under the lock, or each thread adds its own NpuOptimizer

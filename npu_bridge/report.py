@@ -52,8 +52,9 @@ def _jsonable(value):
     return str(value)
 
 
-def configuration_dict(ge_options, index=None, kind=None, name=None):
-    """One resolved configuration (a `GeOptions`) as the schema's `configuration` object."""
+def configuration_dict(ge_options, index=None, kind=None, name=None, refused=None):
+    """One resolved configuration (a `GeOptions`) as the schema's `configuration` object.
+    `refused` (run reports only): the resolver refused it (`NpuConfigError` raised)."""
     out = {}
     if index is not None:
         out["index"] = index
@@ -61,6 +62,8 @@ def configuration_dict(ge_options, index=None, kind=None, name=None):
         out["kind"] = kind
     if name is not None:
         out["name"] = name
+    if refused is not None:
+        out["refused"] = bool(refused)
     out["product"] = getattr(ge_options, "product", None)
     out["options"] = {level: _sorted_str_dict(getattr(ge_options, attr, None) or {})
                       for level, attr in _LEVEL_ATTRS.items()}
@@ -87,17 +90,26 @@ def build_run_report(*, script, argv, cwd, product, strict, environment_set, rec
       exception: None or (type name, message) of an exception that escaped the script.
       config_error: None or the `NpuConfigError` that escaped the script.
     """
-    configurations = [configuration_dict(r["options"], i + 1, r["kind"], r["name"])
+    configurations = [configuration_dict(r["options"], i + 1, r["kind"], r["name"],
+                                         refused=r.get("refused", False))
                       for i, r in enumerate(records)]
     all_diags = [d for c in configurations for d in c["diagnostics"]]
     uncaught = None
     if exception is not None:
-        uncaught = {"type": exception[0], "message": exception[1], "diagnostics": []}
+        uncaught = {"type": exception[0], "message": exception[1], "diagnostics": [],
+                    "configuration": None}
         if config_error is not None:
             uncaught["diagnostics"] = [diagnostic_dict(d)
                                        for d in getattr(config_error, "diagnostics", ())]
-            all_diags = all_diags + uncaught["diagnostics"]
-    summary = {"configurations": len(configurations)}
+            partial = getattr(config_error, "ge_options", None)
+            same = [i + 1 for i, r in enumerate(records)
+                    if r.get("refused") and partial is not None and r["options"] is partial]
+            if same:  # the refused configuration that escaped: already counted there
+                uncaught["configuration"] = same[-1]
+            else:
+                all_diags = all_diags + uncaught["diagnostics"]
+    summary = {"configurations": len(configurations),
+               "refused": sum(1 for c in configurations if c.get("refused"))}
     summary.update(count_severities(all_diags))
     return {
         "schema": SCHEMA,
@@ -234,14 +246,17 @@ def summary_lines(report):
     lines = ["npu-bridge run: %d configuration(s), %d error(s), %d warning(s)"
              % (s["configurations"], s["errors"], s["warnings"])]
     for conf in report["configurations"]:
-        lines.append("[%d] %s %s (product: %s)" % (conf["index"], conf["kind"], conf["name"],
-                                                   conf["product"] or "none"))
+        lines.append("[%d] %s %s (product: %s)%s" % (
+            conf["index"], conf["kind"], conf["name"], conf["product"] or "none",
+            " REFUSED: NpuConfigError raised" if conf.get("refused") else ""))
         lines.extend(configuration_lines(conf))
     unc = report["outcome"]["uncaught"]
     if unc:
         lines.append("uncaught %s: %s" % (unc["type"], unc["message"].splitlines()[0]
                                           if unc["message"] else ""))
-        for d in unc["diagnostics"]:
+        if unc.get("configuration"):
+            lines.append("  (the refused configuration [%d] above)" % unc["configuration"])
+        for d in () if unc.get("configuration") else unc["diagnostics"]:
             lines.append("  %s %s [%s]: %s" % (d["severity"], d["code"], d["option"],
                                                d["message"]))
     env = report["environment"]["set"]

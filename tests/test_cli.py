@@ -333,6 +333,58 @@ def test_run_uncaught_config_error(tmp_path):
         "static_memory_policy"]
     assert data["summary"]["errors"] == 1 and data["outcome"]["script_exit_code"] == 1
     assert "uncaught NpuConfigError" in proc.stderr
+    # the escaped error is the refused session's: recorded once, counted once
+    assert [c["refused"] for c in data["configurations"]] == [True]
+    assert unc["configuration"] == 1
+
+
+CATCHING_SCRIPT = textwrap.dedent("""\
+    import tensorflow as tf
+    from npu_bridge.npu_init import *
+    from npu_bridge.ge import NpuConfigError
+    config = tf.ConfigProto()
+    op = config.graph_options.rewrite_options.custom_optimizers.add()
+    op.name = "NpuOptimizer"
+    op.parameter_map["static_memory_policy"].i = 7
+    try:
+        tf.Session(config=config)
+    except NpuConfigError:
+        pass
+    try:
+        NPUEstimator(model_fn=lambda features, labels, mode: None, model_dir="m",
+                     config=NPURunConfig(memory_config=MemoryConfig(atomic_clean_policy=3)))
+    except NpuConfigError:
+        pass
+    print("caught both")
+    """)
+
+
+def test_run_counts_refused_configurations_the_script_caught(tmp_path):
+    script = tmp_path / "catching.py"
+    script.write_text(CATCHING_SCRIPT)
+    proc = _run([str(script)], str(tmp_path))
+    assert proc.returncode == 1, proc.stderr[-3000:]
+    assert proc.stdout == "caught both\n"
+    data = json.loads((tmp_path / "npu_bridge_report.json").read_text())
+    assert data["outcome"] == {"exit_code": 1, "script_exit_code": 0, "uncaught": None}
+    assert [(c["kind"], c["refused"]) for c in data["configurations"]] == [
+        ("session", True), ("estimator", True)]
+    assert data["summary"]["refused"] == 2 and data["summary"]["errors"] == 2
+    assert [d["option"] for c in data["configurations"] for d in c["diagnostics"]
+            if d["severity"] == "error"] == ["static_memory_policy", "atomic_clean_policy"]
+    assert "2 configuration(s), 2 error(s)" in proc.stderr and "REFUSED" in proc.stderr
+    assert not (tmp_path / "m").exists()   # the refused estimator left nothing behind
+
+
+@needs_acceptance
+def test_run_bad_configs_acceptance_reports_its_deliberate_errors(tmp_path):
+    proc = _run([os.path.join(ACCEPTANCE, "bad_configs.py")], str(tmp_path))
+    assert proc.returncode == 1, proc.stderr[-3000:]
+    assert proc.stdout.splitlines()[-1] == "ok 10 cases"
+    data = json.loads((tmp_path / "npu_bridge_report.json").read_text())
+    refused = [c for c in data["configurations"] if c["refused"]]
+    assert [c["kind"] for c in refused] == ["session", "estimator"]
+    assert data["summary"]["errors"] >= 2 and data["outcome"]["script_exit_code"] == 0
 
 
 def test_run_refuses_symlink_report_before_running(tmp_path, capsys):

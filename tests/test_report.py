@@ -38,15 +38,17 @@ def test_top_level_keys_in_documented_order_with_version():
                           "strict", "environment", "outcome", "summary", "configurations", "notes"]
     assert data["schema"] == "npu-bridge-report" and data["version"] == 1
     conf = data["configurations"][0]
-    assert list(conf) == ["index", "kind", "name", "product", "options", "effective", "sources",
-                          "diagnostics"]
+    assert list(conf) == ["index", "kind", "name", "refused", "product", "options", "effective",
+                          "sources", "diagnostics"]
+    assert conf["refused"] is False
     assert list(conf["options"]) == ["global", "session", "graph", "adapter"]
     # option keys sorted, so two runs of one script give the same text
     assert list(conf["options"]["global"]) == ["ge.exec.staticMemoryPolicy", "static_memory_policy"]
     assert conf["diagnostics"] == [{"code": "NPB103", "severity": "warning",
                                     "option": "static_memory_policy", "value": 1,
                                     "message": "legacy value 1 runs as 2"}]
-    assert data["summary"] == {"configurations": 1, "errors": 0, "warnings": 1, "infos": 0}
+    assert data["summary"] == {"configurations": 1, "refused": 0, "errors": 0, "warnings": 1,
+                               "infos": 0}
 
 
 def test_uncaught_config_error_diagnostics_are_counted():
@@ -57,6 +59,37 @@ def test_uncaught_config_error_diagnostics_are_counted():
     assert data["outcome"]["uncaught"]["diagnostics"][0]["option"] == "atomic_clean_policy"
     assert data["summary"]["errors"] == 1
     assert any("atomic_clean_policy" in line for line in report.summary_lines(data))
+
+
+def _refused_ge():
+    return _ge(diagnostics=[Diagnostic("E10001", "error", "static_memory_policy", 7, "bad value"),
+                            Diagnostic("NPB110", "info", "product", None, "no product")])
+
+
+def test_refused_configuration_caught_by_the_script_counts_as_errors():
+    data = _run_report(records=[
+        {"kind": "session", "name": "Session#1", "options": _ge()},
+        {"kind": "session", "name": "Session#2", "options": _refused_ge(), "refused": True}])
+    assert [c["refused"] for c in data["configurations"]] == [False, True]
+    assert data["summary"] == {"configurations": 2, "refused": 1, "errors": 1, "warnings": 1,
+                               "infos": 1}
+    text = "\n".join(report.summary_lines(data))
+    assert "[2] session Session#2 (product: none) REFUSED" in text
+    assert "error E10001 [static_memory_policy]: bad value" in text
+
+
+def test_escaped_refused_configuration_is_counted_once():
+    partial = _refused_ge()
+    err = types.SimpleNamespace(diagnostics=partial.diagnostics, ge_options=partial)
+    data = _run_report(records=[{"kind": "estimator", "name": "NPUEstimator(model_dir=m)",
+                                 "options": partial, "refused": True}],
+                       exception=("NpuConfigError", "1 error"), config_error=err,
+                       script_exit_code=1, exit_code=1)
+    assert data["outcome"]["uncaught"]["configuration"] == 1
+    assert len(data["outcome"]["uncaught"]["diagnostics"]) == 2
+    assert data["summary"]["errors"] == 1
+    text = "\n".join(report.summary_lines(data))
+    assert text.count("error E10001") == 1 and "refused configuration [1]" in text
 
 
 def test_write_is_atomic_and_leaves_only_the_report(tmp_path):

@@ -113,7 +113,34 @@ def test_bad_config_raises_before_anything_is_done():
     assert any(d.option == "static_memory_policy" and d.severity == "error"
                for d in info.value.diagnostics)
     assert config.SerializeToString() == before        # caller's proto untouched
-    assert len(_records.records()) == count            # nothing recorded
+    # recorded as refused (npu-bridge run counts it even when the script catches the error)
+    (rec,) = _records.records()[count:]
+    assert rec["kind"] == "session" and rec["refused"] is True
+    assert rec["options"] is info.value.ge_options
+    assert [d.option for d in rec["options"].errors] == ["static_memory_policy"]
+
+
+def test_refused_session_caught_by_the_script_is_still_recorded():
+    count = len(_records.records())
+    for policy in (7, 9):
+        config = proto(static_memory_policy=policy, atomic_clean_policy=5)
+        before = config.SerializeToString()
+        with tf.Graph().as_default():
+            try:
+                tf.compat.v1.InteractiveSession(config=config)
+            except NpuConfigError:
+                pass
+        assert config.SerializeToString() == before
+    new = _records.records()[count:]
+    assert [(r["kind"], r["refused"]) for r in new] == [("session", True)] * 2
+    assert new[0]["name"].startswith("InteractiveSession#")
+    assert {d.option for d in new[1]["options"].errors} == {"static_memory_policy",
+                                                           "atomic_clean_policy"}
+    # a good session next to them is recorded as not refused
+    with tf.Graph().as_default():
+        with tf.compat.v1.Session(config=proto(static_memory_policy=0)):
+            pass
+    assert _records.records()[-1]["refused"] is False
 
 
 def test_each_session_is_recorded_with_its_resolved_options():

@@ -7,7 +7,7 @@ Signatures follow the real adapter's ``npu_bridge/estimator/npu/npu_estimator.py
   rewrite optimizers and the ``NpuOptimizer`` custom optimizer with its ``parameter_map``);
   resolves the configuration into GE options (``npu_bridge.ge.resolve``), so a bad one raises
   ``NpuConfigError`` before any graph is built; records the result
-  (``npu_bridge._records``, kind "estimator");
+  (``npu_bridge._records``, kind "estimator"; a refused one with ``refused=True``);
 - in TRAIN mode, as the real one: an ``NPUCheckpointSaverHook`` when checkpoints are on, a
   variable broadcast hook when the job has more than one rank, and with
   ``iterations_per_loop`` N > 1 the train op grouped into ``IterationOp`` with a
@@ -148,9 +148,15 @@ class NPUEstimator(tf.estimator.Estimator):
                              % (type(config).__name__,))
         _estimator_lib._verify_model_fn_args(model_fn, params)  # pylint: disable=protected-access
 
-        from npu_bridge.ge import resolve
-        ge_options = resolve(config)
-        ge_options.raise_for_errors()
+        from npu_bridge.ge import NpuConfigError, resolve
+        try:
+            ge_options = resolve(config)
+            ge_options.raise_for_errors()
+        except NpuConfigError as err:
+            # Recorded as refused: `npu-bridge run` counts it even if the script catches it.
+            _records.record_refused("estimator", "NPUEstimator(model_dir=%s)"
+                                    % (model_dir or config.model_dir), err)
+            raise
         config = self._npu_with_session_config(config)
 
         model_dir = self._npu_check_model_dir(model_dir, config)
