@@ -4,6 +4,7 @@ Same `sys.argv`, `__name__ == "__main__"`, working directory and `sys.path[0]` (
 folder). Before the script's first line: the TF 1.x API mode (`npu_bridge.tf1_mode.enable()`)
 and the single-device Ascend job environment (`npu_bridge._jobenv.single_device_env`).
 """
+import contextlib
 import dataclasses
 import os
 import runpy
@@ -33,8 +34,9 @@ def _exit_code(exc):
 
 def prepare(product=None, environ=None):
     """Switch on the TF 1.x API mode and set the job environment; returns
-    `(environment_set, notes)`. `product` goes to `NPU_BRIDGE_PRODUCT`, where the resolver
-    reads the target product (DESIGN.md, Products)."""
+    `(environment_set, notes)`. `product` also goes to `NPU_BRIDGE_PRODUCT`, for processes
+    the script starts (there it has the lowest precedence); in this process `run_script`
+    makes it an explicit product (`forced_product`), which beats `soc_config`."""
     environ = os.environ if environ is None else environ
     notes, env_set = [], {}
     try:
@@ -54,11 +56,30 @@ def prepare(product=None, environ=None):
     return env_set, notes
 
 
+def _forced_product(product, notes):
+    """A context manager making `product` the explicit target of every `resolve()` in this
+    process (`npu_bridge.ge.forced_product`: DESIGN.md Products, `--product` beats
+    `soc_config`, which beats `$NPU_BRIDGE_PRODUCT`)."""
+    if not product:
+        return contextlib.nullcontext()
+    try:
+        from npu_bridge import ge
+        forced = getattr(ge, "forced_product", None)
+        if forced is None:
+            from npu_bridge.ge.products import forced_product as forced
+    except ImportError as err:
+        notes.append("--product passed through $NPU_BRIDGE_PRODUCT only (the script's "
+                     "soc_config wins over it): %s" % err)
+        return contextlib.nullcontext()
+    return forced(product)
+
+
 def run_script(script, args, product=None):
     """Run `script` with `args`; returns a `RunResult`. Never raises for the script's own
     failures: `SystemExit` gives the exit code, any other exception is printed as Python
     prints it and gives exit code 1."""
     env_set, notes = prepare(product)
+    forced = _forced_product(product, notes)
     try:
         from npu_bridge.ge import NpuConfigError
     except ImportError:  # the resolver layer is missing: nothing can be one
@@ -72,7 +93,8 @@ def run_script(script, args, product=None):
         sys.path.insert(0, os.path.dirname(script_path))
     result = RunResult(0, env_set, notes=notes)
     try:
-        runpy.run_path(script_path, run_name="__main__")
+        with forced:
+            runpy.run_path(script_path, run_name="__main__")
     except SystemExit as exc:
         result.script_exit_code = _exit_code(exc)
     except KeyboardInterrupt:

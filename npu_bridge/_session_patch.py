@@ -47,6 +47,7 @@ from tensorflow.python.framework import ops as _ops
 from npu_bridge import _records
 from npu_bridge.estimator.npu import util as _util
 from npu_bridge.ge import Diagnostic, NpuConfigError, resolve
+from npu_bridge.ge import products as _products
 
 _NPU_OPTIMIZER = "NpuOptimizer"
 _OFF = rewriter_config_pb2.RewriterConfig.OFF
@@ -128,6 +129,14 @@ def _env_snapshot():
     return tuple(os.environ.get(name) for name in _RESOLVER_ENV)
 
 
+_current_forced = getattr(_products, "current_forced_product", lambda: None)
+
+
+def _forced_product():
+    """The active `npu_bridge.ge.forced_product()` override (None when there is none)."""
+    return _current_forced()
+
+
 def resolve_session_config(config, npu_optimizer=False):
     """Resolve the NpuOptimizer of `config` (a ConfigProto; none means all defaults).
 
@@ -143,7 +152,8 @@ def resolve_session_config(config, npu_optimizer=False):
         npu_optimizer = find_npu_optimizer(config) if config is not None else None
     # Not deterministic: a different map order only costs a cache miss, and is cheaper.
     blob = npu_optimizer.SerializeToString() if npu_optimizer is not None else b""
-    key = (blob, _env_snapshot())
+    # the forced product (`npu-bridge run --product`) changes the result like the environment
+    key = (blob, _env_snapshot(), _forced_product())
     ge_options = _resolution_cache.get(key)
     if ge_options is None:
         if npu_optimizer is None:

@@ -387,6 +387,48 @@ def test_run_bad_configs_acceptance_reports_its_deliberate_errors(tmp_path):
     assert data["summary"]["errors"] >= 2 and data["outcome"]["script_exit_code"] == 0
 
 
+SOC_SCRIPT = textwrap.dedent("""\
+    import tensorflow as tf
+    from npu_bridge.npu_init import *
+    config = tf.ConfigProto()
+    op = config.graph_options.rewrite_options.custom_optimizers.add()
+    op.name = "NpuOptimizer"
+    op.parameter_map["soc_config"].s = b"Ascend310P3"
+    with tf.Session(config=config) as sess:
+        print(sess.run(tf.constant(1)))
+    """)
+
+
+def test_run_product_flag_beats_the_scripts_soc_config(tmp_path):
+    script = tmp_path / "soc.py"
+    script.write_text(SOC_SCRIPT)
+    proc = _run(["--product", "atlas-a2-training", str(script)], str(tmp_path))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    data = json.loads((tmp_path / "npu_bridge_report.json").read_text())
+    assert [c["product"] for c in data["configurations"]] == ["atlas-a2-training"]
+    # without the flag the script's soc_config decides
+    proc = _run(["--no-report", str(script)], str(tmp_path))
+    assert proc.returncode == 0 and "(product: atlas-inference)" in proc.stderr, proc.stderr[-3000:]
+
+
+def test_options_and_lint_product_flag_beats_soc_config(capsys, tmp_path, monkeypatch):
+    monkeypatch.setenv("NPU_BRIDGE_PRODUCT", "atlas-inference")
+    code, out, _ = _main(capsys, "options", "--product", "atlas-a2-training",
+                         "--set", "soc_config=Ascend310P3", "--set", "variable_use_1g_huge_page=1")
+    assert out.splitlines()[0] == "product: atlas-a2-training"
+    assert "NPB112" not in out
+    code, out, _ = _main(capsys, "options", "--set", "soc_config=Ascend310P3",
+                         "--set", "variable_use_1g_huge_page=1")
+    assert code == 1 and "variable_use_1g_huge_page" in out
+    src = tmp_path / "t.py"
+    src.write_text('custom_op.parameter_map["soc_config"].s = b"Ascend310P3"\n'
+                   'custom_op.parameter_map["variable_use_1g_huge_page"].i = 1\n')
+    code, out, _ = _main(capsys, "lint", "--product", "atlas-a2-training", str(src))
+    assert "variable_use_1g_huge_page" not in out
+    code, out, _ = _main(capsys, "lint", str(src))
+    assert code == 1 and "variable_use_1g_huge_page" in out
+
+
 def test_run_refuses_symlink_report_before_running(tmp_path, capsys):
     target = tmp_path / "target.txt"
     target.write_text("keep")

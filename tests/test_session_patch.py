@@ -395,3 +395,18 @@ def test_unpatched_session_runs_loop_op_once():
         finally:
             _session_patch.patch()
         assert sess.run(step) == 1
+
+
+def test_forced_product_is_part_of_the_resolution_cache_key():
+    products = pytest.importorskip("npu_bridge.ge.products")
+    if not hasattr(products, "forced_product"):
+        pytest.skip("npu_bridge.ge.forced_product not available")
+    config = proto(soc_config="Ascend310P3")
+    with tf.Graph().as_default():
+        with tf.compat.v1.Session(config=config) as sess:
+            assert sess._npu_ge_options.product == "atlas-inference"
+        with products.forced_product("atlas-a2-training"):
+            with tf.compat.v1.Session(config=config) as sess:
+                assert sess._npu_ge_options.product == "atlas-a2-training"
+        with tf.compat.v1.Session(config=config) as sess:
+            assert sess._npu_ge_options.product == "atlas-inference"
