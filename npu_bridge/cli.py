@@ -11,6 +11,7 @@ import os
 import sys
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+EXIT_BROKEN_PIPE = 141   # 128 + SIGPIPE: what a shell reports for a tool killed by the signal
 DEFAULT_REPORT = "npu_bridge_report.json"
 
 
@@ -107,10 +108,31 @@ def main(argv=None):
     handler = {"run": _cmd_run, "options": _cmd_options, "lint": _cmd_lint,
                "explain": _cmd_explain}[args.command]
     try:
-        return handler(args)
+        try:
+            return handler(args)
+        finally:
+            sys.stdout.flush()   # a closed pipe shows here, not at interpreter exit
     except _UsageError as err:
         print("npu-bridge %s: error: %s" % (args.command, err), file=sys.stderr)
         return EXIT_USAGE
+    except BrokenPipeError:
+        # The reader went away (`npu-bridge explain X | head -1`): stop quietly, as CLI tools
+        # do. Point stdout at /dev/null so the interpreter's final flush does not fail again.
+        _silence_stdout()
+        return EXIT_BROKEN_PIPE
+
+
+def _silence_stdout():
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):
+        return   # not a real file (tests): nothing is flushed at exit
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, fd)
+        os.close(devnull)
+    except OSError:
+        pass
 
 
 # --- run ---------------------------------------------------------------------------------
@@ -150,7 +172,12 @@ def _cmd_run(args):
         except (report.ReportPathError, OSError) as err:
             lines.append("report NOT written: %s" % err)
             code = code or EXIT_FINDINGS
-    sys.stdout.flush()
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:   # the script's reader went away: the summary still goes out
+        _silence_stdout()
+    except (OSError, ValueError):
+        pass
     print("\n".join(lines), file=sys.stderr)
     return code
 
@@ -193,39 +220,55 @@ def _typed_entry(text):
 
 
 def _load_pbtxt(path):
+    """The ConfigProto in text format in `path`. Every way the file cannot be used (unreadable,
+    not UTF-8 text, not a text-format ConfigProto) is a usage error (exit 2) with one line
+    naming the file and, where known, the line and column."""
     try:
-        with open(path, encoding="utf-8") as fh:
-            text = fh.read()
+        with open(path, "rb") as fh:
+            data = fh.read()
     except OSError as err:
         raise _UsageError("cannot read %s: %s" % (path, err.strerror or err))
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = data.count(b"\n", 0, err.start) + 1
+        col = err.start - (data.rfind(b"\n", 0, err.start) + 1) + 1
+        raise _UsageError("cannot read %s:%d:%d: not UTF-8 text (byte 0x%02x): expected a "
+                          "ConfigProto in protobuf text format"
+                          % (path, line, col, data[err.start]))
     from google.protobuf import text_format
     from tensorflow.core.protobuf import config_pb2  # noqa: the ConfigProto schema
     config = config_pb2.ConfigProto()
     try:
         text_format.Parse(text, config)
     except text_format.ParseError as err:
-        raise _ParseFailure("%s:%s" % (path, err))
+        line, col = err.GetLine(), err.GetColumn()
+        message = str(err)
+        if line is not None:   # the message starts with "LINE:COL : "
+            message = message.split(" : ", 1)[-1]
+            where = "%s:%d:%d" % (path, line, col or 0)
+        else:
+            where = path
+        message = " ".join(message.split())
+        if len(message) > 300:
+            message = message[:297] + "..."
+        raise _UsageError("cannot parse %s: %s (expected a ConfigProto in protobuf text format)"
+                          % (where, message))
+    except RecursionError:
+        raise _UsageError("cannot parse %s: nested too deeply" % path)
     return config
-
-
-class _ParseFailure(Exception):
-    """The input file is not a valid text-format ConfigProto: exit 1."""
 
 
 def _cmd_options(args):
     from npu_bridge import report
     from npu_bridge.ge import NpuConfigError, resolve
 
-    try:
-        if args.pbtxt:
-            config = _load_pbtxt(args.pbtxt)
-            given = {"pbtxt": os.path.abspath(args.pbtxt)}
-        else:
-            config = dict(_typed_entry(e) for e in args.entries)
-            given = {"set": list(args.entries)}
-    except _ParseFailure as err:
-        print("npu-bridge options: error: %s" % err, file=sys.stderr)
-        return EXIT_FINDINGS
+    if args.pbtxt:
+        config = _load_pbtxt(args.pbtxt)
+        given = {"pbtxt": os.path.abspath(args.pbtxt)}
+    else:
+        config = dict(_typed_entry(e) for e in args.entries)
+        given = {"set": list(args.entries)}
     try:
         ge = resolve(config, product=args.product)
         conf = report.configuration_dict(ge)

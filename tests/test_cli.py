@@ -175,11 +175,49 @@ def test_options_pbtxt_config_proto(capsys, tmp_path):
 
 def test_options_pbtxt_parse_error_and_missing_file(capsys, tmp_path):
     path = tmp_path / "bad.pbtxt"
-    path.write_text("graph_options { nonsense: 1 }\n")
-    code, _, err = _main(capsys, "options", "--pbtxt", str(path))
-    assert code == 1 and "bad.pbtxt" in err
+    path.write_text("intra_op_parallelism_threads: 2\ngraph_options { nonsense: 1 }\n")
+    code, out, err = _main(capsys, "options", "--pbtxt", str(path))
+    # an unreadable input is a usage error (docs/cli.md): exit 2, one line naming file:line:col
+    assert code == 2 and out == "" and len(err.splitlines()) == 1, err
+    assert "%s:2:17:" % path in err and "nonsense" in err
     code, _, err = _main(capsys, "options", "--pbtxt", str(tmp_path / "missing.pbtxt"))
     assert code == 2 and "cannot read" in err
+
+
+@pytest.mark.parametrize("data", [b"\xff\xfe\x00\x01binary\x80", "graph_options {\n  x: \xe9\n".encode("latin-1"),
+                                  b"\x89PNG\r\n\x1a\n\x00\x00"])
+def test_options_pbtxt_binary_or_non_utf8_exits_2_with_one_line(capsys, tmp_path, data):
+    path = tmp_path / "blob.pbtxt"
+    path.write_bytes(data)
+    code, out, err = _main(capsys, "options", "--pbtxt", str(path))
+    assert code == 2 and out == "" and len(err.splitlines()) == 1, err
+    assert str(path) in err and "UTF-8" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("argv", [["explain", "dump_path"],
+                                  ["options", "--all", "--set", "static_memory_policy=2"]])
+def test_closed_stdout_pipe_exits_quietly(argv):
+    # `npu-bridge explain dump_path | head -1`: the reader goes away before the output is
+    # written; like other CLI tools: no traceback, exit 141 (128 + SIGPIPE)
+    env = dict(os.environ, PYTHONPATH=REPO, TF_CPP_MIN_LOG_LEVEL="2")
+    proc = subprocess.Popen([sys.executable, "-m", "npu_bridge"] + argv, cwd=REPO, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.close()   # before the child has started: its first write fails with EPIPE
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=300) == 141, err
+    assert "Traceback" not in err and "BrokenPipe" not in err and "Exception ignored" not in err
+
+
+def test_broken_pipe_in_process_returns_141(capsys, monkeypatch):
+    class Closed:
+        def write(self, text):
+            raise BrokenPipeError(32, "Broken pipe")
+
+        def flush(self):
+            raise BrokenPipeError(32, "Broken pipe")
+
+    monkeypatch.setattr(sys, "stdout", Closed())
+    assert cli.main(["explain", "static_memory_policy"]) == 141
 
 
 # --- lint --------------------------------------------------------------------------------
