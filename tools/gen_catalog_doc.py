@@ -11,7 +11,7 @@ ROOT = os.path.dirname(HERE)
 sys.path.insert(0, ROOT)
 
 from npu_bridge.ge import catalog, products  # noqa: E402
-from npu_bridge.ge.diagnostics import CODES  # noqa: E402
+from npu_bridge.ge.diagnostics import CODES, cite  # noqa: E402
 
 
 def _cell(value):
@@ -20,6 +20,15 @@ def _cell(value):
     if isinstance(value, bool):
         value = "true" if value else "false"
     return str(value).replace("|", "\\|").replace("\n", " ")
+
+
+def _cond(cond):
+    key, test = cond
+    if test == "set":
+        return "`%s` set" % key
+    if isinstance(test, bool):
+        return "`%s`=%s" % (key, "true" if test else "false")
+    return "`%s` in {%s}" % (key, ", ".join(str(v) for v in test))
 
 
 def render_options():
@@ -47,7 +56,7 @@ def render_options():
             row.key, flags, _cell(row.runconfig_arg and "`%s`" % row.runconfig_arg), row.field,
             routes, _cell(row.allowed_text), _cell(row.default),
             _cell(row.adapter_default if row.adapter_default is not None else "(not sent)"),
-            prods, row.estimator_write, _cell(row.source)))
+            prods, row.estimator_write, _cell(cite(row.source))))
     lines += ["", "## GE options (given directly: `resolve_ge`)", "",
               "| GE key | ir_option | levels | values | default | products | source |",
               "| --- | --- | --- | --- | --- | --- | --- |"]
@@ -57,11 +66,34 @@ def render_options():
         prods = ", ".join(row.products) + " (%s)" % row.product_severity if row.products else "all"
         lines.append("| `%s` | %s | %s | %s | %s | %s | %s |" % (
             row.ge_key, _cell(row.ir_option and "`%s`" % row.ir_option), ", ".join(row.levels),
-            _cell(row.allowed_text), _cell(row.default), prods, _cell(row.source)))
+            _cell(row.allowed_text), _cell(row.default), prods, _cell(cite(row.source))))
     lines += ["", "## Config classes with product restrictions", "",
               "| class | products | source |", "| --- | --- | --- |"]
     for name, (ids, source) in catalog.CLASS_PRODUCTS.items():
-        lines.append("| `%s` | %s | %s |" % (name, ", ".join(ids), source))
+        lines.append("| `%s` | %s | %s |" % (name, ", ".join(ids), cite(source)))
+    lines += ["", "## Cross-option rules", "",
+              "Generic kinds (`npu_bridge/ge/cross.py`) over the rows of `CROSS_RULES` in "
+              "`npu_bridge/ge/_rows.py`. `requires`: when a condition on the left holds, the "
+              "right one(s) must too; `excludes`: must not be set together; "
+              "`ascending_ranges`: each `a-b` group needs a < b, at most N groups; "
+              "`existing_dir`: must be an existing writable directory on the machine that runs "
+              "the script (a warning here: this machine is not that one).", "",
+              "| kind | when | rule | real adapter | code (severity) | source |",
+              "| --- | --- | --- | --- | --- | --- |"]
+    for rule in catalog.CROSS_RULES:
+        when = " or ".join(_cond(c) for c in rule.when)
+        if rule.kind == "requires":
+            what = "needs " + (" or " if rule.any_of else " and ").join(_cond(c) for c in rule.needs)
+        elif rule.kind == "excludes":
+            what = "not with " + " or ".join(_cond(c) for c in rule.others)
+        elif rule.kind == "ascending_ranges":
+            what = "`%s`: ranges ascend, at most %s groups" % (rule.option, rule.max_groups)
+        else:
+            what = "`%s` an existing writable directory" % rule.option
+        severity = rule.severity or CODES[rule.code][0]
+        lines.append("| %s | %s | %s | %s | `%s` (%s) | %s |" % (
+            rule.kind, _cell(when), _cell(what), _cell(catalog.CROSS_FAILURES[rule.failure]),
+            rule.code, severity, _cell(rule.source)))
     lines += ["", "## Products", "",
               "Target precedence: `product=` / `--product` > the `soc_config` option > "
               "`$NPU_BRIDGE_PRODUCT`; none: product rules skipped (one info, NPB110).", "",
@@ -127,7 +159,7 @@ def render_readme_section():
             ge = "`%s` @ %s" % (row.ge_key, ", ".join(row.levels))
         prods = ", ".join(row.products) if row.products else ""
         lines.append("| %s | %s | %s | %s | %s |" % (
-            name, ge, _cell(row.allowed_text), prods, _cell(row.source)))
+            name, ge, _cell(row.allowed_text), prods, _cell(cite(row.source))))
     lines += ["", README_END]
     return "\n".join(lines)
 

@@ -1993,3 +1993,60 @@ CLASS_PRODUCTS = {'MemoryConfig': (['atlas-a3-training',
                    'atlas-a2-training',
                    'atlas-training'],
                   'seed:memoryconfig_constructor_zh.txt')}
+
+# Cross-option rules: the documented rules between options (reference option_values.json
+# `checked_by_adapter` and notes), one declarative row each, evaluated by the generic kinds of
+# `npu_bridge.ge.cross`; no code per option. Columns (see `catalog.CrossRule`):
+#   kind: 'requires' (when `if` holds, the `needs` conditions must hold: all, or one with
+#     'any': True), 'excludes' (when `if` holds, none of the `others` may hold),
+#     'ascending_ranges' (`option`'s 'a-b' groups need a < b; at most `max_groups` groups),
+#     'existing_dir' (`option` must name an existing writable directory on the machine that
+#     runs the script: only a warning here, the machine checking is not that one);
+#   if: [(key, test)], the rule applies when any holds; tests: 'set' (given, not empty),
+#     True / False (that bool), or a list of values;
+#   failure: what the real adapter does ('error': session creation fails, 'fatal': process
+#     abort, 'docs': only the vendor docs state it); code / severity: the diagnostic.
+_OV = 'reference option_values.json checked_by_adapter'
+CROSS_RULES = [
+    {'kind': 'excludes', 'if': [('precision_mode', 'set')], 'others': [('precision_mode_v2', 'set')],
+     'failure': 'error', 'code': 'NPB142', 'source': _OV + ' (precision_mode, precision_mode_v2)'},
+    {'kind': 'excludes', 'if': [('enable_compress_weight', 'set')],
+     'others': [('compress_weight_conf', 'set')],
+     'failure': 'fatal', 'code': 'NPB142', 'source': _OV + ' (enable_compress_weight)'},
+    {'kind': 'excludes', 'if': [('enable_dump', True)], 'others': [('enable_dump_debug', True)],
+     'failure': 'docs', 'code': 'NPB142', 'severity': 'warning',
+     'source': 'vendor docs accuracy_comparison.md (reference option_values.json notes: the '
+               'adapter does not enforce it)'},
+    {'kind': 'requires', 'if': [('enable_dump', True)], 'needs': [('dump_path', 'set')],
+     'failure': 'error', 'code': 'NPB143', 'source': _OV + ' (enable_dump, dump_path)'},
+    {'kind': 'requires', 'if': [('enable_dump_debug', True)], 'needs': [('dump_path', 'set')],
+     'failure': 'error', 'code': 'NPB143', 'source': _OV + ' (enable_dump_debug, dump_path)'},
+    {'kind': 'requires', 'if': [('optypelist_for_implmode', 'set')],
+     'needs': [('op_select_implmode', 'set')],
+     'failure': 'fatal', 'code': 'NPB143', 'source': _OV + ' (optypelist_for_implmode)'},
+    {'kind': 'requires',
+     'if': [('input_shape', 'set'), ('dynamic_dims', 'set'), ('dynamic_node_type', 'set')],
+     'needs': [('input_shape', 'set'), ('dynamic_dims', 'set'), ('dynamic_node_type', 'set')],
+     'failure': 'fatal', 'code': 'NPB143',
+     'source': _OV + ' (input_shape: the three must be set together)'},
+    {'kind': 'requires', 'if': [('compile_hybrid_mode', [1])],
+     'needs': [('input_shape', 'set'), ('dynamic_dims', 'set'), ('dynamic_node_type', [1])],
+     'failure': 'error', 'code': 'NPB143', 'source': _OV + ' (compile_hybrid_mode)'},
+    {'kind': 'requires', 'if': [('modify_mixlist', 'set')], 'any': True,
+     'needs': [('precision_mode', ['allow_mix_precision', 'allow_mix_precision_fp16',
+                                   'allow_mix_precision_bf16']),
+               ('precision_mode_v2', ['mixed_float16', 'mixed_bfloat16', 'mixed_hif8'])],
+     'failure': 'error', 'code': 'NPB143', 'source': _OV + ' (modify_mixlist)'},
+    {'kind': 'requires', 'if': [('variable_placement', ['Host'])],
+     'needs': [('mix_compile_mode', True)],
+     'failure': 'docs', 'code': 'NPB143', 'severity': 'warning',
+     'source': 'vendor docs (reference option_values.json notes: variable_placement)'},
+    {'kind': 'ascending_ranges', 'if': [('dump_step', 'set')], 'option': 'dump_step',
+     'max_groups': 100, 'failure': 'error', 'code': 'E10001',
+     'source': _OV + ' (dump_step: ranges ascend, at most 100 groups)'},
+    {'kind': 'existing_dir', 'if': [('enable_dump', True), ('enable_dump_debug', True)],
+     'option': 'dump_path', 'failure': 'error', 'code': 'NPB144',
+     'source': _OV + ' (enable_dump, enable_dump_debug, dump_path)'},
+    {'kind': 'existing_dir', 'if': [('aoe_mode', 'set')], 'option': 'work_path',
+     'failure': 'fatal', 'code': 'NPB144', 'source': _OV + ' (aoe_mode, work_path)'},
+]

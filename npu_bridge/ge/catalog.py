@@ -238,3 +238,66 @@ def suggest(name, candidates=None, n=3):
 def all_names():
     """Every name `find` accepts."""
     return tuple(_NAMES)
+
+
+# ---------------------------------------------------------------- cross-option rules
+CROSS_KINDS = ("requires", "excludes", "ascending_ranges", "existing_dir")
+CROSS_FAILURES = {
+    "error": "the real adapter fails session creation",
+    "fatal": "the real adapter aborts the process (LOG(FATAL))",
+    "docs": "the vendor docs say so; the real adapter does not check it",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class CrossRule:
+    """One rule between options (`_rows.CROSS_RULES`; evaluated by `npu_bridge.ge.cross`).
+
+    kind: one of `CROSS_KINDS`; when: ((key, test), ...), the rule applies when any holds
+    (test "set", True/False, or a tuple of values); needs / others: ((key, test), ...) for
+    "requires" (all must hold, or one with `any_of`) / "excludes" (none may hold); option:
+    the key checked by "ascending_ranges" / "existing_dir"; max_groups: for
+    "ascending_ranges"; failure: "error" | "fatal" | "docs" (`CROSS_FAILURES`); code and
+    severity (None: the code's default) of the diagnostic; source: where the rule comes from.
+    """
+    kind: str
+    when: Tuple[Tuple[str, Any], ...]
+    code: str
+    source: str
+    failure: str = "error"
+    severity: Optional[str] = None
+    needs: Tuple[Tuple[str, Any], ...] = ()
+    others: Tuple[Tuple[str, Any], ...] = ()
+    any_of: bool = False
+    option: Optional[str] = None
+    max_groups: Optional[int] = None
+
+    @property
+    def keys(self):
+        """Every parameter_map key the rule reads."""
+        names = [k for k, _ in self.when + self.needs + self.others]
+        if self.option:
+            names.append(self.option)
+        return tuple(dict.fromkeys(names))
+
+
+def _conds(spec):
+    return tuple((k, tuple(t) if isinstance(t, list) else t) for k, t in spec or ())
+
+
+def _cross(spec):
+    rule = CrossRule(kind=spec["kind"], when=_conds(spec["if"]), code=spec["code"],
+                     source=spec["source"], failure=spec.get("failure", "error"),
+                     severity=spec.get("severity"), needs=_conds(spec.get("needs")),
+                     others=_conds(spec.get("others")), any_of=bool(spec.get("any")),
+                     option=spec.get("option"), max_groups=spec.get("max_groups"))
+    if rule.kind not in CROSS_KINDS or rule.failure not in CROSS_FAILURES:
+        raise ValueError("bad cross-option rule %r" % (spec,))
+    unknown = [k for k in rule.keys if k not in BY_KEY]
+    if unknown:
+        raise ValueError("cross-option rule %r names unknown keys %s" % (spec, unknown))
+    return rule
+
+
+CROSS_RULES: Tuple[CrossRule, ...] = tuple(_cross(s) for s in _rows.CROSS_RULES)
+"""The documented rules between options, one row each (`_rows.CROSS_RULES`)."""

@@ -4,6 +4,7 @@
 `NPBxxx` codes are this project's own checks; they are stable (never renumbered) and listed
 in `docs/diagnostics.md`, which `tools/gen_catalog_doc.py` generates from `CODES`.
 """
+import re
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
@@ -49,14 +50,33 @@ class NpuConfigError(ValueError):
         super().__init__("\n".join(lines))
 
 
+# The seeds are copies of vendor documentation pages; a source names the page and keeps the
+# seed file name in parentheses (a user's clone has the vendor docs, not the seed files).
+SEED_PAGES = MappingProxyType({
+    "ge_memory_options_zh.txt": "GE options: memory management (zh)",
+    "ir_memory_options_en.txt": "ir_option: memory management",
+    "memoryconfig_constructor_zh.txt": "MemoryConfig constructor (zh)",
+})
+_SEED_RE = re.compile(r"(?<![(\w])seed[: ](%s)" % "|".join(re.escape(n) for n in SEED_PAGES))
+
+
+def cite(text):
+    """Name the vendor page of each seed cited in `text`: `seed:x.txt` or `seed x.txt` becomes
+    `vendor page '<title>' (seed:x.txt)` (already wrapped citations are left alone)."""
+    if "seed" not in text:
+        return text
+    return _SEED_RE.sub(lambda m: "vendor page '%s' (seed:%s)" % (SEED_PAGES[m.group(1)],
+                                                                   m.group(1)), text)
+
+
 # code -> (default severity, title, source of the rule)
 CODES = MappingProxyType({
     "E10001": ("error", "invalid option value (GE's code: parameter, value, reason)",
                "GE; allowed values from the catalog row's source"),
     "NPB100": ("error", "unknown parameter_map key (the real adapter silently ignores it)",
-               "reference usage_census.md mistakes table; DESIGN.md Rules"),
+               "reference usage_census.md mistakes table; catalog: docs/options.md (the 107 keys)"),
     "NPB101": ("error", "value set in an AttrValue field the adapter does not read (the value is lost)",
-               "reference npu_options.json field; DESIGN.md Rules"),
+               "reference npu_options.json field; catalog: docs/options.md (field column)"),
     "NPB102": ("warning", "value in the field older adapter releases read; accepted and converted",
                "reference usage_census.md (jit_compile .b)"),
     "NPB103": ("warning", "legacy value: accepted by the adapter/GE although the docs omit it",
@@ -65,8 +85,13 @@ CODES = MappingProxyType({
                "seed ge_memory_options_zh.txt (input_fusion_size); option_values.json"),
     "NPB105": ("info", "deprecated option", "vendor docs deprecated_options.md"),
     "NPB110": ("info", "no target product: product rules skipped",
-               "DESIGN.md Products (product=, soc_config, NPU_BRIDGE_PRODUCT)"),
-    "NPB111": ("error", "unknown product id or SoC name", "DESIGN.md Products"),
+               "README 'Products' table / docs/options.md Products (product=, soc_config, "
+               "NPU_BRIDGE_PRODUCT)"),
+    "NPB111": ("error", "unknown product id or SoC name",
+               "README 'Products' table / docs/options.md Products"),
+    "NPB115": ("warning", "explicit target product (product=, forced_product(), --product) and the "
+               "soc_config SoC name disagree; the explicit one wins",
+               "target precedence: README 'Products' table / docs/options.md Products"),
     "NPB112": ("error", "option not supported on the target product (error where the seeds say so, "
                "else warning)", "seeds; vendor docs product lists"),
     "NPB113": ("warning", "value not supported on the target product", "vendor docs per-value product lists"),
@@ -95,14 +120,26 @@ CODES = MappingProxyType({
                "on-chip memory", "vendor docs (reference README); products.py memory sizes"),
     "NPB141": ("error", "mix_compile_mode needs iterations_per_loop == 1",
                "vendor docs mixed_computing / NPURunConfig"),
-    "NPB142": ("error", "mutually exclusive options set together (the real adapter rejects it)",
-               "reference option_values.json checked_by_adapter"),
-    "NPB143": ("error", "option needs another option the configuration lacks (the real adapter "
-               "rejects it)", "reference option_values.json checked_by_adapter"),
+    "NPB142": ("error", "mutually exclusive options set together (error where the real adapter "
+               "rejects it; warning where only the docs say so)",
+               "reference option_values.json checked_by_adapter; rules: docs/options.md "
+               "'Cross-option rules'"),
+    "NPB143": ("error", "option needs another option the configuration lacks (error where the real "
+               "adapter rejects it; warning where only the docs say so)",
+               "reference option_values.json checked_by_adapter; rules: docs/options.md "
+               "'Cross-option rules'"),
+    "NPB144": ("warning", "directory the real adapter requires to exist and be writable "
+               "(dump_path, work_path) is not one here; checked on the machine running the script",
+               "reference option_values.json checked_by_adapter (dump_path, work_path)"),
     "NPB150": ("warning", "GE_USE_STATIC_MEMORY holds an invalid value", "reference README"),
 })
+CODES = MappingProxyType({code: (sev, title, cite(source))
+                          for code, (sev, title, source) in CODES.items()})
 
 
 def make(code, option, value, message, severity=None):
-    """Build a Diagnostic with the code's default severity unless one is given."""
+    """Build a Diagnostic with the code's default severity unless one is given; seed
+    citations in the message name their vendor page (`cite`)."""
+    if "seed" in message:
+        message = cite(message)
     return Diagnostic(code, severity or CODES[code][0], option, value, message)

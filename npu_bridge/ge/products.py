@@ -14,7 +14,9 @@ SoC names (what `soc_config` / `ge.socVersion` hold) are matched by the patterns
 - `Ascend910A`, `Ascend910B` (no digit), `Ascend910ProA/ProB`, `Ascend910PremiumA` are the
   first-generation Ascend 910 parts: `atlas-training`.
 """
+import contextlib
 import re
+import threading
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Optional, Tuple
@@ -77,7 +79,7 @@ KNOWN_SOC_FORMS = ("Ascend950PR*/Ascend950DT*", "Ascend910_93xx", "Ascend910B1..
 
 def product_from_soc(name):
     """Map a SoC name such as `Ascend910B1` to a product id; None when it is not known."""
-    if not name:
+    if not name or not isinstance(name, str):
         return None
     for rx, pid in _SOC_RES:
         if rx.fullmatch(name):
@@ -87,12 +89,59 @@ def product_from_soc(name):
 
 def lookup(name):
     """Map a product id or a SoC name to a product id; None when neither is known."""
+    if not isinstance(name, str):
+        return None
     if name in PRODUCTS:
         return name
     return product_from_soc(name)
 
 
+_forced_lock = threading.Lock()
+_forced = [None]   # the active forced_product() override (a product id or SoC name), or None
+
+
+@contextlib.contextmanager
+def forced_product(product):
+    """Process-wide explicit target product, as `npu-bridge run --product P` sets it.
+
+    While the context is active, `resolve()` / `resolve_ge()` called with `product=None`
+    behave as if `product=product` were given: it beats the `soc_config` option and
+    `$NPU_BRIDGE_PRODUCT` (DESIGN.md Products). An explicit `product=` argument still wins.
+    Nesting restores the previous override on exit (also on an exception); the override is
+    one value for the whole process (all threads), set and restored under a lock.
+    `forced_product(None)` clears the override for its duration.
+
+    Args:
+      product: a product id (`atlas-a2-training`) or SoC name (`Ascend910B1`), or None.
+        An unknown name is reported by the resolver (NPB111) like an unknown `product=`.
+    Raises:
+      TypeError: `product` is not a str or None.
+    """
+    check_product_arg("forced_product", product)
+    with _forced_lock:
+        previous = _forced[0]
+        _forced[0] = product or None
+    try:
+        yield product
+    finally:
+        with _forced_lock:
+            _forced[0] = previous
+
+
+def current_forced_product():
+    """The active `forced_product()` override, or None."""
+    return _forced[0]
+
+
+def check_product_arg(where, product):
+    """TypeError unless `product` is None or a str (a product id or SoC name)."""
+    if product is not None and not isinstance(product, str):
+        raise TypeError("%s: product=%r (%s) is not allowed; give a product id (%s) or a SoC "
+                        "name such as 'Ascend910B1' as a str, or None"
+                        % (where, product, type(product).__name__, ", ".join(PRODUCT_IDS)))
+
+
 def unknown_message(name, where):
     """The message for an unknown product id or SoC name, listing the known ones."""
     return ("unknown product %r (from %s); known product ids: %s; known SoC names: %s "
-            "(DESIGN.md 'Products')" % (name, where, ", ".join(PRODUCT_IDS), ", ".join(KNOWN_SOC_FORMS)))
+            "(README 'Products' table; docs/options.md)" % (name, where, ", ".join(PRODUCT_IDS), ", ".join(KNOWN_SOC_FORMS)))

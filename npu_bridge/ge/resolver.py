@@ -8,7 +8,7 @@ import json
 import os
 import re
 
-from npu_bridge.ge import catalog, products
+from npu_bridge.ge import catalog, cross, products
 from npu_bridge.ge._scopes import SCOPES
 from npu_bridge.ge.diagnostics import Diagnostic, make
 from npu_bridge.ge.options import GeOptions
@@ -197,7 +197,9 @@ def _entry_effect(key, attr, memo_key):
         hint = ("; did you mean %s?" % " or ".join(repr(c) for c in close)) if close else ""
         effect = (None, value, (), (make("NPB100", key, value,
                                          "unknown parameter_map key %r: the real adapter "
-                                         "ignores it%s" % (key, hint)),))
+                                         "ignores it%s; source: the %d keys the adapter reads "
+                                         "(reference npu_options.json; docs/options.md)"
+                                         % (key, hint, len(catalog.PARAMETER_MAP_KEYS))),))
     else:
         field, value = _value_of(attr, spec[1])
         effect = _effect(spec, key, field, value)
@@ -289,14 +291,30 @@ def _unpack(config):
 
 
 def _target(product, soc, env, diags):
-    """The target product id (DESIGN.md Products: product= > soc_config > env), or None."""
-    for name, where in ((product, "product="), (soc, "soc_config"),
+    """The target product id (DESIGN.md Products: product= (or an active
+    `forced_product()`) > soc_config > env), or None."""
+    where_product = "product="
+    if product is None:
+        product = products._forced[0]
+        where_product = "forced_product() / --product"
+    elif not isinstance(product, str):
+        products.check_product_arg("resolve()/resolve_ge()", product)
+    for name, where in ((product, where_product), (soc, "soc_config"),
                         (env.get(_PRODUCT_ENV), "$" + _PRODUCT_ENV)):
         if name:
             pid = products.lookup(name)
             if pid is None:
                 diags.append(make("NPB111", where.strip("=$"), name,
                                   products.unknown_message(name, where)))
+            elif name is product and soc and isinstance(soc, str):
+                soc_pid = products.lookup(soc)
+                if soc_pid is not None and soc_pid != pid:
+                    diags.append(make("NPB115", "soc_config", soc,
+                                      "the target product %s (%s %s) and soc_config=%r (%s) "
+                                      "disagree; %s wins; source: target precedence product= > "
+                                      "soc_config > $NPU_BRIDGE_PRODUCT (README 'Products')"
+                                      % (pid, where.strip("="), name, soc, soc_pid,
+                                         where.strip("="))))
             return pid
     diags.append(make("NPB110", "product", None,
                       "no target product (product=, soc_config or $%s): product rules skipped"
@@ -363,7 +381,7 @@ def resolve(config, product=None, env=None):
         diags.append(make("NPB110", "NpuOptimizer", None, note, severity="info"))
     soc = values.get("soc_config")
     pid = _target(product, soc, env, diags)
-    _pm_rules(values, used_classes, pid, diags)
+    _pm_rules(values, used_classes, pid, diags, pmap)
     effective = dict(levels[0])
     effective.update(levels[1])
     effective.update(levels[2])
@@ -383,7 +401,7 @@ def _truthy(value, row):
     return value != row.default
 
 
-def _pm_rules(values, used_classes, pid, diags):
+def _pm_rules(values, used_classes, pid, diags, given=()):
     """Product and cross-option rules over parameter_map values."""
     if pid is not None:
         for key in _PRODUCT_KEYS.intersection(values):
@@ -419,18 +437,7 @@ def _pm_rules(values, used_classes, pid, diags):
                           "mix_compile_mode=true needs iterations_per_loop == 1, got %s; source: "
                           "%s" % (values.get("iterations_per_loop"),
                                   catalog.BY_KEY["mix_compile_mode"].source)))
-    for a, b in (("precision_mode", "precision_mode_v2"),
-                 ("enable_compress_weight", "compress_weight_conf")):
-        if values.get(a) not in (None, "") and values.get(b) not in (None, ""):
-            diags.append(make("NPB142", a, values[a],
-                              "%s and %s must not be set together (the real adapter rejects the "
-                              "session); source: reference option_values.json" % (a, b)))
-    for gate in ("enable_dump", "enable_dump_debug"):
-        if values.get(gate) is True and not values.get("dump_path"):
-            diags.append(make("NPB143", gate, True,
-                              "%s=true needs dump_path (an existing writable directory); the "
-                              "real adapter fails session creation without it; source: %s"
-                              % (gate, catalog.BY_KEY[gate].source)))
+    cross.check_all(values, diags, given)  # catalog.CROSS_RULES: requires / excludes / ranges / dirs
     if values.get("input_fusion_size", 131072) != 131072:
         diags.append(make("NPB122", "input_fusion_size", values["input_fusion_size"],
                           "input_fusion_size only acts on static-shape graphs run asynchronously "

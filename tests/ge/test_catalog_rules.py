@@ -3,6 +3,7 @@ from the row's own data, so a new row is tested with no new test code."""
 import pytest
 
 from npu_bridge.ge import NpuConfigError, catalog, resolve, resolve_ge
+from npu_bridge.ge.diagnostics import cite
 
 PM_ROWS = [r for r in catalog.OPTIONS if r.key]
 GE_ROWS = [r for r in catalog.OPTIONS if not r.key]
@@ -50,9 +51,26 @@ def _errors(call):
     return [], result
 
 
+def _companions(key):
+    """Values for what the "requires" cross-option rules triggered by `key` need, from the
+    rules' own data (a value the rule lists, else the needed row's good value)."""
+    extra = dict(COMPANIONS.get(key, {}))
+    for rule in catalog.CROSS_RULES:
+        if rule.kind != "requires" or rule.severity == "warning" \
+                or key not in [k for k, _ in rule.when]:
+            continue
+        for need, test in rule.needs[:1] if rule.any_of else rule.needs:
+            if need == key or need in extra:
+                continue
+            extra[need] = test[0] if isinstance(test, tuple) else (
+                test if isinstance(test, bool) else cases(catalog.BY_KEY[need])[0])
+    return extra
+
+
 def _pm(row, value):
     pm = {row.key: value}
-    pm.update(COMPANIONS.get(row.key, {}))
+    if value not in ("", None):
+        pm.update(_companions(row.key))
     return pm
 
 
@@ -86,7 +104,7 @@ def test_parameter_map_bad_value(row):
     errors, _ = _errors(lambda: resolve(_pm(row, bad), env={}))
     assert [d.code for d in errors] == ["E10001"], (row.key, bad, errors)
     msg = errors[0].message
-    assert row.key in msg and row.allowed_text in msg and row.source in msg
+    assert row.key in msg and row.allowed_text in msg and cite(row.source) in msg
 
 
 @pytest.mark.parametrize("row", PM_ROWS, ids=lambda r: r.key)

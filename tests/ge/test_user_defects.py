@@ -1,0 +1,205 @@
+"""Regression tests for the defects a user test found (one section per defect)."""
+import threading
+
+import pytest
+
+from npu_bridge.ge import (CODES, NpuConfigError, check_graph, forced_product, resolve,
+                           resolve_ge)
+from npu_bridge.ge import catalog, products
+
+
+def codes(opts):
+    return [d.code for d in opts.diagnostics]
+
+
+def err_of(call):
+    with pytest.raises(NpuConfigError) as info:
+        call()
+    return info.value
+
+
+# ---- 1. forced_product()
+def test_forced_product_acts_like_product_argument_and_beats_soc_and_env():
+    env = {"NPU_BRIDGE_PRODUCT": "atlas-training"}
+    assert resolve({}, env=env).product == "atlas-training"
+    with forced_product("atlas-a3-training"):
+        assert resolve({}, env=env).product == "atlas-a3-training"
+        assert resolve({"soc_config": "Ascend910B1"}, env=env).product == "atlas-a3-training"
+        assert resolve_ge(env=env).product == "atlas-a3-training"
+        # an explicit product= still wins over the override
+        assert resolve({}, product="atlas-inference", env=env).product == "atlas-inference"
+    assert resolve({}, env=env).product == "atlas-training"
+
+
+def test_forced_product_nesting_restores_and_exceptions_restore():
+    with forced_product("atlas-training"):
+        with forced_product("Ascend910B2"):
+            assert resolve({}, env={}).product == "atlas-a2-training"
+        assert resolve({}, env={}).product == "atlas-training"
+        with pytest.raises(RuntimeError):
+            with forced_product("atlas-inference"):
+                raise RuntimeError("boom")
+        assert resolve({}, env={}).product == "atlas-training"
+        with forced_product(None):
+            assert resolve({}, env={}).product is None
+    assert products.current_forced_product() is None
+
+
+def test_forced_product_seen_from_other_threads_and_rules_apply():
+    seen = []
+    with forced_product("atlas-inference"):
+        t = threading.Thread(target=lambda: seen.append(resolve({}, env={}).product))
+        t.start()
+        t.join()
+        err = err_of(lambda: resolve({"variable_use_1g_huge_page": 1}, env={}))
+        assert "NPB112" in [d.code for d in err.diagnostics]
+    assert seen == ["atlas-inference"]
+
+
+def test_forced_product_unknown_and_bad_type():
+    with forced_product("atlas-nope"):
+        err = err_of(lambda: resolve({}, env={}))
+    d = [d for d in err.diagnostics if d.code == "NPB111"][0]
+    assert d.value == "atlas-nope" and "--product" in d.message
+    with pytest.raises(TypeError, match="forced_product.*5"):
+        with forced_product(5):
+            pass
+
+
+def test_explicit_product_disagreeing_with_soc_config_warns_naming_both():
+    opts = resolve({"soc_config": "Ascend910B1"}, product="atlas-training", env={})
+    (w,) = [d for d in opts.diagnostics if d.code == "NPB115"]
+    assert w.severity == "warning" and "atlas-training" in w.message and "Ascend910B1" in w.message
+    assert "atlas-a2-training" in w.message
+    with forced_product("atlas-a3-training"):
+        opts = resolve({"soc_config": "Ascend910B1"}, env={})
+    assert "NPB115" in codes(opts)
+    opts = resolve_ge(global_options={"ge.socVersion": "Ascend910B1"}, product="atlas-training",
+                      env={})
+    assert "NPB115" in codes(opts)
+    # agreeing names: no warning
+    assert "NPB115" not in codes(resolve({"soc_config": "Ascend910B1"},
+                                         product="atlas-a2-training", env={}))
+
+
+# ---- 9. messages name a source a user's clone has
+def test_product_messages_point_to_readme_not_design():
+    err = err_of(lambda: resolve({}, product="nope", env={}))
+    msg = [d for d in err.diagnostics if d.code == "NPB111"][0].message
+    assert "DESIGN.md" not in msg and "README" in msg and "docs/options.md" in msg
+    for code, (_, _, source) in CODES.items():
+        assert "DESIGN.md" not in source, code
+
+
+def test_unknown_key_and_external_weight_dir_messages_name_a_source():
+    err = err_of(lambda: resolve({"static_memory_polcy": 2}, env={}))
+    (d,) = [d for d in err.diagnostics if d.code == "NPB100"]
+    assert "source:" in d.message
+    err = err_of(lambda: resolve_ge(session_options={"ge.externalWeightDir": "/tmp/w"}, env={}))
+    (d,) = [d for d in err.diagnostics if d.code == "NPB133"]
+    assert "source:" in d.message and "vendor page" in d.message
+
+
+def test_seed_citations_name_the_vendor_page():
+    err = err_of(lambda: resolve({"static_memory_policy": 7}, env={}))
+    msg = err.diagnostics[0].message
+    assert "vendor page 'MemoryConfig constructor" in msg
+    assert "seed:memoryconfig_constructor_zh.txt" in msg
+    assert "vendor page" in CODES["NPB120"][2] and "memoryconfig_constructor_zh.txt" in CODES["NPB120"][2]
+
+
+# ---- 2. cross-option rules of the reference (checked_by_adapter), as data
+def test_optypelist_for_implmode_needs_op_select_implmode():
+    err = err_of(lambda: resolve({"optypelist_for_implmode": "Pooling,SoftmaxV2"}, env={}))
+    (d,) = [d for d in err.diagnostics if d.severity == "error"]
+    assert (d.code, d.option) == ("NPB143", "optypelist_for_implmode")
+    assert "op_select_implmode" in d.message and "LOG(FATAL)" in d.message
+    resolve({"optypelist_for_implmode": "Pooling", "op_select_implmode": "high_precision"},
+            env={})
+
+
+@pytest.mark.parametrize("step, problem", [("5-1", "5-1"), ("0|3-3", "3-3"),
+                                           ("|".join(["1"] * 101), "101 groups")])
+def test_dump_step_ranges_ascend_and_at_most_100_groups(step, problem):
+    err = err_of(lambda: resolve({"dump_step": step}, env={}))
+    (d,) = [d for d in err.diagnostics if d.severity == "error"]
+    assert (d.code, d.option, d.value) == ("E10001", "dump_step", step)
+    assert problem in d.message
+
+
+def test_dump_step_good_ranges_pass():
+    resolve({"dump_step": "0|5|10-20|" + "|".join(["1"] * 96)}, env={})
+
+
+def test_dump_path_and_work_path_must_be_existing_writable_dirs_warning(tmp_path):
+    missing = str(tmp_path / "nope")
+    for gate in ("enable_dump", "enable_dump_debug"):
+        opts = resolve({gate: True, "dump_path": missing}, env={})
+        (w,) = [d for d in opts.diagnostics if d.code == "NPB144"]
+        assert w.severity == "warning" and w.option == "dump_path" and w.value == missing
+        assert "machine that runs the script" in w.message
+        assert "NPB144" not in codes(resolve({gate: True, "dump_path": str(tmp_path)}, env={}))
+    # not read when dumping is off
+    assert "NPB144" not in codes(resolve({"dump_path": missing}, env={}))
+    opts = resolve({"aoe_mode": "2", "work_path": missing}, env={})
+    assert [d.option for d in opts.diagnostics if d.code == "NPB144"] == ["work_path"]
+    assert "NPB144" not in codes(resolve({"work_path": missing}, env={}))
+
+
+def test_dynamic_profile_trio_must_be_set_together_and_hybrid_mode():
+    trio = {"input_shape": "data:-1,3", "dynamic_dims": "1;2", "dynamic_node_type": 1}
+    resolve(dict(trio), env={})
+    resolve(dict(trio, compile_hybrid_mode=1), env={})
+    err = err_of(lambda: resolve({"input_shape": "data:-1,3"}, env={}))
+    (d,) = [d for d in err.diagnostics if d.severity == "error"]
+    assert d.code == "NPB143" and "dynamic_dims" in d.message and "dynamic_node_type" in d.message
+    err = err_of(lambda: resolve(dict(trio, dynamic_node_type=0, compile_hybrid_mode=1), env={}))
+    assert [(d.code, d.option) for d in err.diagnostics if d.severity == "error"] == [
+        ("NPB143", "compile_hybrid_mode")]
+    # an invalid companion is reported once (E10001), not also as missing
+    err = err_of(lambda: resolve(dict(trio, dynamic_dims="x"), env={}))
+    assert [d.code for d in err.diagnostics if d.severity == "error"] == ["E10001"]
+
+
+def test_modify_mixlist_needs_a_mixed_precision_mode():
+    err = err_of(lambda: resolve({"modify_mixlist": "/tmp/ops.json"}, env={}))
+    assert [d.code for d in err.diagnostics if d.severity == "error"] == ["NPB143"]
+    err = err_of(lambda: resolve({"modify_mixlist": "/tmp/ops.json", "precision_mode": "force_fp16"},
+                                 env={}))
+    assert "allow_mix_precision" in err.diagnostics[-1].message or any(
+        "allow_mix_precision" in d.message for d in err.diagnostics)
+    resolve({"modify_mixlist": "/tmp/ops.json", "precision_mode": "allow_mix_precision"}, env={})
+    resolve({"modify_mixlist": "/tmp/ops.json", "precision_mode_v2": "mixed_float16"}, env={})
+
+
+def test_docs_only_rules_are_warnings():
+    opts = resolve({"enable_dump": True, "enable_dump_debug": True, "dump_path": "/tmp"}, env={})
+    assert [(d.code, d.severity) for d in opts.diagnostics if d.code == "NPB142"] == [
+        ("NPB142", "warning")]
+    opts = resolve({"variable_placement": "Host"}, env={})
+    assert [(d.code, d.severity) for d in opts.diagnostics if d.code == "NPB143"] == [
+        ("NPB143", "warning")]
+
+
+def test_existing_exclusions_still_errors():
+    for pm in ({"precision_mode": "force_fp16", "precision_mode_v2": "fp16"},
+               {"enable_compress_weight": True, "compress_weight_conf": "/tmp/c.cfg"}):
+        err = err_of(lambda: resolve(pm, env={}))
+        assert [d.code for d in err.diagnostics if d.severity == "error"] == ["NPB142"]
+
+
+def test_every_adapter_enforced_cross_rule_of_the_reference_is_a_catalog_row():
+    import json
+    import os
+    path = "/work/shared/reference/option_values.json"
+    if not os.path.exists(path):
+        pytest.skip("reference not available")
+    ref = json.load(open(path))["options"]
+    ref = ref if isinstance(ref, dict) else {o["key"]: o for o in ref}
+    ruled = {k for rule in catalog.CROSS_RULES for k in rule.keys}
+    for key, info in ref.items():
+        check = info.get("checked_by_adapter") or {}
+        allowed = check.get("allowed")
+        if check.get("failure") in ("error", "fatal") and isinstance(allowed, str) and (
+                "requires" in allowed or "together" in allowed or "existing directory" in allowed):
+            assert key in ruled, key
