@@ -401,6 +401,10 @@ def _truthy(value, row):
     return value != row.default
 
 
+# Unset, graph/variable memory sizes default to these shares of the device memory (reference README).
+_MEM_SHARES = {"graph_memory_max_size": (26, 32), "variable_memory_max_size": (5, 32)}
+
+
 def _pm_rules(values, used_classes, pid, diags, given=()):
     """Product and cross-option rules over parameter_map values."""
     if pid is not None:
@@ -424,14 +428,22 @@ def _pm_rules(values, used_classes, pid, diags, given=()):
                                   "%s is not supported on %s; supported on: %s; source: %s"
                                   % (cls, pid, ", ".join(rule[0]), rule[1])))
         mem = products.PRODUCTS[pid].memory_bytes
-        sizes = [(k, values.get(k)) for k in ("graph_memory_max_size", "variable_memory_max_size")]
+        sizes = [(k, values.get(k)) for k in _MEM_SHARES]
         sizes = [(k, int(v)) for k, v in sizes if isinstance(v, str) and v.isdigit()]
-        if mem and sizes and sum(v for _, v in sizes) > mem:
-            diags.append(make("NPB140", sizes[0][0], sum(v for _, v in sizes),
-                              "%s = %d bytes exceed the %d bytes of on-chip memory of %s (%s); "
-                              "source: vendor docs via reference README"
-                              % (" + ".join(k for k, _ in sizes), sum(v for _, v in sizes), mem,
-                                 pid, products.PRODUCTS[pid].memory_source)))
+        if mem and sizes:
+            if len(sizes) == 1:  # the unset one takes its default share of the device memory
+                other = [k for k in _MEM_SHARES if k != sizes[0][0]][0]
+                num, den = _MEM_SHARES[other]
+                sizes.append((other + " (unset: %d/%d of the memory)" % (num, den),
+                              mem * num // den))
+            total = sum(v for _, v in sizes)
+            if total > mem:
+                diags.append(make("NPB140", sizes[0][0], total,
+                                  "%s = %d bytes exceed the %d bytes of on-chip memory of %s (%s); "
+                                  "source: vendor docs via reference README (unset, the two "
+                                  "default to 26/32 and 5/32 of it)"
+                                  % (" + ".join("%s %d" % kv for kv in sizes), total, mem,
+                                     pid, products.PRODUCTS[pid].memory_source)))
     if values.get("mix_compile_mode") is True and values.get("iterations_per_loop", 1) != 1:
         diags.append(make("NPB141", "mix_compile_mode", True,
                           "mix_compile_mode=true needs iterations_per_loop == 1, got %s; source: "

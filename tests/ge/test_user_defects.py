@@ -203,3 +203,22 @@ def test_every_adapter_enforced_cross_rule_of_the_reference_is_a_catalog_row():
         if check.get("failure") in ("error", "fatal") and isinstance(allowed, str) and (
                 "requires" in allowed or "together" in allowed or "existing directory" in allowed):
             assert key in ruled, key
+
+
+# ---- 5. NPB140 counts the default share of the unset size
+GIB = 1024 ** 3
+
+
+def test_graph_plus_default_variable_memory_exceeds_device_memory():
+    # atlas-training: 32 GiB; variable unset -> 5/32 of it = 5 GiB; 28 + 5 > 32
+    err = err_of(lambda: resolve({"graph_memory_max_size": str(28 * GIB)},
+                                 product="atlas-training", env={}))
+    (d,) = [d for d in err.diagnostics if d.code == "NPB140"]
+    assert d.value == 33 * GIB and "5/32" in d.message
+    # variable set, graph unset -> 26/32 = 26 GiB; 7 + 26 > 32
+    err = err_of(lambda: resolve({"variable_memory_max_size": str(7 * GIB)},
+                                 product="atlas-training", env={}))
+    assert [d.value for d in err.diagnostics if d.code == "NPB140"] == [33 * GIB]
+    # fits with the default share
+    resolve({"graph_memory_max_size": str(27 * GIB)}, product="atlas-training", env={})
+    resolve({"variable_memory_max_size": str(6 * GIB)}, product="atlas-training", env={})
