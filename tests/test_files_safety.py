@@ -184,3 +184,59 @@ def test_cli_writes_only_the_report(tmp_path):
     created = set(os.listdir(tmp_path)) - before - {"s.py"}
     assert created == {"r.json"}
     assert json.loads((tmp_path / "r.json").read_text())["schema"] == "npu-bridge-report"
+
+
+# ------------------------------------------------------------------------ GE write folders
+from npu_bridge.ge import NpuConfigError, resolve_ge  # noqa: E402
+
+
+def _weights(wdir=None, env=None):
+    opts = {"ge.externalWeight": "1"}
+    if wdir is not None:
+        opts["ge.externalWeightDir"] = wdir
+    return resolve_ge(global_options=opts, env=env or {})
+
+
+@pytest.mark.parametrize("bad", ["a/../../etc", "../w", "w/..", "/tmp/x/../y", "a\0b", "a\nb"])
+def test_external_weight_dir_with_dotdot_or_control_chars_refused(bad):
+    with pytest.raises(NpuConfigError) as err:
+        _weights(bad)
+    diag = [d for d in err.value.diagnostics if d.severity == "error"][0]
+    assert diag.option == "ge.externalWeightDir"
+    assert diag.code in ("NPB136",) and "ge.externalWeightDir" in diag.message
+
+
+def test_external_weight_dir_symlink_or_file_refused(tmp_path):
+    (tmp_path / "real").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "real", target_is_directory=True)
+    (tmp_path / "file").write_text("x")
+    for bad, why in ((tmp_path / "link", "symbolic link"), (tmp_path / "file", "not a directory")):
+        with pytest.raises(NpuConfigError, match=why):
+            _weights(str(bad))
+    assert _listing(tmp_path) == [("file", False), ("link", True), ("real", False)]  # untouched
+
+
+def test_external_weight_dir_safe_forms_accepted(tmp_path):
+    (tmp_path / "real").mkdir()
+    (tmp_path / "via").symlink_to(tmp_path / "real", target_is_directory=True)
+    for good in (str(tmp_path / "real"), str(tmp_path / "not_yet"), str(tmp_path / "via" / "sub"),
+                 "./weights", "weights/"):
+        ge = _weights(good)
+        assert ge.effective["ge.externalWeightDir"] == good
+    assert not (tmp_path / "not_yet").exists()   # nothing is created
+
+
+def test_ascend_work_path_unsafe_refused_when_used(tmp_path):
+    (tmp_path / "real").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "real", target_is_directory=True)
+    for bad in (str(tmp_path / "link"), str(tmp_path / ".." / "x"), "a\0b"):
+        with pytest.raises(NpuConfigError) as err:
+            _weights(env={"ASCEND_WORK_PATH": bad})
+        assert [d.option for d in err.value.diagnostics if d.severity == "error"] == ["ASCEND_WORK_PATH"]
+    # a safe one is used; an unsafe one does not matter when ge.externalWeightDir is given
+    ge = _weights(env={"ASCEND_WORK_PATH": str(tmp_path / "real")})
+    assert ge.effective["ge.externalWeightDir"].startswith(str(tmp_path / "real") + os.sep)
+    ge = _weights(str(tmp_path / "real"), env={"ASCEND_WORK_PATH": str(tmp_path / "link")})
+    assert ge.effective["ge.externalWeightDir"] == str(tmp_path / "real")
+    # and external weights off: the variable is not used, so not judged
+    resolve_ge(global_options={"ge.externalWeight": "0"}, env={"ASCEND_WORK_PATH": "a/../b"})

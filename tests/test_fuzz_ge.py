@@ -289,6 +289,7 @@ ir_maps = st.one_of(st.none(), st.dictionaries(
 @given(ge_levels, ge_levels, ge_levels, ir_maps, product_args, envs)
 @example({"ge.externalWeightDir": b"\xff"}, None, None, None, None, {})          # UnicodeDecodeError
 @example(None, None, {"ge.exec.inputReuseMemIndexes": "\u00b2"}, None, None, {})
+@example(None, None, None, {"": b""}, None, {})   # bytes value of an unknown ir_option: to_json TypeError
 def test_resolve_ge_levels(g, s, gr, ir, product, env):
     keys = tuple(g or ()) + tuple(s or ()) + tuple(gr or ()) + tuple(ir or ())
     out = check_contract(lambda: resolve_ge(g, s, gr, ir, product=product, env=env), keys)

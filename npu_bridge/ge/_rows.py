@@ -1948,7 +1948,7 @@ ROWS = [
      'levels': ['global', 'session'],
      'type': 'path',
      'source': 'seed:ge_memory_options_zh.txt',
-     'rule': 'path',
+     'rule': 'write_dir',
      'notes': 'Directory for external weight files; only with ge.externalWeight on. Precedence: this > '
               '$ASCEND_WORK_PATH/tmp_weight_<pid>_<sessionid> > ./tmp_weight_<pid>_<sessionid>.'},
     {'ge_key': 'ge.inputBatchCpy',

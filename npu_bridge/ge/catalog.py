@@ -35,7 +35,7 @@ Column meanings (stable attribute names; other modules depend on them):
 - `levels`: for GE rows, the levels GE accepts the key at (seeds first, else the reference
   `ge_option_scopes.json`); for parameter_map rows, the levels of its routes.
 - `rule`: the generic check kind: "bool", "enum", "range", "clamp", "regex", "int_string",
-  "path", "json", "any". Parameters: `allowed` (enum), `min`/`max` (range, clamp,
+  "path", "write_dir" (a folder GE writes into: `npu_bridge.ge.paths`), "json", "any". Parameters: `allowed` (enum), `min`/`max` (range, clamp,
   int_string), `pattern` and a valid `example` (regex).
 - `legacy_values`: {value: reason}: values outside the documented set that the adapter's
   own checks accept; accepted with a warning.
@@ -53,7 +53,8 @@ from typing import Any, Mapping, Optional, Tuple
 from npu_bridge.ge import _rows
 
 LEVELS = ("global", "session", "graph")
-RULE_KINDS = ("bool", "enum", "range", "clamp", "regex", "int_string", "path", "json", "any")
+RULE_KINDS = ("bool", "enum", "range", "clamp", "regex", "int_string", "path", "write_dir", "json",
+              "any")
 ESTIMATOR_WRITE_MODES = ("always", "when_set", "never")
 
 
@@ -137,6 +138,8 @@ def allowed_text(row):
         return "a string matching %s" % row.pattern
     if kind == "path":
         return "a non-empty path"
+    if kind == "write_dir":
+        return "a directory path without '..' components that is not a symlink (npu_bridge.ge.paths)"
     if kind == "json":
         return "a JSON object string (or empty)"
     return "any value"

@@ -116,6 +116,9 @@ CODES = MappingProxyType({
     "NPB134": ("info", "directory external weight files are written to",
                "seed ge_memory_options_zh.txt (precedence rule)"),
     "NPB135": ("warning", "unknown GE option key or ir_option name", "reference ge_option_scopes.json"),
+    "NPB136": ("error", "unsafe directory for files GE writes (ge.externalWeightDir, ASCEND_WORK_PATH): "
+               "a '..' component, a symbolic link, an existing non-directory, NUL or line break",
+               "project rule (npu_bridge/ge/paths.py); seed ge_memory_options_zh.txt for the directory"),
     "NPB140": ("error", "graph_memory_max_size + variable_memory_max_size exceed the product's "
                "on-chip memory", "vendor docs (reference README); products.py memory sizes"),
     "NPB141": ("error", "mix_compile_mode needs iterations_per_loop == 1",

@@ -8,7 +8,7 @@ import json
 import os
 import re
 
-from npu_bridge.ge import catalog, cross, products
+from npu_bridge.ge import catalog, cross, paths, products
 from npu_bridge.ge._scopes import SCOPES
 from npu_bridge.ge.diagnostics import Diagnostic, make
 from npu_bridge.ge.options import GeOptions
@@ -106,6 +106,13 @@ def _check(row, option, value):
         if value == "" or re.fullmatch(row.pattern, value, re.ASCII):
             return value, ()
         return value, (_invalid(row, option, value, "wrong format"),)
+    if kind == "write_dir":  # a folder GE writes into: npu_bridge.ge.paths
+        reason = paths.unsafe_dir_reason(value) if value != "" else None
+        if reason is None:
+            return value, ()
+        return value, (make(paths.CODE, option, value, "%s=%r is not a safe directory for the "
+                            "files GE writes: it %s; source: %s"
+                            % (option, value, reason, row.source)),)
     if kind == "path":
         if value == "" or ("\0" not in value and "\n" not in value):
             return value, ()
@@ -204,6 +211,10 @@ def _entry_effect(key, attr, memo_key):
         field, value = _value_of(attr, spec[1])
         effect = _effect(spec, key, field, value)
     if memo_key is not None and typ is not float and not isinstance(value, float):
+        try:
+            hash(memo_key)
+        except TypeError:  # a list, a dict, a ListValue: not memoized
+            return effect
         if len(_EFFECTS) >= _EFFECTS_LIMIT:
             _EFFECTS.clear()
         _EFFECTS[memo_key] = effect
@@ -511,6 +522,12 @@ def _ge_rules(result, env, parallel=None, policy_option=None):
     if ext in ("1", "2", "true"):
         if not wdir:
             base = env.get("ASCEND_WORK_PATH")
+            reason = paths.unsafe_dir_reason(base) if base else None
+            if reason is not None:
+                diags.append(make(paths.CODE, "ASCEND_WORK_PATH", base,
+                                  "ASCEND_WORK_PATH=%r is not a safe directory for the external "
+                                  "weight files GE writes: it %s; source: seed "
+                                  "ge_memory_options_zh.txt (precedence rule)" % (base, reason)))
             name = "tmp_weight_%d_<sessionid>" % os.getpid()
             wdir = os.path.join(base, name) if base else os.path.join(".", name)
             eff["ge.externalWeightDir"] = wdir
@@ -553,7 +570,8 @@ def resolve_ge(global_options=None, session_options=None, graph_options=None, ir
         row = catalog.BY_IR_OPTION.get(name.rsplit("::", 1)[-1])
         if row is None:
             close = catalog.suggest(name, tuple(catalog.BY_IR_OPTION))
-            diags.append(make("NPB135", name, value, "unknown ir_option %r%s; known: %s"
+            diags.append(make("NPB135", name, _text(value) if not isinstance(value, bytes)
+                              else value.decode("utf-8", "replace"), "unknown ir_option %r%s; known: %s"
                               % (name, "; did you mean %s?" % close[0] if close else "",
                                  ", ".join(catalog.BY_IR_OPTION))))
             continue
