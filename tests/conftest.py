@@ -1,8 +1,8 @@
 """Shared test setup: the hypothesis profiles of the fuzz tests (marker `fuzz`, pytest.ini).
 
 `fast` (default, `make test`): a few dozen examples per property.
-`full` (`NPU_BRIDGE_FUZZ=full`, `make fuzz`): 25,000 examples per property, so the fuzz-marked
-properties together run well over 100,000 examples.
+`full` (`NPU_BRIDGE_FUZZ=full`, `make fuzz`): 10,000 examples per property; the 12 fuzz-marked
+properties (test_fuzz_ge, test_fuzz_config, test_lint_safety) run 120,000 examples.
 """
 import os
 
@@ -12,5 +12,5 @@ _COMMON = dict(deadline=None, derandomize=False, print_blob=True,
                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
                                       HealthCheck.filter_too_much])
 settings.register_profile("fast", max_examples=60, **_COMMON)
-settings.register_profile("full", max_examples=25_000, **_COMMON)
+settings.register_profile("full", max_examples=10_000, **_COMMON)
 settings.load_profile("full" if os.environ.get("NPU_BRIDGE_FUZZ") == "full" else "fast")
