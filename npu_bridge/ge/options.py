@@ -3,10 +3,13 @@ import json
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
-from npu_bridge.ge.diagnostics import Diagnostic, NpuConfigError
+from npu_bridge.ge.diagnostics import SEVERITIES, Diagnostic, NpuConfigError
 
 _DICTS = ("global_options", "session_options", "graph_options", "adapter_options", "effective",
           "sources")
+_REQUIRED = ("product", "global_options", "session_options", "graph_options", "effective",
+             "diagnostics")  # adapter_options and sources: {} when absent (older reports)
+_DIAG_FIELDS = ("code", "severity", "option", "value", "message")
 
 
 @dataclass
@@ -61,11 +64,46 @@ class GeOptions:
 
     @classmethod
     def from_dict(cls, data):
-        kwargs = {name: dict(data.get(name) or {}) for name in _DICTS}
-        kwargs["diagnostics"] = [Diagnostic(**d) for d in data.get("diagnostics") or ()]
-        kwargs["product"] = data.get("product")
+        """The inverse of `to_dict`. Raises TypeError naming what is wrong when `data` is not
+        what `to_dict` writes (a required key missing, a value of the wrong type)."""
+        def bad(what):
+            raise TypeError("GeOptions.from_dict: %s; expected what GeOptions.to_dict()/to_json() "
+                            "writes: an object with product (str or null), %s (objects of "
+                            "string -> string) and diagnostics (a list of objects with %s)"
+                            % (what, ", ".join(_DICTS), ", ".join(_DIAG_FIELDS)))
+        if not isinstance(data, dict):
+            bad("data=%r (%s) is not an object" % (data, type(data).__name__))
+        missing = [k for k in _REQUIRED if k not in data]
+        if missing:
+            bad("missing key(s) %s" % ", ".join(missing))
+        kwargs = {}
+        for name in _DICTS:
+            value = data.get(name, {})
+            if not isinstance(value, dict) or not all(
+                    isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
+                bad("%s=%r is not an object of string -> string" % (name, value))
+            kwargs[name] = dict(value)
+        diags = data["diagnostics"]
+        if not isinstance(diags, list):
+            bad("diagnostics=%r is not a list" % (diags,))
+        kwargs["diagnostics"] = []
+        for d in diags:
+            if not isinstance(d, dict) or set(d) != set(_DIAG_FIELDS) \
+                    or d["severity"] not in SEVERITIES or not isinstance(d["code"], str) \
+                    or not isinstance(d["option"], str) or not isinstance(d["message"], str):
+                bad("diagnostics item %r is not a diagnostic" % (d,))
+            kwargs["diagnostics"].append(Diagnostic(**d))
+        product = data["product"]
+        if product is not None and not isinstance(product, str):
+            bad("product=%r is not a string or null" % (product,))
+        kwargs["product"] = product
         return cls(**kwargs)
 
     @classmethod
     def from_json(cls, text):
+        """The inverse of `to_json`. Raises ValueError for text that is not JSON, TypeError
+        (naming what is wrong) for JSON that is not a GeOptions (see `from_dict`)."""
+        if not isinstance(text, (str, bytes, bytearray)):
+            raise TypeError("GeOptions.from_json: text=%r (%s) is not allowed; give the JSON "
+                            "text GeOptions.to_json() writes" % (text, type(text).__name__))
         return cls.from_dict(json.loads(text))

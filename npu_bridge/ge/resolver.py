@@ -200,6 +200,13 @@ def _entry_effect(key, attr, memo_key):
     spec = _SPECS.get(key)
     if spec is None:
         field, value = _value_of(attr, None)
+        if not isinstance(key, str):  # e.g. {5: AttrValue(i=2)}: no key of the adapter
+            effect = (None, value, (), (make(
+                "NPB100", repr(key), value,
+                "parameter_map key %r (%s) is not a string: the real adapter only reads string "
+                "keys (the %d of reference npu_options.json; docs/options.md)"
+                % (key, type(key).__name__, len(catalog.PARAMETER_MAP_KEYS))),))
+            return effect
         close = catalog.suggest(key)
         hint = ("; did you mean %s?" % " or ".join(repr(c) for c in close)) if close else ""
         effect = (None, value, (), (make("NPB100", key, value,
@@ -561,6 +568,20 @@ def resolve_ge(global_options=None, session_options=None, graph_options=None, ir
     Returns: `GeOptions`. Raises: `NpuConfigError` with every diagnostic on any error.
     """
     env = os.environ if env is None else env
+    for arg, opts in (("global_options", global_options), ("session_options", session_options),
+                      ("graph_options", graph_options), ("ir_options", ir_options)):
+        if opts is None:
+            continue
+        if not callable(getattr(opts, "items", None)):
+            raise TypeError("resolve_ge: %s=%r (%s) is not allowed; give a mapping of %s -> "
+                            "value (str or int), or None"
+                            % (arg, opts, type(opts).__name__,
+                               "ir_option name" if arg == "ir_options" else "GE option key"))
+        for key in opts:
+            if not isinstance(key, str):
+                raise TypeError("resolve_ge: %s key %r (%s) is not allowed; keys are %s strings"
+                                % (arg, key, type(key).__name__,
+                                   "ir_option name" if arg == "ir_options" else "GE option key"))
     diags = []
     out = ({}, {}, {})
     sources = {}
@@ -631,14 +652,32 @@ def check_graph(ge_options, num_inputs, num_outputs):
 
     Indices at or beyond `num_inputs` (`ge.exec.inputReuseMemIndexes`, the input side of
     `ge.exec.outputReuseInputMemIndexes`) or `num_outputs` (`ge.exec.outputReuseMemIndexes`,
-    the output side of the pairs) are dropped with an NPB131 warning, as GE ignores them
-    (seed ge_memory_options_zh.txt). Returns a new `GeOptions`; the input is not changed.
+    the output side of the pairs) are dropped from `effective` with an NPB131 warning, as GE
+    ignores them (seed ge_memory_options_zh.txt: such an index "does not take effect");
+    `graph_options` keeps them: the adapter still sends them. Returns a new `GeOptions`; the
+    input is not changed.
+
+    Raises: TypeError when `ge_options` is not a `GeOptions` or a count is not an int;
+      NpuConfigError when a count is negative.
     """
+    if not isinstance(ge_options, GeOptions):
+        raise TypeError("check_graph: ge_options=%r (%s) is not allowed; give the GeOptions "
+                        "resolve()/resolve_ge() returned" % (ge_options, type(ge_options).__name__))
+    for name, count in (("num_inputs", num_inputs), ("num_outputs", num_outputs)):
+        if isinstance(count, bool) or not isinstance(count, int):
+            raise TypeError("check_graph: %s=%r (%s) is not allowed; give the graph's %s count "
+                            "as an int >= 0" % (name, count, type(count).__name__, name[4:-1]))
+        if count < 0:
+            from npu_bridge.ge.diagnostics import NpuConfigError
+            raise NpuConfigError([make("E10001", name, count,
+                                       "invalid value for check_graph's %s: %d (negative); "
+                                       "allowed: an int >= 0 (the graph's %s count)"
+                                       % (name, count, name[4:-1]))])
     result = GeOptions.from_dict(ge_options.to_dict())
     for key, limit_for in (("ge.exec.inputReuseMemIndexes", lambda i: num_inputs),
                            ("ge.exec.outputReuseMemIndexes", lambda i: num_outputs),
                            ("ge.exec.outputReuseInputMemIndexes", None)):
-        for target in (result.graph_options, result.effective):
+        for target in (result.effective,):  # graph_options: as the adapter sends it
             text = target.get(key)
             if not text:
                 continue
@@ -657,7 +696,7 @@ def check_graph(ge_options, num_inputs, num_outputs):
                     target[key] = new
                 else:
                     del target[key]
-                if target is result.graph_options:
+                if target is result.effective:
                     result.diagnostics.append(make(
                         "NPB131", key, text,
                         "%s: %s out of range for a graph with %d inputs and %d outputs; dropped "

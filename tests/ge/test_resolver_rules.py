@@ -197,8 +197,11 @@ def test_graph_level_options_and_levels():
         "ge.exec.outputReuseInputMemIndexes": "0,1;6,8"}, env={}))
     assert errs[0].code == "E10001"
     checked = check_graph(opts, num_inputs=3, num_outputs=4)
-    assert checked.graph_options["ge.exec.inputReuseMemIndexes"] == "0,1"
-    assert checked.graph_options["ge.exec.outputReuseInputMemIndexes"] == "0,1"
+    assert checked.effective["ge.exec.inputReuseMemIndexes"] == "0,1"
+    assert checked.effective["ge.exec.outputReuseInputMemIndexes"] == "0,1"
+    # the adapter still sends them; GE ignores the out-of-range ones
+    assert checked.graph_options["ge.exec.inputReuseMemIndexes"] == "0,1,5"
+    assert checked.graph_options["ge.exec.outputReuseInputMemIndexes"] == "0,1|6,8"
     assert [d.code for d in checked.warnings] == ["NPB131", "NPB131"]
     assert opts.graph_options["ge.exec.inputReuseMemIndexes"] == "0,1,5"  # input unchanged
 

@@ -222,3 +222,73 @@ def test_graph_plus_default_variable_memory_exceeds_device_memory():
     # fits with the default share
     resolve({"graph_memory_max_size": str(27 * GIB)}, product="atlas-training", env={})
     resolve({"variable_memory_max_size": str(6 * GIB)}, product="atlas-training", env={})
+
+
+# ---- 8. check_graph keeps graph_options as sent; drops bad indices only in effective
+def test_check_graph_keeps_what_the_adapter_sends():
+    opts = resolve_ge(graph_options={"ge.exec.inputReuseMemIndexes": "0,1,5",
+                                     "ge.exec.outputReuseMemIndexes": "7"}, env={})
+    out = check_graph(opts, 2, 2)
+    assert out.graph_options["ge.exec.inputReuseMemIndexes"] == "0,1,5"
+    assert out.graph_options["ge.exec.outputReuseMemIndexes"] == "7"
+    assert out.effective["ge.exec.inputReuseMemIndexes"] == "0,1"
+    assert "ge.exec.outputReuseMemIndexes" not in out.effective
+    warns = [d for d in out.diagnostics if d.code == "NPB131"]
+    assert [d.option for d in warns] == ["ge.exec.inputReuseMemIndexes",
+                                         "ge.exec.outputReuseMemIndexes"]
+
+
+# ---- 7. bad argument types: clear errors naming the argument, the value, what is allowed
+@pytest.mark.parametrize("n_in, exc", [("3", TypeError), (3.0, TypeError), (True, TypeError),
+                                       (None, TypeError), (-1, NpuConfigError)])
+def test_check_graph_counts(n_in, exc):
+    opts = resolve_ge(env={})
+    with pytest.raises(exc) as info:
+        check_graph(opts, n_in, 2)
+    assert "num_inputs" in str(info.value) and repr(n_in) in str(info.value) + repr(n_in)
+    assert ">= 0" in str(info.value)
+    with pytest.raises(TypeError, match="ge_options"):
+        check_graph({"graph_options": {}}, 1, 1)
+
+
+@pytest.mark.parametrize("kwargs, names", [
+    ({"session_options": [("a", "b")]}, ["session_options", "[('a', 'b')]", "mapping"]),
+    ({"global_options": "ge.x=1"}, ["global_options", "mapping"]),
+    ({"graph_options": {5: "1"}}, ["graph_options", "5", "string"]),
+    ({"ir_options": [1]}, ["ir_options", "mapping"]),
+    ({"product": 5}, ["product=5", "str"]),
+])
+def test_resolve_ge_bad_argument_types(kwargs, names):
+    with pytest.raises(TypeError) as info:
+        resolve_ge(env={}, **kwargs)
+    for name in names:
+        assert name in str(info.value)
+
+
+def test_resolve_bad_product_type_and_non_string_key():
+    with pytest.raises(TypeError, match=r"product=\[.atlas-training.\].*str"):
+        resolve({}, product=["atlas-training"], env={})
+    from tensorflow.core.framework.attr_value_pb2 import AttrValue
+    err = err_of(lambda: resolve({5: AttrValue(i=2)}, env={}))
+    (d,) = err.diagnostics[:1]
+    assert d.code == "NPB100" and d.option == "5" and "not a string" in d.message
+    # the diagnostic survives the JSON round trip of the error's partial result
+    assert "5 (int)" in str(err)
+
+
+@pytest.mark.parametrize("text, what", [
+    ("{}", "missing key"), ("[]", "not an object"),
+    ('{"product": 5, "global_options": {}, "session_options": {}, "graph_options": {}, '
+     '"effective": {}, "diagnostics": []}', "product=5"),
+    ('{"product": null, "global_options": {"a": 1}, "session_options": {}, "graph_options": {}, '
+     '"effective": {}, "diagnostics": []}', "global_options"),
+    ('{"product": null, "global_options": {}, "session_options": {}, "graph_options": {}, '
+     '"effective": {}, "diagnostics": [{"code": "E10001"}]}', "diagnostics item"),
+])
+def test_ge_options_from_json_refuses_what_to_json_never_writes(text, what):
+    from npu_bridge.ge import GeOptions
+    with pytest.raises(TypeError) as info:
+        GeOptions.from_json(text)
+    assert what in str(info.value) and "GeOptions" in str(info.value)
+    with pytest.raises(TypeError, match="from_json"):
+        GeOptions.from_json(None)
