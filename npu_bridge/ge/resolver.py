@@ -556,6 +556,9 @@ def _ge_rules(result, env, parallel=None, policy_option=None):
 
 
 # ---------------------------------------------------------------- resolve_ge()
+_PATH_RULES = ("path", "write_dir")
+
+
 def resolve_ge(global_options=None, session_options=None, graph_options=None, ir_options=None,
                product=None, env=None):
     """Check GE options given directly per level (GE keys; `ir_options` by ir_option name).
@@ -618,6 +621,9 @@ def resolve_ge(global_options=None, session_options=None, graph_options=None, ir
                 number, found = _check(row, option, number)
                 diags.extend(found)
                 text = _text(number)
+        elif row is not None and text == "" and row.rule in _PATH_RULES:
+            # given directly, an empty directory is not "unset": GE gets an empty path
+            diags.append(_invalid(row, option, text, "empty"))
         elif row is not None and not _GE_ROW_OK[key](text):
             text, found = _check(row, option, text)
             diags.extend(found)

@@ -34,8 +34,9 @@ def cases(row):
         return row.example, "", row.example + "@@!"
     if kind == "json":
         return '{"output": "./"}', "", "{not json"
-    if kind == "path":
-        return "/tmp/some_dir", "", "bad\0path"
+    if kind in ("path", "write_dir"):
+        # "" means unset in a parameter_map; a GE key given directly needs a non-empty path
+        return "/tmp/some_dir", ("" if row.key else "/tmp/other_dir"), "bad\0path"
     if kind == "bool":
         return False, True, None
     typed = {"i": (0, 1), "f": (0.5, 0.0), "b": (True, False)}
@@ -143,6 +144,8 @@ def test_ge_rows_good_bad_and_levels(row):
                                                     env={}))
         if row.rule == "clamp":
             assert result.effective[row.ge_key] == str(row.max)
+        elif row.rule == "write_dir":  # an unsafe directory has its own code
+            assert "NPB136" in [d.code for d in errors]
         else:
             assert "E10001" in [d.code for d in errors]
     for other in ("global", "session", "graph"):

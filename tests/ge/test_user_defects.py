@@ -292,3 +292,25 @@ def test_ge_options_from_json_refuses_what_to_json_never_writes(text, what):
     assert what in str(info.value) and "GeOptions" in str(info.value)
     with pytest.raises(TypeError, match="from_json"):
         GeOptions.from_json(None)
+
+
+# ---- 6. ge.externalWeightDir: not empty; unsafe paths refused (paths.py, NPB136)
+@pytest.mark.parametrize("level", ["global_options", "session_options"])
+def test_empty_external_weight_dir_is_an_error(level):
+    err = err_of(lambda: resolve_ge(env={}, **{level: {"ge.externalWeight": "1",
+                                                       "ge.externalWeightDir": ""}}))
+    (d,) = [d for d in err.diagnostics if d.severity == "error"]
+    assert (d.code, d.option, d.value) == ("E10001", "ge.externalWeightDir", "")
+    assert "non-empty" in d.message or "empty" in d.message
+
+
+def test_unsafe_external_weight_dirs_are_refused(tmp_path):
+    link = tmp_path / "link"
+    link.symlink_to(tmp_path)
+    for bad in (str(tmp_path / "a" / ".." / "b"), str(link)):
+        err = err_of(lambda: resolve_ge(session_options={"ge.externalWeight": "1",
+                                                         "ge.externalWeightDir": bad}, env={}))
+        assert [d.code for d in err.diagnostics if d.severity == "error"] == ["NPB136"]
+    err = err_of(lambda: resolve_ge(session_options={"ge.externalWeight": "1"},
+                                    env={"ASCEND_WORK_PATH": str(link)}))
+    assert [d.option for d in err.diagnostics if d.code == "NPB136"] == ["ASCEND_WORK_PATH"]
