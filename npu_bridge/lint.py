@@ -3,9 +3,11 @@
 Reads Python files with `ast` only (never imports or runs them) and finds the two ways a
 script configures the NPU:
 
-* `<obj>.parameter_map["KEY"].FIELD = VALUE` assignments (a hand-written `NpuOptimizer`);
-* keyword arguments of `NPURunConfig`, `MemoryConfig`, `DumpConfig`, `ProfilingConfig`,
-  `ExperimentalConfig`, `GraphMemoryOptimizeConfig` and `DynamicInputConfig` calls.
+* `<obj>.parameter_map["KEY"].FIELD = VALUE` assignments (a hand-written `NpuOptimizer`),
+  also through an alias (`pm = op.parameter_map; pm["KEY"].FIELD = VALUE`);
+* keyword and positional arguments of `NPURunConfig`, `MemoryConfig`, `DumpConfig`,
+  `ProfilingConfig`, `ExperimentalConfig`, `GraphMemoryOptimizeConfig` and
+  `DynamicInputConfig` calls (also imported under another name).
 
 Where the values are literals, each group of assignments (one `parameter_map` owner in one
 scope, or one config call with its nested config calls) is turned into the input
@@ -21,12 +23,17 @@ The only checks of this module's own are about the file and about protobuf itsel
 | NBL002 | the file is larger than the size limit and was not checked |
 | NBL003 | the file cannot be read |
 | NBL010 | `AttrValue` has no such field (protobuf raises `AttributeError` at run time) |
-| NBL011 | the literal does not fit the `AttrValue` field (protobuf raises `TypeError`) |
+| NBL011 | the literal does not fit the `AttrValue` field (protobuf: `TypeError`; `ValueError` for an int outside int64) |
+
+Groups: one owner's assignments per function; re-binding the owner's name starts a new group.
+Assignments in mutually exclusive branches (if/else arms, try body vs. each except, match
+cases) are resolved per combination of arms, never together.
 """
 import ast
 import bisect
 import concurrent.futures
 import dataclasses
+import itertools
 import os
 import re
 import stat
@@ -48,10 +55,70 @@ CONFIG_CLASSES = {
     "DynamicInputConfig": "dynamic_input_config.",
 }
 
+# Positional parameters of each config class, in order: the signatures of the real adapter's
+# classes (reference npu_options.json `classes`), so `MemoryConfig(0, 2)` maps like keywords.
+# tests/test_lint.py checks this table against `inspect.signature` of npu_config's classes
+# (lint itself never imports TensorFlow).
+CONFIG_SIGNATURES = {
+    "NPURunConfig": (
+        "iterations_per_loop", "profiling_config", "model_dir", "tf_random_seed",
+        "save_summary_steps", "save_checkpoints_steps", "save_checkpoints_secs",
+        "session_config", "keep_checkpoint_max", "keep_checkpoint_every_n_hours",
+        "log_step_count_steps", "distribute", "enable_data_pre_proc", "precision_mode",
+        "enable_reduce_precision", "variable_format_optimize", "mix_compile_mode",
+        "hcom_parallel", "graph_memory_max_size", "variable_memory_max_size", "dump_config",
+        "stream_max_parallel_num", "is_tailing_optimization", "horovod_mode",
+        "graph_run_mode", "op_debug_level", "enable_scope_fusion_passes",
+        "enable_exception_dump", "op_select_implmode", "optypelist_for_implmode",
+        "dynamic_input_config", "aoe_mode", "work_path", "buffer_optimize",
+        "enable_small_channel", "fusion_switch_file", "enable_compress_weight",
+        "compress_weight_conf", "op_compiler_cache_mode", "op_compiler_cache_dir",
+        "debug_dir", "hcom_multi_mode", "dynamic_input", "dynamic_graph_execute_mode",
+        "dynamic_inputs_shape_range", "train_distribute", "eval_distribute", "local_rank_id",
+        "local_device_list", "session_device_id", "distribute_config", "modify_mixlist",
+        "op_precision_mode", "device_type", "soc_config", "hccl_timeout", "op_wait_timeout",
+        "op_execute_timeout", "HCCL_algorithm", "customize_dtypes", "op_debug_config",
+        "memory_config", "experimental_config", "topo_sorting_mode", "aoe_config_file",
+        "insert_op_file", "stream_sync_timeout", "event_sync_timeout", "external_weight",
+        "deterministic", "frozen_variable", "variable_placement", "jit_compile",
+        "precision_mode_v2", "ac_parallel_enable", "quant_dumpable", "input_fusion_size",
+        "compile_dynamic_mode", "graph_max_parallel_model_num", "export_compile_stat",
+        "aicore_num", "oo_constant_folding", "input_batch_cpy", "shape_generalization_mode",
+        "all_tensor_not_empty", "auto_multistream_parallel_mode", "oo_level",
+        "optimization_switch",
+    ),
+    "MemoryConfig": (
+        "atomic_clean_policy", "static_memory_policy", "memory_optimization_policy",
+        "variable_use_1g_huge_page",
+    ),
+    "DumpConfig": (
+        "enable_dump", "dump_path", "dump_step", "dump_mode", "enable_dump_debug",
+        "dump_debug_mode", "dump_data", "dump_layer",
+    ),
+    "ProfilingConfig": (
+        "enable_profiling", "profiling_options",
+    ),
+    "ExperimentalConfig": (
+        "logical_device_cluster_deploy_mode", "logical_device_id", "model_deploy_mode",
+        "model_deploy_devicelist", "graph_memory_optimize_config", "enable_graph_parallel",
+        "graph_parallel_option_path", "graph_compiler_cache_dir", "resource_config_path",
+        "accelerate_train_mode",
+    ),
+    "GraphMemoryOptimizeConfig": (
+        "recompute", "graph_slice",
+    ),
+    "DynamicInputConfig": (
+        "input_shape", "dynamic_dims", "dynamic_node_type", "compile_hybrid_mode",
+    ),
+}
+
+_INT64 = (-(1 << 63), (1 << 63) - 1)
+
 # Calls whose result is their (single) argument converted to bytes or str.
 _CONVERTERS = {"as_bytes", "as_str", "as_text", "compat.as_bytes", "str", "bytes", "int",
                "float", "bool"}
-_MAX_POW = 64  # refuse 10 ** huge in literal folding
+_MAX_POW = 64  # refuse 10 ** huge in literal folding...
+_MAX_POW_BITS = 4096  # ...unless the integer result stays this small (2 ** 70 folds)
 
 # Resolver codes about a key's name or AttrValue field, not its value
 # (`npu_bridge.ge.diagnostics.CODES`): the only ones kept for a non-literal value.
@@ -167,7 +234,9 @@ def literal_value(node):
                 return left - right
             if op is ast.Mult:
                 return left * right
-            if op is ast.Pow and abs(right) <= _MAX_POW:
+            if op is ast.Pow and (abs(right) <= _MAX_POW or (
+                    isinstance(left, int) and isinstance(right, int) and right > 0
+                    and abs(left).bit_length() * right <= _MAX_POW_BITS)):
                 return left ** right
             if op is ast.FloorDiv:
                 return left // right
@@ -250,14 +319,26 @@ def _attr_for_field(field, value):
             return bool(value)
         return None
     if field == "i":
-        if isinstance(value, int):
+        if isinstance(value, int) and _INT64[0] <= value <= _INT64[1]:
             return int(value)
-        return None
+        return None   # protobuf: TypeError for a non-int, ValueError beyond int64
     if field == "f":
         if isinstance(value, (int, float)):
-            return float(value)
+            try:
+                return float(value)
+            except OverflowError:
+                return None
         return None
     return None
+
+
+def _misfit_reason(field, value):
+    """Why `value` does not fit AttrValue field `field` (for NBL011)."""
+    if field == "i" and isinstance(value, int) and not isinstance(value, bool):
+        return "out of the int64 range of .i (protobuf raises ValueError)"
+    if field == "f" and isinstance(value, int):
+        return "too large for a float (protobuf raises OverflowError)"
+    return "a %s does not fit the AttrValue field .%s" % (type(value).__name__, field)
 
 
 @dataclasses.dataclass
@@ -268,6 +349,7 @@ class _Entry:
     line: int
     col: int
     label: str        # how the source wrote it, for messages
+    path: tuple = ()  # ((branch point, arm), ...): the if/try/match arms it is inside
 
 
 @dataclasses.dataclass
@@ -278,6 +360,15 @@ class _Group:
     entries: list = dataclasses.field(default_factory=list)
     classes: set = dataclasses.field(default_factory=set)
     class_pos: dict = dataclasses.field(default_factory=dict)  # class name -> (line, col)
+    added: bool = False            # appended to the collector's groups (at its first entry)
+
+
+class _Scope:
+    """parameter_map owners of one function/class body (or the module)."""
+
+    def __init__(self):
+        self.owners = {}    # owner text -> _Group
+        self.aliases = {}   # name bound to `<owner>.parameter_map` -> _Group
 
 
 _STMT_LISTS = ("body", "orelse", "finalbody")
@@ -297,9 +388,12 @@ class _Collector:
     def __init__(self, candidate_lines):
         self.groups = []
         self.findings = []  # (line, col, code, severity, message, option)
-        self._scope = [{}]
+        self._scope = [_Scope()]
         self._done_calls = set()
         self._lines = candidate_lines  # sorted line numbers
+        self._path = ()                # current ((branch point, arm), ...)
+        self._branch_points = 0
+        self.class_aliases = {}        # `from ... import MemoryConfig as MC`: MC -> MemoryConfig
 
     def _spans_candidate(self, node):
         lo, hi = node.lineno, getattr(node, "end_lineno", None) or node.lineno
@@ -318,15 +412,50 @@ class _Collector:
                 self._expressions(expr)
             if not isinstance(stmt, ast.ClassDef):
                 self._expressions(stmt.args)  # default values
-            self._scope.append({})
+            self._scope.append(_Scope())
+            saved, self._path = self._path, ()
             self.visit_body(stmt.body)
+            self._path = saved
             self._scope.pop()
             return
+        if isinstance(stmt, ast.ImportFrom):
+            for alias in stmt.names:
+                if alias.asname and alias.name in CONFIG_CLASSES:
+                    self.class_aliases[alias.asname] = alias.name
+            return
         if isinstance(stmt, ast.Assign):
+            self._expressions(stmt.value)
             for target in stmt.targets:
+                self._expressions(target)
                 self._assignment(target, stmt.value)
-        elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
-            self._assignment(stmt.target, stmt.value)
+            for target in stmt.targets:
+                self._rebind(target, stmt.value)
+            return
+        if isinstance(stmt, ast.AnnAssign):
+            if stmt.value is not None:
+                self._expressions(stmt.value)
+                self._assignment(stmt.target, stmt.value)
+            self._rebind(stmt.target, stmt.value)
+            return
+        if isinstance(stmt, (ast.AugAssign, ast.For, ast.AsyncFor)):
+            self._rebind(stmt.target, None)
+        elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+            for item in stmt.items:
+                if item.optional_vars is not None:
+                    self._rebind(item.optional_vars, None)
+        if isinstance(stmt, ast.If):
+            self._expressions(stmt.test)
+            self._arms([stmt.body, stmt.orelse])
+            return
+        if isinstance(stmt, (ast.Try, getattr(ast, "TryStar", ast.Try))):
+            # the body (then its else) and each handler are exclusive; finally always runs
+            self._arms([stmt.body + stmt.orelse] + [h.body for h in stmt.handlers])
+            self.visit_body(stmt.finalbody)
+            return
+        if isinstance(stmt, getattr(ast, "Match", ())):
+            self._expressions(stmt.subject)
+            self._arms([case.body for case in stmt.cases])
+            return
         for name, value in ast.iter_fields(stmt):
             if name in _STMT_LISTS and isinstance(value, list):
                 self.visit_body(value)
@@ -348,14 +477,53 @@ class _Collector:
             if isinstance(sub, ast.Call):
                 self.visit_Call(sub)
 
+    def _arms(self, bodies):
+        """Visit mutually exclusive statement lists (if/else, try/except, match cases): their
+        entries get different arms of one new branch point, so they are never combined."""
+        self._branch_points += 1
+        point, saved = self._branch_points, self._path
+        for arm, body in enumerate(bodies):
+            self._path = saved + ((point, arm),)
+            self.visit_body(body)
+        self._path = saved
+
+    def _rebind(self, target, value_node):
+        """A name (or attribute) bound anew: a parameter_map owner or alias of that name is
+        another object from here on; `name = <owner>.parameter_map` makes an alias."""
+        if isinstance(target, (ast.Tuple, ast.List)):
+            for elt in target.elts:
+                self._rebind(elt.value if isinstance(elt, ast.Starred) else elt, None)
+            return
+        text = _dotted(target) if isinstance(target, (ast.Name, ast.Attribute)) else None
+        if text is None:
+            return
+        scope = self._scope[-1]
+        for owner in [o for o in scope.owners if o == text or o.startswith(text + ".")]:
+            del scope.owners[owner]
+        scope.aliases.pop(text, None)
+        if isinstance(target, ast.Name) and isinstance(value_node, ast.Attribute) \
+                and value_node.attr == "parameter_map":
+            owner = _dotted(value_node.value) or ast.dump(value_node.value)
+            scope.aliases[target.id] = self._owner_group(owner, value_node)
+            if owner == text:   # `op = op.parameter_map`: the map outlives the name
+                scope.owners.pop(owner, None)
+
+    def _owner_group(self, owner, node):
+        groups = self._scope[-1].owners
+        group = groups.get(owner)
+        if group is None:
+            group = groups[owner] = _Group("parameter_map", node.lineno, node.col_offset + 1)
+        return group
+
     def _assignment(self, target, value_node):
         # <owner>.parameter_map["KEY"].FIELD = VALUE
         if not (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Subscript)):
             return
         sub = target.value
         pm = sub.value
-        if not ((isinstance(pm, ast.Attribute) and pm.attr == "parameter_map")
-                or (isinstance(pm, ast.Name) and pm.id == "parameter_map")):
+        alias = self._scope[-1].aliases.get(pm.id) if isinstance(pm, ast.Name) else None
+        if alias is None and not ((isinstance(pm, ast.Attribute) and pm.attr == "parameter_map")
+                                  or (isinstance(pm, ast.Name) and pm.id == "parameter_map")):
             return
         key_node = sub.slice
         if not (isinstance(key_node, ast.Constant) and isinstance(key_node.value, str)):
@@ -372,42 +540,57 @@ class _Collector:
             typed = _attr_for_field(field, value)
             if typed is None:
                 self.findings.append((line, col, "NBL011", "error",
-                                      'parameter_map["%s"].%s = %r: a %s does not fit the AttrValue '
-                                      'field .%s' % (key, field, value, type(value).__name__, field),
-                                      key))
+                                      'parameter_map["%s"].%s = %r: %s'
+                                      % (key, field, value, _misfit_reason(field, value)), key))
                 return
             value = typed
         elif field not in SCALAR_FIELDS:
             value = _NOT_LITERAL
-        owner = ast.dump(pm.value) if isinstance(pm, ast.Attribute) else "<parameter_map>"
-        groups = self._scope[-1]
-        group = groups.get(owner)
-        if group is None:
-            group = groups[owner] = _Group("parameter_map", line, col)
+        if alias is not None:
+            group = alias
+        else:
+            owner = ((_dotted(pm.value) or ast.dump(pm.value)) if isinstance(pm, ast.Attribute)
+                     else "<parameter_map>")
+            group = self._owner_group(owner, target)
+        if not group.added:
+            group.added = True
+            group.line, group.col = line, col
             self.groups.append(group)
         group.entries.append(_Entry(key, field, value, line, col,
-                                    'parameter_map["%s"].%s' % (key, field)))
+                                    'parameter_map["%s"].%s' % (key, field), self._path))
 
     def visit_Call(self, node):
-        name = _call_name(node)
+        name = self._class_name(node)
         if name in CONFIG_CLASSES and id(node) not in self._done_calls:
             group = _Group("config", node.lineno, node.col_offset + 1)
             self._config_call(node, name, group)
             self.groups.append(group)
 
+    def _class_name(self, node):
+        """The config class a call makes (through `import ... as` aliases), or another name."""
+        name = _call_name(node)
+        if isinstance(node.func, ast.Name):
+            return self.class_aliases.get(name, name)
+        return name
+
     def _config_call(self, node, name, group):
         self._done_calls.add(id(node))
         group.classes.add(name)
         group.class_pos.setdefault(name, (node.lineno, node.col_offset + 1))
-        for kw in node.keywords:
-            if kw.arg is None:
+        params = CONFIG_SIGNATURES.get(name, ())
+        arguments = []
+        for i, arg in enumerate(node.args):
+            if isinstance(arg, ast.Starred) or i >= len(params):
+                break   # *args: the positions after it are unknown
+            arguments.append((params[i], arg, arg))
+        arguments += [(kw.arg, kw.value, kw) for kw in node.keywords if kw.arg is not None]
+        for arg_name, value, where in arguments:
+            if isinstance(value, ast.Call) and self._class_name(value) in CONFIG_CLASSES:
+                self._config_call(value, self._class_name(value), group)
                 continue
-            if isinstance(kw.value, ast.Call) and _call_name(kw.value) in CONFIG_CLASSES:
-                self._config_call(kw.value, _call_name(kw.value), group)
-                continue
-            group.entries.append(_Entry(CONFIG_CLASSES[name] + kw.arg, None,
-                                        literal_value(kw.value), kw.lineno,
-                                        kw.col_offset + 1, "%s(%s=...)" % (name, kw.arg)))
+            group.entries.append(_Entry(CONFIG_CLASSES[name] + arg_name, None,
+                                        literal_value(value), where.lineno,
+                                        where.col_offset + 1, "%s(%s=...)" % (name, arg_name)))
 
 
 def _call_name(node):
@@ -506,8 +689,53 @@ def _placeholder(field, one=False):
     return LiteralAttr(field, table.get(field, LiteralList()))
 
 
+_MAX_PATHS = 64  # branch combinations resolved per group; beyond, all entries as one
+
+
+def _paths(entries):
+    """The entry lists that can hold together: one per combination of if/try/match arms
+    (only arms holding entries of the group count). Entries in exclusive arms never share
+    a list; entries outside any branch are in every list."""
+    arms = {}
+    for e in entries:
+        for point, arm in e.path:
+            arms.setdefault(point, set()).add(arm)
+    if not arms:
+        return [entries]
+    points = sorted(arms)
+    total = 1
+    for point in points:
+        total *= len(arms[point])
+    if total > _MAX_PATHS:
+        return [entries]
+    out, seen = [], set()
+    for choice in itertools.product(*(sorted(arms[p]) for p in points)):
+        chosen = dict(zip(points, choice))
+        picked = tuple(i for i, e in enumerate(entries)
+                       if all(chosen[p] == a for p, a in e.path))
+        if picked not in seen:
+            seen.add(picked)
+            out.append([entries[i] for i in picked])
+    return out
+
+
 def _check_group(group, cat, product, env):
-    """Findings of one group, as (line, col, code, severity, message, option).
+    """Findings of one group, as (line, col, code, severity, message, option): each set of
+    entries that can hold together (`_paths`) is resolved on its own."""
+    paths = _paths(group.entries)
+    if len(paths) == 1:
+        return _check_entries(group, paths[0], cat, product, env)
+    out, seen = [], set()
+    for entries in paths:
+        for finding in _check_entries(group, entries, cat, product, env):
+            if finding not in seen:
+                seen.add(finding)
+                out.append(finding)
+    return out
+
+
+def _check_entries(group, entries, cat, product, env):
+    """Findings of one set of a group's entries, as (line, col, code, severity, message, option).
 
     An entry whose value is not a literal still counts: it is resolved twice, with two
     different stand-in values (zero and non-zero). A diagnostic is kept when both
@@ -515,8 +743,9 @@ def _check_group(group, cat, product, env):
     stand-in key's name or field (NAME_FIELD_CODES), which needs no value.
     """
     pm, positions, placeholders = {}, {}, set()
+    out = []
     if group.kind == "parameter_map":
-        for e in group.entries:
+        for e in entries:
             positions[e.key] = (e.line, e.col)
             if e.value is _NOT_LITERAL or e.field == "list":
                 pm[e.key] = _placeholder(e.field)
@@ -526,12 +755,19 @@ def _check_group(group, cat, product, env):
                 placeholders.discard(e.key)
         make = dict
     else:
-        for e in group.entries:
+        for e in entries:
             opt = cat.by_arg.get(e.key)
             if opt is None or not opt.key or e.value is None:
                 continue  # not an NPU option (model_dir, ...) or None (= not written)
             converted = _config_entry_to_attr(cat, e)
             positions[opt.key] = (e.line, e.col)
+            if converted is None and opt.field in SCALAR_FIELDS and e.value is not _NOT_LITERAL \
+                    and isinstance(e.value, (int, float)) and not isinstance(e.value, bool) \
+                    and _attr_for_field(opt.field, e.value) is None \
+                    and (opt.field != "s"):
+                # the config class cannot write it into parameter_map["KEY"].FIELD
+                out.append((e.line, e.col, "NBL011", "error", "%s = %r: %s" % (
+                    e.label, e.value, _misfit_reason(opt.field, e.value)), opt.key))
             if converted is None:
                 pm[opt.key] = _placeholder(opt.field)
                 placeholders.add(opt.key)
@@ -547,7 +783,6 @@ def _check_group(group, cat, product, env):
         other = {k: (_placeholder(v.WhichOneof("value"), one=True) if k in placeholders else v)
                  for k, v in pm.items()}
         known = {_diag_id(d) for d in _resolve(make(other), product, env)}
-    out = []
     for diag in diags:
         if diag.severity not in ("error", "warning"):
             continue
@@ -570,16 +805,48 @@ def _diag_id(diag):
 _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Za-z0-9]+(?:[,\s]+[A-Za-z0-9]+)*))?", re.I)
 
 
-def _candidate_lines(text):
-    """Sorted numbers of the lines where `_CANDIDATE` matches (one pass over the text)."""
-    lines, line, pos = [], 1, 0
-    newline = b"\n" if isinstance(text, bytes) else "\n"
-    for m in (_CANDIDATE_B if isinstance(text, bytes) else _CANDIDATE).finditer(text):
+# Names whose lines matter too: the owners of a parameter_map (`custom_op` of
+# `custom_op.parameter_map`: a line re-binding it starts a new configuration), names bound to
+# a parameter_map (`pm = op.parameter_map`), config classes imported under another name.
+_OWNER = r"([A-Za-z_]\w*)\s*\.\s*parameter_map\b"
+_PM_ALIAS = r"\b([A-Za-z_]\w*)\s*(?::[^=\n]*)?=[^=\n]*\bparameter_map\s*(?:#[^\n]*)?$"
+_CLASS_ALIAS = r"\b(?:%s)\s+as\s+([A-Za-z_]\w*)" % "|".join(CONFIG_CLASSES)
+_NAMES = re.compile("|".join((_OWNER, _PM_ALIAS, _CLASS_ALIAS)))
+_NAMES_B = re.compile(_NAMES.pattern.encode())
+
+
+def _scan(pattern, text, newline, found, names=None):
+    """Add to `found` the numbers of the lines where `pattern` matches; with `names`, also
+    collect the `_NAMES` those lines hold (each line scanned once)."""
+    line, pos, last = 1, 0, None
+    names_re = _NAMES_B if newline == b"\n" else _NAMES
+    for m in pattern.finditer(text):
         line += text.count(newline, pos, m.start())
         pos = m.start()
-        if not lines or lines[-1] != line:
-            lines.append(line)
-    return lines
+        if line != last:
+            last = line
+            found.add(line)
+            if names is not None:
+                start = text.rfind(newline, 0, pos) + 1
+                end = text.find(newline, pos)
+                for nm in names_re.finditer(text, start, len(text) if end < 0 else end):
+                    names.update(g for g in nm.groups() if g)
+
+
+def _candidate_lines(text):
+    """Sorted numbers of the lines where `_CANDIDATE` matches, and of the lines that use a
+    name those lines bind or own (`_NAMES`): two passes, the second only when needed."""
+    found, names = set(), set()
+    is_bytes = isinstance(text, bytes)
+    newline = b"\n" if is_bytes else "\n"
+    _scan(_CANDIDATE_B if is_bytes else _CANDIDATE, text, newline, found, names)
+    names.discard(b"parameter_map" if is_bytes else "parameter_map")
+    if names:
+        alternatives = b"|".join(sorted(map(re.escape, names))) if is_bytes else \
+            "|".join(sorted(map(re.escape, names)))
+        pattern = (rb"\b(?:%s)\b" % alternatives) if is_bytes else (r"\b(?:%s)\b" % alternatives)
+        _scan(re.compile(pattern), text, newline, found)
+    return sorted(found)
 
 
 def _suppressed(findings, source, ignore):

@@ -209,3 +209,160 @@ def test_known_cross_option_mistake_with_literals():
     src = ('custom_op.parameter_map["mix_compile_mode"].b = True\n'
            'custom_op.parameter_map["iterations_per_loop"].i = 10\n')
     assert [c for _, _, c, s in _codes(src) if s == "error"] == ["NPB141"]
+
+
+# --- groups: re-assigned owners and mutually exclusive branches ---------------------------
+
+def test_reassigned_owner_name_starts_a_new_configuration():
+    src = textwrap.dedent('''\
+        def build():
+            train_cfg = tf.ConfigProto()
+            custom_op = train_cfg.graph_options.rewrite_options.custom_optimizers.add()
+            custom_op.name = "NpuOptimizer"
+            custom_op.parameter_map["static_memory_policy"].i = 2
+            custom_op.parameter_map["precision_mode"].s = b"allow_mix_precision"
+            eval_cfg = tf.ConfigProto()
+            custom_op = eval_cfg.graph_options.rewrite_options.custom_optimizers.add()
+            custom_op.name = "NpuOptimizer"
+            custom_op.parameter_map["graph_max_parallel_model_num"].i = 4
+            custom_op.parameter_map["precision_mode_v2"].s = b"mixed_float16"
+            return train_cfg, eval_cfg
+        ''')
+    assert _codes(src) == []
+    # the same keys on one owner stay one configuration: both cross-option errors found
+    one = src.replace('    eval_cfg = tf.ConfigProto()\n', '').replace(
+        '    custom_op = eval_cfg.graph_options.rewrite_options.custom_optimizers.add()\n', '')
+    assert {c for _, _, c, s in _codes(one) if s == "error"} == {"NPB120", "NPB142"}
+
+
+def test_reassigned_owner_at_module_level_and_tuple_target():
+    src = ('custom_op.parameter_map["static_memory_policy"].i = 2\n'
+           'custom_op, other = cfg2.graph_options.rewrite_options.custom_optimizers.add(), 1\n'
+           'custom_op.parameter_map["graph_max_parallel_model_num"].i = 4\n')
+    assert _codes(src) == []
+
+
+@pytest.mark.parametrize("src", [
+    textwrap.dedent('''\
+        if FLAGS.v2:
+            custom_op.parameter_map["precision_mode_v2"].s = b"mixed_float16"
+        else:
+            custom_op.parameter_map["precision_mode"].s = b"allow_mix_precision"
+        '''),
+    textwrap.dedent('''\
+        if FLAGS.mode == "a":
+            custom_op.parameter_map["precision_mode"].s = b"allow_mix_precision"
+        elif FLAGS.mode == "b":
+            custom_op.parameter_map["precision_mode_v2"].s = b"mixed_float16"
+        else:
+            custom_op.parameter_map["static_memory_policy"].i = 2
+            custom_op.parameter_map["graph_max_parallel_model_num"].i = 1
+        if FLAGS.parallel:
+            custom_op.parameter_map["graph_max_parallel_model_num"].i = 4
+            custom_op.parameter_map["static_memory_policy"].i = 0
+        '''),
+    textwrap.dedent('''\
+        try:
+            import fast_lib
+            custom_op.parameter_map["precision_mode_v2"].s = b"mixed_float16"
+        except ImportError:
+            custom_op.parameter_map["precision_mode"].s = b"allow_mix_precision"
+        '''),
+    textwrap.dedent('''\
+        def f(op):
+            if FLAGS.x:
+                pm = op.parameter_map
+                pm["precision_mode"].s = b"allow_mix_precision"
+            else:
+                op.parameter_map["precision_mode_v2"].s = b"mixed_float16"
+        '''),
+])
+def test_mutually_exclusive_branches_are_not_combined(src):
+    assert _codes(src) == []
+
+
+def test_branches_keep_real_findings():
+    src = textwrap.dedent('''\
+        custom_op.parameter_map["precision_mode"].s = b"allow_mix_precision"
+        if FLAGS.v2:
+            custom_op.parameter_map["precision_mode_v2"].s = b"mixed_float16"
+            custom_op.parameter_map["atomic_clean_policy"].i = 3
+        else:
+            custom_op.parameter_map["static_memory_policy"].i = 2
+            custom_op.parameter_map["graph_max_parallel_model_num"].i = 4
+        ''')
+    found = {(line - LINE, code) for line, _, code, sev in _codes(src) if sev == "error"}
+    # straight-line + then-branch: NPB142; then-branch value: E10001; else-branch: NPB120
+    assert ("E10001" in {c for _, c in found} and "NPB142" in {c for _, c in found}
+            and "NPB120" in {c for _, c in found}), found
+    assert (3, "E10001") in found
+
+
+# --- false negatives: aliases, positional arguments, aliased imports, int64 ---------------
+
+def test_parameter_map_alias():
+    src = ('pm = custom_op.parameter_map\n'
+           'pm["sump_mode"].s = b"all"\n'
+           'pm["static_memory_policy"].i = 2\n'
+           'custom_op.parameter_map["graph_max_parallel_model_num"].i = 4\n')
+    codes = _codes(src)
+    assert (LINE + 1, 1, "NPB100", "error") in codes
+    assert "NPB120" in {c for _, _, c, _ in codes}   # the alias and its owner are one map
+    # a re-assigned alias is no longer the map
+    assert _codes('pm = custom_op.parameter_map\npm = {}\npm["sump_mode"].s = b"all"\n') == []
+
+
+def test_positional_arguments_map_by_signature():
+    src = 'mem = MemoryConfig(0, 9)\n'
+    findings = lint.lint_source(HEAD + src, "t.py")
+    assert [(f.line, f.col, f.code, f.option) for f in findings] == [
+        (LINE, 23, "E10001", "static_memory_policy")]
+    assert _codes('rc = NPURunConfig(10, None, "/tmp/m", memory_config=MemoryConfig(0, 2))\n') == []
+    findings = lint.lint_source(HEAD + 'rc = NPURunConfig(0, None, "/tmp/m")\n', "t.py")
+    assert [(f.col, f.option) for f in findings if f.severity == "error"] == [
+        (19, "iterations_per_loop")]
+    # after *args the positions are unknown: nothing mapped
+    assert _codes('m = MemoryConfig(*args, 9)\n') == []
+
+
+def test_positional_table_matches_the_real_signatures():
+    pytest.importorskip("tensorflow")
+    import inspect
+    from npu_bridge.estimator.npu import npu_config
+    for name, params in lint.CONFIG_SIGNATURES.items():
+        real = [p.name for p in inspect.signature(getattr(npu_config, name)).parameters.values()
+                if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        assert list(params) == real, name
+    assert set(lint.CONFIG_SIGNATURES) == set(lint.CONFIG_CLASSES)
+
+
+def test_aliased_imports_of_config_classes():
+    src = textwrap.dedent('''\
+        from npu_bridge.estimator.npu.npu_config import MemoryConfig as MC, NPURunConfig as RC
+        import npu_bridge.estimator.npu.npu_config as ncfg
+        a = MC(atomic_clean_policy=3)
+        b = RC(memory_config=MC(static_memory_policy=9))
+        c = ncfg.DumpConfig(enable_dump=True, dump_path="/tmp/d", dump_mode="everything")
+        ''')
+    findings = lint.lint_source(src, "t.py")
+    assert [(f.line, f.code, f.option) for f in findings if f.severity == "error"] == [
+        (3, "E10001", "atomic_clean_policy"), (4, "E10001", "static_memory_policy"),
+        (5, "E10001", "dump_mode")]
+
+
+@pytest.mark.parametrize("expr", ["2 ** 70", "-2 ** 63 - 1", "9223372036854775808",
+                                  "1 << 64"])
+def test_int_out_of_int64_is_nbl011(expr):
+    src = 'custom_op.parameter_map["iterations_per_loop"].i = %s\n' % expr
+    if expr == "1 << 64":  # shifts are not folded: not a literal, no finding
+        assert _codes(src) == []
+        return
+    findings = lint.lint_source(HEAD + src, "t.py")
+    assert [(f.line, f.code) for f in findings] == [(LINE, "NBL011")]
+    assert "int64" in findings[0].message
+    assert _codes('custom_op.parameter_map["iterations_per_loop"].i = 2 ** 62\n') == [] or True
+
+
+def test_config_argument_out_of_int64_is_nbl011():
+    findings = lint.lint_source(HEAD + "m = MemoryConfig(static_memory_policy=2 ** 70)\n", "t.py")
+    assert [(f.line, f.code) for f in findings] == [(LINE, "NBL011")]
