@@ -1,0 +1,145 @@
+"""Benchmarks 3 and 5: Session creation with the hook, and Session.run under the guard.
+
+3. session_create: `tf.compat.v1.Session(config=...)` then `close()`, on one graph, with the
+   Session patch installed (`npu_bridge._session_patch.patch()`) against without
+   (`unpatch()`), toggled between interleaved repeats in one process. The ConfigProto carries
+   an `NpuOptimizer` with 40 `parameter_map` keys, valid values from the catalog rows
+   (bench/_configs.py; resolved once up front, so an invalid one would fail here). The patch
+   edits the caller's proto in place (as the real adapter does), so the proto is given those
+   edits once before timing: both variants then create sessions from the same proto.
+4. guard: `Session.run` of a trivial op (a scalar add) in a session whose configuration has
+   `static_memory_policy` 2 (the concurrency guard is active on every run) against one with
+   policy 0 (no guard), both created with the patch installed, interleaved.
+
+Each repeat times --batches batches and keeps the fastest batch's mean per session / per run
+(timeit's rule: on 2 cores shared with other work, slower batches measured the neighbours).
+Figure: R = median shim seconds / median baseline seconds (R <= 1.05: no worse).
+Prints:
+    session_create ratio=R (baseline=X per session, shim=Y per session)
+    guard ratio=R (baseline=X per run, shim=Y per run)
+Usage: python bench/bench_session.py [--repeats N] [--sessions N] [--runs N]
+"""
+import argparse
+import gc
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import _common  # noqa: E402
+import _configs  # noqa: E402
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+import tensorflow as tf  # noqa: E402
+from npu_bridge import _records, _session_patch  # noqa: E402
+from npu_bridge.ge import resolve  # noqa: E402
+
+
+def npu_config(values):
+    config = tf.compat.v1.ConfigProto()
+    custom = config.graph_options.rewrite_options.custom_optimizers.add()
+    custom.name = "NpuOptimizer"
+    _configs.fill(custom.parameter_map, values)
+    resolve(config)  # raises NpuConfigError on an invalid configuration
+    return config
+
+
+def bench_create(args):
+    config = npu_config(_configs.valid_n(40))
+    assert len(config.graph_options.rewrite_options.custom_optimizers[0].parameter_map) == 40
+    _session_patch.apply_npu_session_defaults(config)  # the in-place edits, once
+    graph = tf.Graph()
+    with graph.as_default():
+        tf.constant(1.0) + 1.0  # pylint: disable=expression-not-assigned
+
+    def create(variant):
+        (_session_patch.patch if variant == "shim" else _session_patch.unpatch)()
+        gc.collect()
+        gc.disable()
+        try:
+            best = float("inf")
+            for _ in range(args.batches):
+                start = _common.clock()
+                for _ in range(args.sessions):
+                    tf.compat.v1.Session(graph=graph, config=config).close()
+                best = min(best, (_common.clock() - start) / args.sessions)
+            return best
+        finally:
+            gc.enable()
+            _session_patch.patch()
+            _records.clear()  # the patch records every session; keep memory flat
+
+    for v in ("baseline", "shim"):
+        create(v)  # warm-up (first resolution is cached by the patch, as in a script)
+    times = _common.interleaved(["baseline", "shim"], args.repeats, create)
+    for v, ts in times.items():
+        print("session_create %s median=%s per session (%s; %d repeats of %d sessions, 40 keys)"
+              % (v, _common.fmt_seconds(_common.median(ts)), _common.spread(ts), args.repeats,
+                 args.sessions * args.batches))
+    b, s = _common.median(times["baseline"]), _common.median(times["shim"])
+    return ("session_create", s / b, "%s per session" % _common.fmt_seconds(b),
+            "%s per session" % _common.fmt_seconds(s))
+
+
+def bench_guard(args):
+    _session_patch.patch()
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.constant(1.0)
+        op = x + 1.0
+    sessions = {}
+    for variant, policy in (("baseline", 0), ("shim", 2)):
+        config = npu_config({"static_memory_policy": policy})
+        sess = tf.compat.v1.Session(graph=graph, config=config)
+        sessions[variant] = sess
+    assert sessions["shim"]._npu_guard_policy == "2", "the guard is not armed"  # pylint: disable=protected-access
+    assert sessions["baseline"]._npu_guard_policy is None  # pylint: disable=protected-access
+
+    def run(variant):
+        sess = sessions[variant]
+        gc.disable()
+        try:
+            best = float("inf")
+            for _ in range(args.batches):
+                start = _common.clock()
+                for _ in range(args.runs):
+                    sess.run(op)
+                best = min(best, (_common.clock() - start) / args.runs)
+            return best
+        finally:
+            gc.enable()
+
+    for v in sessions:
+        run(v)
+    times = _common.interleaved(["baseline", "shim"], args.repeats, run)
+    for sess in sessions.values():
+        sess.close()
+    for v, ts in times.items():
+        print("guard %s (policy %s) median=%s per run (%s; %d repeats of %d runs)"
+              % (v, 2 if v == "shim" else 0, _common.fmt_seconds(_common.median(ts)),
+                 _common.spread(ts), args.repeats, args.runs * args.batches))
+    b, s = _common.median(times["baseline"]), _common.median(times["shim"])
+    return ("guard", s / b, "%s per run (policy 0)" % _common.fmt_seconds(b),
+            "%s per run (policy 2)" % _common.fmt_seconds(s))
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=11)
+    parser.add_argument("--sessions", type=int, default=40, help="sessions per batch")
+    parser.add_argument("--runs", type=int, default=500, help="runs per batch")
+    parser.add_argument("--batches", type=int, default=6, help="batches per repeat")
+    parser.add_argument("--only", choices=("create", "guard"), default=None)
+    args = parser.parse_args(argv)
+    tf.compat.v1.logging.set_verbosity(tf.compat.v1.logging.ERROR)
+    lines = []
+    if args.only in (None, "create"):
+        lines.append(bench_create(args))
+    if args.only in (None, "guard"):
+        lines.append(bench_guard(args))
+    for line in lines:
+        _common.report(*line)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
