@@ -28,10 +28,18 @@ On top of that, each session creation here:
   session of the process, the later run raises ``NpuConfigError`` naming the policy; the
   earlier run is not disturbed. The *same* graph run from two threads is one GE graph whose
   executions GE serialises: not refused (and not serialised here: stock TF runs them
-  concurrently). Policies 0 and 3 never refuse. ``Session.make_callable`` and
-  ``partial_run`` are not watched.
+  concurrently). Policies 0 and 3 never refuse. ``Session.make_callable`` (Keras graph mode
+  uses it) is watched too: under policy 2 or 4 its callable enters the guard on each call
+  with the key of its fetches and feeds (the same graph as ``run`` of them); under other
+  policies the stock callable is returned unchanged. Each ``partial_run`` step enters the
+  guard as the graph of its ``partial_run_setup`` handle. Iteration loops apply to ``run``
+  only.
 
-``patch()`` is idempotent; ``unpatch()`` restores the original methods.
+``patch()`` is idempotent; ``unpatch()`` restores the original methods. Any ``import
+npu_bridge...`` installs ``patch(inject_defaults=False)`` once TensorFlow is imported (check
+only: sessions whose config carries an ``NpuOptimizer`` are resolved, recorded and guarded,
+the caller's proto is not edited, and loops are honoured), as the real adapter library checks
+every ``parameter_map`` it is given; ``npu_init`` upgrades it to the full patch.
 """
 import inspect
 import itertools
@@ -46,8 +54,9 @@ from tensorflow.python.framework import ops as _ops
 
 from npu_bridge import _records
 from npu_bridge.estimator.npu import util as _util
-from npu_bridge.ge import Diagnostic, NpuConfigError, resolve
-from npu_bridge.ge import products as _products
+# npu_bridge.ge (the resolver layer) is imported on first use (`_ge()`): any `import
+# npu_bridge` installs this patch once TensorFlow is imported, and a script whose sessions
+# carry no NpuOptimizer should not pay for loading the option catalog.
 
 _NPU_OPTIMIZER = "NpuOptimizer"
 _OFF = rewriter_config_pb2.RewriterConfig.OFF
@@ -60,6 +69,7 @@ _RESOLVER_ENV = ("NPU_BRIDGE_PRODUCT", "GE_USE_STATIC_MEMORY", "ASCEND_WORK_PATH
 CONCURRENT_GRAPHS_CODE = "NPB123"
 
 _patch_lock = threading.Lock()
+_inject_defaults = False  # full patch (npu_init) or check only (any other npu_bridge import)
 _apply_lock = threading.Lock()     # the in-place edit of a caller's ConfigProto
 _originals = {}           # (class, attribute) -> original function
 _session_numbers = itertools.count(1)
@@ -129,11 +139,26 @@ def _env_snapshot():
     return tuple(os.environ.get(name) for name in _RESOLVER_ENV)
 
 
-_current_forced = getattr(_products, "current_forced_product", lambda: None)
+_ge_module = None
+_current_forced = None
+
+
+def _ge():
+    """The `npu_bridge.ge` package, imported on first use."""
+    global _ge_module, _current_forced
+    if _ge_module is None:
+        import npu_bridge.ge
+        import npu_bridge.ge.products
+        _current_forced = getattr(npu_bridge.ge.products, "current_forced_product",
+                                  lambda: None)
+        _ge_module = npu_bridge.ge
+    return _ge_module
 
 
 def _forced_product():
     """The active `npu_bridge.ge.forced_product()` override (None when there is none)."""
+    if _current_forced is None:
+        _ge()
     return _current_forced()
 
 
@@ -159,7 +184,7 @@ def resolve_session_config(config, npu_optimizer=False):
         if npu_optimizer is None:
             config = config_pb2.ConfigProto()
             config.graph_options.rewrite_options.custom_optimizers.add().name = _NPU_OPTIMIZER
-        ge_options = resolve(config)
+        ge_options = _ge().resolve(config)
         ge_options.raise_for_errors()
         with _cache_lock:
             if len(_resolution_cache) >= _CACHE_LIMIT:
@@ -215,24 +240,27 @@ def _wrap_init(original):
             # Not ours to judge: stock TF raises its own TypeError.
             return original(self, *args, **kwargs)
         npu_optimizer = find_npu_optimizer(config)
+        inject = _inject_defaults
+        if npu_optimizer is None and not inject:
+            # check only: a config without NpuOptimizer is not the adapter's business
+            return original(self, *args, **kwargs)
         try:
             ge_options = resolve_session_config(config, npu_optimizer)   # raises before any change
-        except NpuConfigError as err:
+        except Exception as err:
             self._session = None   # BaseSession.__del__ reads it on this half-built object
-            # Recorded as refused: `npu-bridge run` counts it even if the script catches it.
-            _records.record_refused("session", "%s#%d" % (type(self).__name__,
-                                                          next(_session_numbers)), err)
+            if isinstance(err, _ge().NpuConfigError):
+                # Recorded as refused: `npu-bridge run` counts it even if the script catches it.
+                _records.record_refused("session", "%s#%d" % (type(self).__name__,
+                                                              next(_session_numbers)), err)
             raise
-        except Exception:
-            self._session = None
-            raise
-        with _apply_lock:   # one config shared by sessions opened from several threads:
-            # re-check under the lock, or each thread adds its own NpuOptimizer
-            apply_npu_session_defaults(config, npu_optimizer is not None
-                                       or find_npu_optimizer(config) is not None)
-        kwargs["config"] = config
-        if len(args) > config_index:
-            args = args[:config_index] + args[config_index + 1:]
+        if inject:
+            with _apply_lock:   # one config shared by sessions opened from several threads:
+                # re-check under the lock, or each thread adds its own NpuOptimizer
+                apply_npu_session_defaults(config, npu_optimizer is not None
+                                           or find_npu_optimizer(config) is not None)
+            kwargs["config"] = config
+            if len(args) > config_index:
+                args = args[:config_index] + args[config_index + 1:]
         original(self, *args, **kwargs)
         self._npu_ge_options = ge_options
         self._npu_guard_policy = guarded_policy(ge_options)
@@ -298,8 +326,9 @@ def _concurrency_error(policy):
                "another graph of this process is executing; run the graphs one after the "
                "other, or use static_memory_policy 0 or 3 (allowed: 0, 1, 2, 3, 4; rule from "
                "the MemoryConfig documentation, ge.exec.staticMemoryPolicy)" % policy)
-    diag = Diagnostic(CONCURRENT_GRAPHS_CODE, "error", "static_memory_policy", policy, message)
-    return NpuConfigError([diag])
+    ge = _ge()
+    diag = ge.Diagnostic(CONCURRENT_GRAPHS_CODE, "error", "static_memory_policy", policy, message)
+    return ge.NpuConfigError([diag])
 
 
 def _enter(key, policy):
@@ -346,6 +375,51 @@ def _wrap_run(original):
     return run
 
 
+def _wrap_make_callable(original):
+    def make_callable(self, fetches, feed_list=None, accept_options=False):
+        call = original(self, fetches, feed_list, accept_options)
+        policy = getattr(self, "_npu_guard_policy", None)
+        if policy is None:
+            return call   # nothing to watch: the stock callable, no overhead
+        # One GE graph per (tf.Graph, fetch set, feed set), as for run(); computed once. The
+        # closure holds fetches and feeds, so the ids in the key stay theirs.
+        key = graph_key(self._graph, fetches, feed_list)
+
+        def guarded_callable(*args, **kwargs):
+            _enter(key, policy)
+            try:
+                return call(*args, **kwargs)
+            finally:
+                _leave(key)
+
+        guarded_callable._npu_guarded = True
+        guarded_callable._npu_fetches = (fetches, feed_list)
+        return guarded_callable
+
+    make_callable._npu_bridge_original = original
+    make_callable.__doc__ = original.__doc__
+    make_callable.__name__ = original.__name__
+    return make_callable
+
+
+def _wrap_partial_run(original):
+    def partial_run(self, handle, fetches, feed_dict=None):
+        policy = getattr(self, "_npu_guard_policy", None)
+        if policy is None:
+            return original(self, handle, fetches, feed_dict)
+        key = (id(self._graph), "partial_run", handle)   # one graph per partial_run_setup
+        _enter(key, policy)
+        try:
+            return original(self, handle, fetches, feed_dict)
+        finally:
+            _leave(key)
+
+    partial_run._npu_bridge_original = original
+    partial_run.__doc__ = original.__doc__
+    partial_run.__name__ = original.__name__
+    return partial_run
+
+
 def _run_loop(original, sess, loops, fetches, feed_dict, options, run_metadata):
     found = _find_loop(fetches, loops) if loops else None
     if found:
@@ -361,13 +435,26 @@ def _run_loop(original, sess, loops, fetches, feed_dict, options, run_metadata):
 def _targets():
     return [(_session_lib.Session, "__init__", _wrap_init),
             (_session_lib.InteractiveSession, "__init__", _wrap_init),
-            (_session_lib.BaseSession, "run", _wrap_run)]
+            (_session_lib.BaseSession, "run", _wrap_run),
+            (_session_lib.BaseSession, "make_callable", _wrap_make_callable),
+            (_session_lib.BaseSession, "partial_run", _wrap_partial_run)]
 
 
-def patch():
+def patch(inject_defaults=True):
     """Install the patch (idempotent: a second call changes nothing). Returns True if this
-    call installed it."""
+    call installed it.
+
+    `inject_defaults=False` (what any `import npu_bridge...` installs once TensorFlow is
+    imported, as the real adapter library checks every NpuOptimizer it is given): only
+    sessions whose config carries an NpuOptimizer are resolved, checked, recorded and guarded,
+    and the caller's proto is not edited. `inject_defaults=True` (`npu_init`, as the real one):
+    also the NpuOptimizer and rewrite defaults of `apply_npu_session_defaults`, and sessions
+    without a config or NpuOptimizer resolved with all defaults. A check-only patch is upgraded
+    by `patch()`; never downgraded."""
+    global _inject_defaults
     with _patch_lock:
+        if inject_defaults:
+            _inject_defaults = True
         if is_patched():
             return False
         for cls, name, wrapper in _targets():
@@ -381,7 +468,9 @@ def unpatch():
     """Restore the original Session methods. Returns True if a patch was removed.
 
     Sessions created while patched keep their NPU config but are no longer guarded."""
+    global _inject_defaults
     with _patch_lock:
+        _inject_defaults = False
         if not is_patched():
             return False
         for cls, name, _ in _targets():
@@ -394,6 +483,11 @@ def unpatch():
 def is_patched():
     """True while Session.__init__ is wrapped by this module."""
     return hasattr(_session_lib.Session.__dict__["__init__"], "_npu_bridge_original")
+
+
+def injects_defaults():
+    """True when the patch is the full one (`npu_init`), False when it only checks."""
+    return _inject_defaults and is_patched()
 
 
 def clear_caches():

@@ -410,3 +410,76 @@ def test_forced_product_is_part_of_the_resolution_cache_key():
                 assert sess._npu_ge_options.product == "atlas-a2-training"
         with tf.compat.v1.Session(config=config) as sess:
             assert sess._npu_ge_options.product == "atlas-inference"
+
+
+# the guard through Session.make_callable (Keras graph mode) and partial_run
+
+@pytest.mark.parametrize("policy", [2, 4])
+def test_guard_watches_make_callable(policy):
+    sess, slow, fast, started, release = blocking_graph(policy)
+    slow_call, fast_call = sess.make_callable(slow), sess.make_callable(fast)
+    out = {}
+    thread = threading.Thread(target=lambda: out.setdefault("value", slow_call()))
+    thread.start()
+    assert started.wait(30)
+    try:
+        with pytest.raises(NpuConfigError) as info:     # a callable of another graph
+            fast_call()
+        with pytest.raises(NpuConfigError):              # a plain run of another graph
+            sess.run(fast)
+        assert info.value.diagnostics[0].code == "NPB123"
+    finally:
+        release.set()
+        thread.join(30)
+    assert out == {"value": 1.0}
+    assert _session_patch.executing_graphs() == 0
+    assert fast_call() == 6.0 and slow_call() == 1.0   # one after the other: fine
+    # a callable and sess.run of the same fetches and feeds are one graph
+    assert _session_patch.graph_key(sess.graph, fast, None) == \
+        _session_patch.graph_key(sess.graph, fast, None)
+    sess.close()
+
+
+def test_make_callable_unguarded_under_policy_0_is_the_original_callable():
+    sess, slow, fast, started, release = blocking_graph(0)
+    call = sess.make_callable(fast)
+    assert not getattr(call, "_npu_guarded", False)
+    thread = threading.Thread(target=sess.make_callable(slow))
+    thread.start()
+    assert started.wait(30)
+    try:
+        assert call() == 6.0
+    finally:
+        release.set()
+        thread.join(30)
+    sess.close()
+
+
+def test_make_callable_with_feeds_and_options_through_the_guard():
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.compat.v1.placeholder(tf.float32, [])
+        y = x * 2.0
+    with tf.compat.v1.Session(graph=graph, config=proto(static_memory_policy=2)) as sess:
+        call = sess.make_callable(y, [x], accept_options=True)
+        assert getattr(call, "_npu_guarded", False)
+        assert call(3.0) == 6.0
+        assert call(4.0, options=tf.compat.v1.RunOptions()) == 8.0
+        assert _session_patch.executing_graphs() == 0
+
+
+def test_guard_watches_partial_run():
+    sess, slow, fast, started, release = blocking_graph(2)
+    thread, first = run_in_thread(sess, slow)
+    assert started.wait(30)
+    try:
+        handle = sess.partial_run_setup([fast], [])
+        with pytest.raises(NpuConfigError):
+            sess.partial_run(handle, fast)
+    finally:
+        release.set()
+        thread.join(30)
+    assert first == {"value": 1.0} and _session_patch.executing_graphs() == 0
+    handle = sess.partial_run_setup([fast], [])
+    assert sess.partial_run(handle, fast) == 6.0
+    sess.close()
