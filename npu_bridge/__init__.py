@@ -8,6 +8,13 @@ is switched on at once if `tensorflow` is already imported, otherwise right afte
 Like the real package, `import npu_bridge` offers `npu_estimator`, `hccl_ops` and
 `npu_close` (and `from npu_bridge import *` exports them); they are imported on first use,
 which imports TensorFlow.
+
+Whenever TensorFlow is (or gets) imported, the Session patch is installed in check-only mode
+(`npu_bridge._session_patch.patch(inject_defaults=False)`): a session whose config carries an
+`NpuOptimizer` is resolved, checked, recorded and guarded, as the real adapter library checks
+every `parameter_map` it is given once any `npu_bridge` module is loaded. The defaults
+(adding the `NpuOptimizer`, the rewrite options) come with `npu_bridge.npu_init` only, which
+upgrades the patch. This holds under `NPU_BRIDGE_TF2=1` too (the opt-out is about the API).
 """
 import importlib as _importlib
 
@@ -41,3 +48,15 @@ def __getattr__(name):
             if err.name != "%s.%s" % (__name__, name):
                 raise
     raise AttributeError("module %r has no attribute %r" % (__name__, name))
+
+
+def _check_sessions():
+    """Session configs that carry an NpuOptimizer are resolved, checked, recorded and guarded
+    (as the real adapter library does once any npu_bridge module is loaded); the defaults
+    `npu_init` adds stay with `npu_init` (`_session_patch.patch(inject_defaults=False)`)."""
+    from npu_bridge import _session_patch
+    _session_patch.patch(inject_defaults=False)
+
+
+# Once TensorFlow is (or gets) imported; also under the NPU_BRIDGE_TF2 opt-out.
+_tf1_mode.call_when_tensorflow_imported(_check_sessions)

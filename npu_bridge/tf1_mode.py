@@ -142,6 +142,7 @@ class MissingTF1ModuleError(MissingTF1APIError, ImportError):
 _lock = threading.RLock()
 _enabled = False
 _hook = None
+_after_import = []   # callbacks to run once `import tensorflow` completes
 
 
 def opted_out(environ=None):
@@ -297,6 +298,7 @@ class _PostImportLoader:
             module.__spec__.loader = self._loader
         self._loader.exec_module(module)
         enable()
+        _run_after_import()
 
     def __getattr__(self, name):
         return getattr(self._loader, name)
@@ -344,6 +346,34 @@ def _ensure_finder():
             _hook = _TF1ModeFinder()
             sys.meta_path.insert(0, _hook)
         return _hook
+
+
+def _run_after_import():
+    with _lock:
+        if _hook is not None:
+            _hook.handle_tensorflow = False
+        callbacks = list(_after_import)
+        del _after_import[:]
+    for callback in callbacks:
+        callback()
+
+
+def call_when_tensorflow_imported(callback):
+    """Call `callback()` once TensorFlow is imported: at once when `tensorflow` is already
+    imported, otherwise right after `import tensorflow` completes (after `enable()`).
+
+    Independent of the `NPU_BRIDGE_TF2` opt-out (`npu_bridge/__init__.py` installs the Session
+    check this way: the opt-out is about the API only). Never imports TensorFlow itself.
+    Returns True when `callback` was called now, False when it waits for the import."""
+    with _lock:
+        tf = sys.modules.get("tensorflow")
+        initializing = getattr(getattr(tf, "__spec__", None), "_initializing", False)
+        if tf is None or initializing:
+            _after_import.append(callback)
+            _ensure_finder().handle_tensorflow = True
+            return False
+    callback()
+    return True
 
 
 def install_import_hook():

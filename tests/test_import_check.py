@@ -1,0 +1,132 @@
+"""Session configurations are checked whenever `npu_bridge` is imported, not only with
+`from npu_bridge.npu_init import *`.
+
+On the real stack, importing any `npu_bridge` module loads the adapter library, whose C++
+NpuOptimizer reads and checks the `parameter_map` of every session config that carries one;
+the Python-side defaults (adding an NpuOptimizer, the rewrite options) only come with
+`npu_init`. Here: any import of `npu_bridge` installs the Session patch in check-only mode
+(`_session_patch.patch(inject_defaults=False)`) as soon as TensorFlow is (or gets) imported;
+`npu_init` upgrades it to the full patch. Each scenario runs in a fresh interpreter.
+"""
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# The part every scenario shares, after its own imports. It does not import any other
+# npu_bridge module before the sessions are made (that would hide what the import did).
+BODY = r'''
+import json, sys
+r = {"patch_loaded_early": "npu_bridge._session_patch" in sys.modules,
+     "ge_loaded_early": "npu_bridge.ge.resolver" in sys.modules}
+Session = tf.compat.v1.Session
+
+
+def npu_config(**params):
+    config = tf.compat.v1.ConfigProto()
+    op = config.graph_options.rewrite_options.custom_optimizers.add()
+    op.name = "NpuOptimizer"
+    for key, (field, value) in params.items():
+        setattr(op.parameter_map[key], field, value)
+    return config
+
+
+bad = npu_config(precision_mode=("s", b"allow_mix_precison"))   # typo: GE rejects it
+try:
+    Session(config=bad).close()
+    r["bad"] = "accepted"
+except Exception as err:
+    r["bad"] = [type(err).__name__] + sorted(d.code for d in getattr(err, "diagnostics", ())
+                                             if d.severity == "error")
+good = npu_config(static_memory_policy=("i", 2), iterations_per_loop=("i", 3))
+with Session(config=good) as sess:
+    r["one"] = int(sess.run(tf.constant(1)))
+    r["guard"] = getattr(sess, "_npu_guard_policy", None)
+    # an iteration loop registered on the session runs N steps per run (as on the NPU)
+    from npu_bridge.estimator.npu import util
+    counter = tf.compat.v1.Variable(0, name="counter")
+    step = tf.compat.v1.assign_add(counter, 1)
+    sess.run(tf.compat.v1.global_variables_initializer())
+    loop = util.set_iteration_per_loop(sess, step.op, 3)
+    sess.run(loop)
+    r["counter"] = int(sess.run(counter))
+r["good_soft_placement"] = good.allow_soft_placement
+plain = tf.compat.v1.ConfigProto()
+with Session(config=plain) as sess:
+    sess.run(tf.constant(2))
+r["plain_optimizers"] = len(plain.graph_options.rewrite_options.custom_optimizers)
+from npu_bridge import _records
+r["records"] = [[x["kind"], x["refused"]] for x in _records.records()]
+r["npu_init"] = "npu_bridge.npu_init" in sys.modules
+print("RESULT " + json.dumps(r))
+'''
+
+
+def run_scenario(tmp_path, head, env=None):
+    script = tmp_path / "scenario.py"
+    script.write_text(textwrap.dedent(head) + BODY)
+    full_env = {k: v for k, v in os.environ.items() if not k.startswith("NPU_BRIDGE_")}
+    full_env["PYTHONPATH"] = os.pathsep.join([REPO] + [p for p in [os.environ.get("PYTHONPATH")] if p])
+    full_env["TF_CPP_MIN_LOG_LEVEL"] = "3"
+    full_env.update(env or {})
+    proc = subprocess.run([sys.executable, str(script)], cwd=str(tmp_path), env=full_env,
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-5000:]
+    lines = [l for l in proc.stdout.splitlines() if l.startswith("RESULT ")]
+    assert len(lines) == 1, proc.stdout[-3000:] + proc.stderr[-3000:]
+    return json.loads(lines[0][len("RESULT "):])
+
+
+CHECK_ONLY = {
+    "bad": ["NpuConfigError", "E10001"],
+    "one": 1, "guard": "2", "counter": 3,
+    "good_soft_placement": False,   # check only: the caller's proto is not edited
+    "plain_optimizers": 0,          # no NpuOptimizer: not added, not resolved, not recorded
+    "records": [["session", True], ["session", False]],
+    "npu_init": False,
+}
+
+
+@pytest.mark.parametrize("head,ge_loaded", [
+    ("import tensorflow as tf\nimport npu_bridge\n", False),         # TF first
+    ("import npu_bridge\nimport tensorflow as tf\n", False),         # TF after
+    ("import tensorflow as tf\nfrom npu_bridge.estimator import npu_ops\n", None),
+], ids=["tf_then_npu_bridge", "npu_bridge_then_tf", "npu_ops_only"])
+def test_import_without_npu_init_checks_sessions(tmp_path, head, ge_loaded):
+    r = run_scenario(tmp_path, head)
+    assert r.pop("patch_loaded_early") is True
+    # the patch is cheap: the resolver layer is loaded when a config first needs it
+    early = r.pop("ge_loaded_early")
+    assert ge_loaded is None or early is ge_loaded
+    assert r == CHECK_ONLY
+
+
+def test_import_only_is_checked_under_tf2_opt_out(tmp_path):
+    # NPU_BRIDGE_TF2=1 only keeps the TF 2 API; configurations are still checked.
+    r = run_scenario(tmp_path, "import npu_bridge\nimport tensorflow as tf\n"
+                               "tf.compat.v1.disable_v2_behavior()\n",
+                     env={"NPU_BRIDGE_TF2": "1"})
+    assert r.pop("patch_loaded_early") is True
+    r.pop("ge_loaded_early")
+    assert r == CHECK_ONLY
+
+
+def test_star_import_checks_and_injects_defaults(tmp_path):
+    r = run_scenario(tmp_path, "import tensorflow as tf\nfrom npu_bridge.npu_init import *\n")
+    assert r.pop("patch_loaded_early") is True
+    r.pop("ge_loaded_early")
+    assert r == dict(CHECK_ONLY, good_soft_placement=True, plain_optimizers=1, npu_init=True,
+                     records=[["session", True], ["session", False], ["session", False]])
+
+
+def test_npu_bridge_ge_alone_stays_tensorflow_free():
+    code = ("import sys, npu_bridge.ge\n"
+            "bad = [m for m in sys.modules if m.split('.')[0] == 'tensorflow'"
+            " or m == 'npu_bridge._session_patch']\n"
+            "assert not bad, bad[:5]\n")
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=REPO, timeout=120)
