@@ -159,7 +159,8 @@ def is_enabled():
 def lookup_equivalent(name):
     """The nearest TF 2 equivalent of a removed TF 1.x name such as
     "tf.contrib.rnn.LSTMCell" (a "tensorflow." prefix is accepted too), or None when the
-    name is not a removed one."""
+    name is not a removed one. An "X.*" row also answers for the module X itself
+    ("tf.contrib.rnn" -> "tf.compat.v1.nn.rnn_cell")."""
     if name.startswith("tensorflow."):
         name = "tf." + name[len("tensorflow."):]
     parts = name.split(".")
@@ -168,7 +169,9 @@ def lookup_equivalent(name):
             head = ".".join(parts[:i])
             if head in table:
                 return table[head]
-            if i < len(parts) and head + ".*" in table:
+            if head + ".*" in table:
+                if i == len(parts):   # the module form
+                    return table[head + ".*"].replace(".*", "")
                 return table[head + ".*"].replace("*", ".".join(parts[i:]))
     return None
 
@@ -188,6 +191,8 @@ def _name_in_caller(frame, root):
         return None
     import linecache
     line = linecache.getline(frame.f_code.co_filename, frame.f_lineno)
+    if not line.strip():   # no source (python -c, exec of a string): read the bytecode
+        return _name_in_bytecode(frame, root)
     match = _FROM_IMPORT_RE.search(line)
     if match and (match.group(1) + ".").startswith("." + root + "."):
         return "tf%s.%s" % (match.group(1), match.group(2))
@@ -197,6 +202,44 @@ def _name_in_caller(frame, root):
     match = re.search(r"\bfrom\s+tensorflow\s+import\s+.*\b%s\b" % re.escape(root), line)
     if match:
         return "tf." + root
+    return None
+
+
+_ATTR_OPS = ("LOAD_ATTR", "LOAD_METHOD")
+
+
+def _name_in_bytecode(frame, root):
+    """The dotted name under `root` that the instruction the caller is executing starts:
+    `tf.contrib` (LOAD_ATTR) followed by LOAD_ATTR/LOAD_METHOD names, or an IMPORT_NAME of
+    `tensorflow.<root>...` with its first `from` name. None when it cannot tell."""
+    try:
+        import dis
+        instructions = list(dis.get_instructions(frame.f_code))
+    except Exception:  # pylint: disable=broad-except  (only a nicer message is at stake)
+        return None
+    for index, instruction in enumerate(instructions):
+        if instruction.offset == frame.f_lasti:
+            break
+    else:
+        return None
+    if instruction.opname == "IMPORT_NAME":
+        module = instruction.argval
+        if not (module + ".").startswith("tensorflow.%s." % root):
+            return None
+        name = "tf" + module[len("tensorflow"):]
+        before = instructions[index - 1] if index else None
+        if before is not None and before.opname == "LOAD_CONST" and before.argval \
+                and isinstance(before.argval, tuple) and before.argval[0] != "*":
+            name += "." + before.argval[0]   # from tensorflow.contrib import rnn
+        return name
+    if instruction.opname in _ATTR_OPS and instruction.argval == root:
+        parts = ["tf", root]
+        for following in instructions[index + 1:]:
+            if following.opname in _ATTR_OPS:
+                parts.append(following.argval)
+            elif following.opname not in ("CACHE", "EXTENDED_ARG", "NOP"):
+                break
+        return ".".join(parts)
     return None
 
 

@@ -124,6 +124,24 @@ try:
 except AttributeError as e:
     errors["bare"] = [type(e).__name__, str(e)]
 try:
+    from tensorflow.contrib import rnn                # module form of a "tf.contrib.rnn.*" row
+except ImportError as e:
+    errors["from_rnn"] = [type(e).__name__, str(e)]
+try:
+    import tensorflow.contrib.layers as layers
+except ImportError as e:
+    errors["import_layers"] = [type(e).__name__, str(e)]
+# No source line (python -c, exec of a string): the name is read from the bytecode.
+for key, code in (("nosrc_xavier", "tf.contrib.layers.xavier_initializer(uniform=False)"),
+                  ("nosrc_lstm", "cell = tf.contrib.rnn.LSTMCell(8)"),
+                  ("nosrc_from_rnn", "from tensorflow.contrib import rnn"),
+                  ("nosrc_import_layers", "import tensorflow.contrib.layers as layers"),
+                  ("nosrc_from_tf", "from tensorflow.contrib.data import AUTOTUNE")):
+    try:
+        exec(compile(code, "<string>", "exec"), {"tf": tf})
+    except (AttributeError, ImportError) as e:
+        errors[key] = [type(e).__name__, str(e)]
+try:
     tf.no_such_name_anywhere
 except AttributeError as e:
     errors["unknown"] = [type(e).__name__, str(e)]
@@ -181,6 +199,20 @@ def test_contrib_errors_name_the_equivalent(tf_before):
     assert "tf.keras.datasets.mnist" in errors["mnist"][1]
     assert errors["bare"][0] == "MissingTF1AttributeError"
     assert "tf.contrib" in errors["bare"][1]
+    # module form: "tf.contrib.rnn.*" answers for tf.contrib.rnn itself
+    assert errors["from_rnn"][0] == "MissingTF1ModuleError"
+    assert "tf.contrib.rnn is not available" in errors["from_rnn"][1]
+    assert "equivalent: tf.compat.v1.nn.rnn_cell" in errors["from_rnn"][1]
+    assert "tf.contrib.layers is not available" in errors["import_layers"][1]
+    assert "equivalent: tf.compat.v1.layers or tf_slim.layers" in errors["import_layers"][1]
+    # without a source line, from the caller's bytecode
+    assert "tf.contrib.layers.xavier_initializer is not" in errors["nosrc_xavier"][1]
+    assert "glorot_uniform" in errors["nosrc_xavier"][1]
+    assert "tf.compat.v1.nn.rnn_cell.LSTMCell" in errors["nosrc_lstm"][1]
+    assert "tf.contrib.rnn is not" in errors["nosrc_from_rnn"][1]
+    assert "tf.compat.v1.nn.rnn_cell" in errors["nosrc_from_rnn"][1]
+    assert "tf.contrib.layers is not" in errors["nosrc_import_layers"][1]
+    assert "tf.data.experimental.AUTOTUNE" in errors["nosrc_from_tf"][1]
     # Names that never existed keep the plain AttributeError.
     assert errors["unknown"][0] == "AttributeError"
     assert "no_such_name_anywhere" in errors["unknown"][1]
@@ -339,6 +371,15 @@ def test_lookup_equivalent():
     assert look("tf.contrib.cluster_resolver.TPUClusterResolver") == \
         "tf.distribute.cluster_resolver.TPUClusterResolver"
     assert look("tf.contrib").startswith("no single replacement")
+    # an "X.*" row answers for X itself (the module form)
+    assert look("tf.contrib.rnn") == "tf.compat.v1.nn.rnn_cell"
+    assert look("tensorflow.contrib.data") == "tf.data.experimental"
+    assert look("tf.contrib.layers") == "tf.compat.v1.layers or tf_slim.layers (the tf_slim package)"
+    assert look("tf.contrib.tpu") == "tf.compat.v1.tpu (estimator parts: tf.compat.v1.estimator.tpu)"
+    assert look("tf.examples") == "tf.keras.datasets (the TF 1.x tutorial helpers were removed)"
+    for name in ("tf.contrib.framework", "tf.contrib.learn", "tf.contrib.training",
+                 "tf.contrib.opt", "tf.contrib.cluster_resolver", "tf.contrib.distribute"):
+        assert "*" not in look(name) and not look(name).startswith("no single"), name
     assert look("tf.nn.dropout") is None
     # every census name has an entry of its own or under a wildcard
     for name in ("tf.contrib.tpu.TPUEstimatorSpec", "tf.contrib.tpu.CrossShardOptimizer",
