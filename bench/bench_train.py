@@ -109,7 +109,7 @@ class StepTimer(tf.estimator.SessionRunHook):
         start = next(i for i, (_, gs) in enumerate(self.marks) if gs >= warmup)
         marks = self.marks[start:]
         per_run = [(t1 - t0) / (g1 - g0) for (t0, g0), (t1, g1) in zip(marks, marks[1:]) if g1 > g0]
-        if len(per_run) < 5:
+        if len(per_run) < 3:
             raise RuntimeError("too few runs after warm-up: %r" % (self.marks[-3:],))
         (t0, g0), (t1, g1) = marks[0], marks[-1]
         return _common.median(per_run), (t1 - t0) / (g1 - g0)
@@ -162,7 +162,7 @@ def main(argv=None):
     try:
         for model in args.models.split(","):
             for v in variants:  # warm-up: first graph build, imports, op kernels
-                run_once(v, model, 60, 20, root)
+                run_once(v, model, 100, 20, root)
             times = {v: [] for v in variants}
             means = {v: [] for v in variants}
             for r in range(args.repeats):
