@@ -92,12 +92,14 @@ def _build(cls, kwargs):
 def _check_problems(err, kwargs):
     assert isinstance(err, TypeError) and isinstance(err, ValueError)
     assert err.problems
-    for problem in err.problems:
-        if problem.startswith("("):  # the MemoryConfig positional-form hint
+    from npu_bridge.ge import catalog
+    for d in err.diagnostics:   # every error names an argument given (or what it sets)
+        if d.severity != "error" or d.message.startswith("("):  # MemoryConfig positional hint
             continue
-        name = problem.split("=", 1)[0]
-        assert name in kwargs or name.split(".")[-1] in kwargs or name in (
-            "distribute", "mix_compile_mode", "iterations_per_loop"), (problem, kwargs)
+        row = catalog.find(d.option)
+        arg = (row.runconfig_arg or "").split(".")[0] if row is not None else ""
+        assert d.code and (d.option in kwargs or arg in kwargs or d.option in (
+            "distribute", "mix_compile_mode", "iterations_per_loop")), (d, kwargs)
 
 
 @pytest.mark.parametrize("cls", CLASSES, ids=lambda c: c.__name__)
@@ -164,7 +166,7 @@ def test_npu_run_config_kwargs_then_resolve(kwargs):
 def test_regression_unwritable_values_refused_at_construction(kwargs, arg):
     with pytest.raises(nc.NpuArgumentError) as err:
         nc.NPURunConfig(**kwargs)
-    assert err.value.problems[0].startswith(arg + "=")
+    assert err.value.problems[0].startswith(arg + "=") or err.value.diagnostics[0].option == arg
 
 
 def test_regression_memory_config_int64():

@@ -137,22 +137,49 @@ def test_all_type_errors_reported_at_once():
         assert needle in text, needle
 
 
-def test_real_python_value_checks():
-    with pytest.raises(NpuArgumentError, match="must be 1 when mix_compile_mode"):
+def _codes(info):
+    return [(d.code, d.option) for d in info.value.diagnostics if d.severity == "error"]
+
+
+def test_real_python_value_checks_carry_the_resolver_codes():
+    with pytest.raises(NpuArgumentError, match="needs iterations_per_loop == 1") as info:
         NPURunConfig(mix_compile_mode=True, iterations_per_loop=10)
-    with pytest.raises(NpuArgumentError, match=r"graph_run_mode=2: allowed values are 0 or 1"):
+    assert _codes(info) == [("NPB141", "mix_compile_mode")]
+    with pytest.raises(NpuArgumentError, match=r"graph_run_mode: 2") as info:
         NPURunConfig(graph_run_mode=2)
-    with pytest.raises(NpuArgumentError, match=r"iterations_per_loop=0: must be an int >= 1"):
+    assert _codes(info) == [("E10001", "graph_run_mode")]
+    with pytest.raises(NpuArgumentError, match=r"iterations_per_loop: 0") as info:
         NPURunConfig(iterations_per_loop=0)
-    with pytest.raises(NpuArgumentError, match="enable_exception_dump=-1"):
+    assert _codes(info) == [("E10001", "iterations_per_loop")]   # as lint / options say
+    with pytest.raises(NpuArgumentError, match="enable_exception_dump: -1"):
         NPURunConfig(enable_exception_dump=-1)
 
 
-def test_value_rules_are_left_to_the_resolver():
-    # Out-of-range values of the right type are stored, not refused here.
-    config = NPURunConfig(memory_config=MemoryConfig(static_memory_policy=7),
-                          input_fusion_size=10 ** 9, precision_mode="no_such_mode")
-    assert config._memory_config._static_memory_policy == 7
+def test_every_value_and_type_problem_reported_at_once():
+    from npu_bridge.ge import NpuConfigError
+    with pytest.raises(NpuConfigError) as info:
+        NPURunConfig(iterations_per_loop=0, graph_run_mode=2,
+                     memory_config=MemoryConfig(static_memory_policy=9), precision_mode="bogus")
+    err = info.value
+    assert isinstance(err, NpuArgumentError) and isinstance(err, TypeError)
+    assert isinstance(err, ValueError)
+    assert sorted(_codes(info)) == [("E10001", "graph_run_mode"), ("E10001", "iterations_per_loop"),
+                                    ("E10001", "precision_mode"), ("E10001", "static_memory_policy")]
+    assert len(err.problems) == 4
+    # a type problem: the class's own checks, every one with a code
+    with pytest.raises(NpuArgumentError) as info:
+        NPURunConfig(iterations_per_loop=0, precision_mode=3)
+    assert sorted(_codes(info)) == [("E10001", "iterations_per_loop"), ("NPB160", "precision_mode")]
+
+
+def test_value_rules_are_the_resolvers():
+    # Out-of-range values of the right type: refused with the resolver's codes; a clamp
+    # (input_fusion_size) is only a warning, so the config is built.
+    with pytest.raises(NpuArgumentError) as info:
+        NPURunConfig(memory_config=MemoryConfig(static_memory_policy=7),
+                     precision_mode="no_such_mode")
+    assert sorted(_codes(info)) == [("E10001", "precision_mode"), ("E10001", "static_memory_policy")]
+    config = NPURunConfig(input_fusion_size=10 ** 9)
     assert config._input_fusion_size == 10 ** 9
 
 
@@ -182,11 +209,30 @@ def test_config_class_type_errors():
         DynamicInputConfig("x:-1,3")  # all four are required, as in the real class
 
 
-def test_memoryconfig_positional_int_third_explains_seed_form():
+def test_memoryconfig_positional_third_both_call_styles():
+    seed_form = MemoryConfig(0, 2, 1)            # the seed's prototype: huge page third
+    assert seed_form._variable_use_1g_huge_page == 1
+    assert seed_form._memory_optimization_policy is None
+    real_form = MemoryConfig(0, 2, "MemoryPriority")   # the real signature
+    assert real_form._memory_optimization_policy == "MemoryPriority"
+    assert real_form._variable_use_1g_huge_page == 0
+    both = MemoryConfig(0, 2, "MemoryPriority", 2)
+    assert (both._memory_optimization_policy, both._variable_use_1g_huge_page) == (
+        "MemoryPriority", 2)
+    for ambiguous in ((0, 2, 5), (0, 2, 1, 2)):
+        with pytest.raises(NpuArgumentError) as info:
+            MemoryConfig(*ambiguous)
+        assert "variable_use_1g_huge_page" in str(info.value)
+        assert "memory_optimization_policy" in str(info.value)
+
+
+@pytest.mark.parametrize("arg", ["static_memory_policy", "atomic_clean_policy",
+                                 "variable_use_1g_huge_page"])
+def test_memoryconfig_refuses_bool_for_int(arg):
     with pytest.raises(NpuArgumentError) as info:
-        MemoryConfig(0, 2, 1)
-    assert "memory_optimization_policy=1" in str(info.value)
-    assert "variable_use_1g_huge_page" in str(info.value)
+        MemoryConfig(**{arg: True})
+    assert info.value.diagnostics[0].code == "NPB160"
+    assert "%s=True" % arg in str(info.value) and "bool" in str(info.value)
 
 
 def test_iterations_per_loop_property_setter_checks():
@@ -219,7 +265,7 @@ def test_replace_npu_fields_rechecked():
     assert new.iterations_per_loop == 3 and config.iterations_per_loop == 10
     assert _render(new)["atomic_clean_policy"] == ("i", 1)
     assert "atomic_clean_policy" not in _render(config)
-    with pytest.raises(NpuArgumentError, match="iterations_per_loop=0"):
+    with pytest.raises(NpuArgumentError, match="iterations_per_loop: 0"):
         config.replace(iterations_per_loop=0)
     with pytest.raises(ValueError, match="not supported"):
         config.replace(no_such_property=1)
@@ -237,7 +283,7 @@ def test_non_default_parameter_map():
         iterations_per_loop=10, precision_mode="allow_mix_precision",
         graph_memory_max_size=26 * 1024 ** 3, variable_memory_max_size="5368709120",
         memory_config=MemoryConfig(atomic_clean_policy=1, static_memory_policy=2,
-                                   memory_optimization_policy="GraphRecompute"),
+                                   memory_optimization_policy="MemoryPriority"),
         dump_config=DumpConfig(enable_dump=True, dump_path="/tmp/dump", dump_step="0|5"),
         profiling_config=ProfilingConfig(enable_profiling=True),
         experimental_config=ExperimentalConfig(
@@ -253,7 +299,7 @@ def test_non_default_parameter_map():
         "graph_memory_max_size": ("s", "27917287424"),
         "variable_memory_max_size": ("s", "5368709120"),
         "atomic_clean_policy": ("i", 1), "static_memory_policy": ("i", 2),
-        "memory_optimization_policy": ("s", "GraphRecompute"),
+        "memory_optimization_policy": ("s", "MemoryPriority"),
         "variable_use_1g_huge_page": ("i", 0),
         "enable_dump": ("b", True), "enable_dump_debug": ("b", False),
         "dump_path": ("s", "/tmp/dump"), "dump_step": ("s", "0|5"),
@@ -388,9 +434,8 @@ def _resolve():
 @pytest.mark.skipif(_resolve() is None, reason="npu_bridge.ge.resolve not available yet")
 def test_resolver_refuses_bad_atomic_clean_policy():
     from npu_bridge.ge import NpuConfigError
-    config = NPURunConfig(memory_config=MemoryConfig(atomic_clean_policy=3))
-    with pytest.raises(NpuConfigError) as info:
-        _resolve()(config)
+    with pytest.raises(NpuConfigError) as info:  # now at construction (NpuArgumentError)
+        _resolve()(NPURunConfig(memory_config=MemoryConfig(atomic_clean_policy=3)))
     errors = [d for d in info.value.diagnostics if d.severity == "error"]
     assert any(d.option == "atomic_clean_policy" for d in errors)
     assert "atomic_clean_policy" in str(info.value)

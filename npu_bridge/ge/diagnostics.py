@@ -135,6 +135,12 @@ CODES = MappingProxyType({
                "(dump_path, work_path) is not one here; checked on the machine running the script",
                "reference option_values.json checked_by_adapter (dump_path, work_path)"),
     "NPB150": ("warning", "GE_USE_STATIC_MEMORY holds an invalid value", "reference README"),
+    "NPB160": ("error", "config-class argument of a type the real NPUEstimator cannot write "
+               "(raised by the constructor as NpuArgumentError)",
+               "hicann/tensorflow npu_config.py / npu_estimator.py; catalog field column"),
+    "NPB161": ("error", "one of the real NPURunConfig's own Python checks (ps mode: TF_CONFIG "
+               "cluster, ParameterServerStrategy, mix_compile_mode)",
+               "hicann/tensorflow npu_config.py"),
 })
 CODES = MappingProxyType({code: (sev, title, cite(source))
                           for code, (sev, title, source) in CODES.items()})

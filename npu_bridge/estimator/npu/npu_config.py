@@ -34,6 +34,8 @@ from tensorflow.core.protobuf import config_pb2
 from tensorflow.core.protobuf import rewriter_config_pb2
 
 from npu_bridge.ge import catalog as _catalog
+from npu_bridge.ge.diagnostics import Diagnostic as _Diagnostic
+from npu_bridge.ge.diagnostics import NpuConfigError
 
 __all__ = [
     "NPURunConfig", "ProfilingConfig", "MemoryConfig", "DumpConfig", "ExperimentalConfig",
@@ -54,20 +56,40 @@ _ESTIMATOR_GRAPPLER_OPTIMIZERS = ("pruning", "function", "constfold", "shape", "
 _NONE_WRITTEN_AS = {"profiling_options": ""}
 
 
-class NpuArgumentError(TypeError, ValueError):
+# Codes of the problems found here (the resolver's own codes for value rules: E10001, NPB1xx).
+TYPE_CODE = "NPB160"      # an argument of a type the real estimator cannot write
+CLASS_CHECK_CODE = "NPB161"  # one of the real class's own Python checks (ps mode)
+
+
+class NpuArgumentError(NpuConfigError, TypeError):
     """Bad constructor arguments of an NPU config class; lists every problem at once.
 
-    A subclass of both TypeError and ValueError because the real classes raise either for
-    these checks (e.g. TypeError for ``mix_compile_mode``, ValueError for ``horovod_mode``),
-    so scripts catching either keep working. ``.problems`` holds one message per problem.
+    An `npu_bridge.ge.NpuConfigError` (so a ValueError) and a TypeError: the real classes
+    raise either for these checks (e.g. TypeError for ``mix_compile_mode``, ValueError for
+    ``horovod_mode``), so scripts catching either keep working, and code catching
+    `NpuConfigError` sees the config errors of a constructor call as well as of a resolution.
+    ``.diagnostics``: every problem as a `Diagnostic` with a code (``NPB160`` wrong type,
+    ``NPB161`` a real-class check, and the resolver's codes, e.g. ``E10001``, for values,
+    including its warnings and infos); ``.problems``: the error messages; ``.owner``: what was
+    called (e.g. "NPURunConfig").
     """
 
-    def __init__(self, owner, problems):
+    def __init__(self, owner, problems, extra=()):
         self.owner = owner
-        self.problems = list(problems)
-        lines = ["%d invalid argument(s) to %s:" % (len(self.problems), owner)]
-        lines += ["  - " + p for p in self.problems]
-        super().__init__("\n".join(lines))
+        self.diagnostics = [p if isinstance(p, _Diagnostic)
+                            else _Diagnostic(TYPE_CODE, "error", owner, None, str(p))
+                            for p in problems] + list(extra)
+        self.ge_options = None
+        errors = [d for d in self.diagnostics if d.severity == "error"]
+        self.problems = [d.message for d in errors]
+        lines = ["%d invalid argument(s) to %s:" % (len(errors), owner)]
+        lines += ["  - %s %s" % (d.code, d.message) for d in errors]
+        Exception.__init__(self, "\n".join(lines))
+
+
+def _problem(arg, value, message, code=TYPE_CODE):
+    """One problem of a constructor call, as a Diagnostic (code NPB160 unless given)."""
+    return _Diagnostic(code, "error", arg, value, message)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -102,7 +124,10 @@ def _matches_field(value, field, row):
     if field == "b":
         return isinstance(value, (bool, numbers.Integral))
     if field == "i":  # AttrValue.i is an int64: protobuf raises ValueError beyond it
-        return isinstance(value, numbers.Integral) and _INT64[0] <= value <= _INT64[1]
+        # a bool is not an int here (MemoryConfig(static_memory_policy=True) is a mistake,
+        # although protobuf would write it as 1)
+        return isinstance(value, numbers.Integral) and not isinstance(value, bool) \
+            and _INT64[0] <= value <= _INT64[1]
     if field == "f":
         return isinstance(value, numbers.Real)
     if field == "s":
@@ -143,10 +168,10 @@ def _check_row_type(owner, arg, value, row, problems):
     """Append a problem when `value` cannot be written the way the estimator writes `row`."""
     if value is None:
         if row.estimator_write == "always":
-            problems.append(
+            problems.append(_problem(arg, None,
                 "%s=None: not allowed, expected %s; the real NPUEstimator always writes it to "
                 "parameter_map[%r].%s (source: %s)"
-                % (arg, _FIELD_TYPES[row.field], row.key, row.field, _REAL_ESTIMATOR))
+                % (arg, _FIELD_TYPES[row.field], row.key, row.field, _REAL_ESTIMATOR)))
         return
     if _write_field(value, row) is None:
         got = type(value).__name__
@@ -155,38 +180,41 @@ def _check_row_type(owner, arg, value, row, problems):
             got += " outside the int64 range of AttrValue.i"
         elif isinstance(value, str) and not _utf8_ok(value):
             got += " that is not encodable as UTF-8"
-        problems.append(
+        problems.append(_problem(arg, value,
             "%s=%r: expected %s, got %s; written to parameter_map[%r].%s (source: %s)"
             % (arg, value, _allowed_types_text(row), got, row.key, row.field,
-               _REAL_ESTIMATOR))
+               _REAL_ESTIMATOR)))
 
 
 def _check_instance(arg, value, cls, problems, exception_note=""):
     if value is not None and not isinstance(value, cls):
-        problems.append("%s=%r: expected a %s or None, got %s (source: %s%s)"
-                        % (arg, value, cls.__name__, type(value).__name__, _REAL_CONFIG,
-                           exception_note))
+        problems.append(_problem(arg, value, "%s=%r: expected a %s or None, got %s (source: %s%s)"
+                                 % (arg, value, cls.__name__, type(value).__name__,
+                                    _REAL_CONFIG, exception_note)))
 
 
 def _check_bool(arg, value, problems):
     if not isinstance(value, bool):
-        problems.append("%s=%r: expected True or False, got %s (source: %s)"
-                        % (arg, value, type(value).__name__, _REAL_CONFIG))
+        problems.append(_problem(arg, value, "%s=%r: expected True or False, got %s (source: %s)"
+                                 % (arg, value, type(value).__name__, _REAL_CONFIG)))
 
 
-def _check_int(arg, value, problems, minimum):
-    """The real util.check_positive_integer / check_nonnegative_integer."""
+def _check_int(arg, value, problems, minimum, values=None):
+    """The real util.check_positive_integer / check_nonnegative_integer. A value below
+    `minimum` goes to `values` when given (value problems the resolver reports too)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        problems.append("%s=%r: expected an int >= %d, got %s (source: %s)"
-                        % (arg, value, minimum, type(value).__name__, _REAL_CONFIG))
+        problems.append(_problem(arg, value, "%s=%r: expected an int >= %d, got %s (source: %s)"
+                                 % (arg, value, minimum, type(value).__name__, _REAL_CONFIG)))
         return False
     if value < minimum:
-        problems.append("%s=%r: must be an int >= %d (source: %s)"
-                        % (arg, value, minimum, _REAL_CONFIG))
+        (problems if values is None else values).append(_problem(
+            arg, value, "invalid value for %s: %r; allowed: an int >= %d (source: %s)"
+            % (arg, value, minimum, _REAL_CONFIG), code="E10001"))
         return False
     if value > _INT64[1]:  # written to AttrValue.i: protobuf raises ValueError beyond int64
-        problems.append("%s=%r: must be at most %d (an int64, AttrValue.i; source: %s)"
-                        % (arg, value, _INT64[1], _REAL_ESTIMATOR))
+        problems.append(_problem(arg, value,
+                                 "%s=%r: must be at most %d (an int64, AttrValue.i; source: %s)"
+                                 % (arg, value, _INT64[1], _REAL_ESTIMATOR)))
         return False
     return True
 
@@ -241,10 +269,19 @@ class MemoryConfig:
       static_memory_policy: int, 0/1/2/3/4 (checked by the resolver) or None.
       memory_optimization_policy: str or None.
       variable_use_1g_huge_page: int, 0/1/2 (checked by the resolver) or None.
-    The seed ``memoryconfig_constructor_zh.txt`` documents the three-argument form
-    (atomic_clean_policy, static_memory_policy, variable_use_1g_huge_page); the real class
-    has ``memory_optimization_policy`` third, so pass ``variable_use_1g_huge_page`` by
-    keyword. Value and product rules: seed memoryconfig_constructor_zh.txt, applied by
+    A bool where an int is meant (``static_memory_policy=True``) is refused.
+
+    Positional order (a decision; both call styles work where unambiguous): the signature is
+    the real class's, ``(atomic_clean_policy=0, static_memory_policy=0,
+    memory_optimization_policy=None, variable_use_1g_huge_page=0)`` (reference
+    npu_options.json), while the vendor page the seed ``memoryconfig_constructor_zh.txt``
+    copies documents ``(atomic_clean_policy=0, static_memory_policy=0,
+    variable_use_1g_huge_page=0)``. ``memory_optimization_policy`` only takes a string, so a
+    third argument that is an int 0, 1 or 2, with ``variable_use_1g_huge_page`` left at its
+    default, is read as ``variable_use_1g_huge_page`` (the seed's prototype); a string there
+    is ``memory_optimization_policy`` (the real class). Any other int third, or an int third
+    together with a non-default ``variable_use_1g_huge_page``, is refused as ambiguous.
+    Value and product rules: seed memoryconfig_constructor_zh.txt, applied by
     ``npu_bridge.ge.resolve``.
     Raises:
       NpuArgumentError: wrong argument types (all listed).
@@ -252,6 +289,14 @@ class MemoryConfig:
 
     def __init__(self, atomic_clean_policy=0, static_memory_policy=0,
                  memory_optimization_policy=None, variable_use_1g_huge_page=0):
+        if isinstance(memory_optimization_policy, numbers.Integral) \
+                and not isinstance(memory_optimization_policy, bool) \
+                and memory_optimization_policy in (0, 1, 2) \
+                and (variable_use_1g_huge_page == 0
+                     and not isinstance(variable_use_1g_huge_page, bool)):
+            # the seed's three-argument form: MemoryConfig(a, s, variable_use_1g_huge_page)
+            memory_optimization_policy, variable_use_1g_huge_page = \
+                None, memory_optimization_policy
         problems = []
         _check_class_args("MemoryConfig", "memory_config",
                           {"atomic_clean_policy": atomic_clean_policy,
@@ -259,10 +304,12 @@ class MemoryConfig:
                            "memory_optimization_policy": memory_optimization_policy,
                            "variable_use_1g_huge_page": variable_use_1g_huge_page}, problems)
         if isinstance(memory_optimization_policy, numbers.Integral) and problems:
-            problems.append(
+            problems.append(_problem(
+                "memory_optimization_policy", memory_optimization_policy,
                 "(a positional MemoryConfig(a, s, n) follows the real signature, where the "
-                "third argument is memory_optimization_policy; the seed's three-argument "
-                "prototype has variable_use_1g_huge_page third: pass it by keyword)")
+                "third argument is memory_optimization_policy, a str; an int 0, 1 or 2 there "
+                "is read as variable_use_1g_huge_page, the seed's prototype, only when "
+                "variable_use_1g_huge_page is not also given: pass it by keyword)"))
         if problems:
             raise NpuArgumentError("MemoryConfig", problems)
         self._atomic_clean_policy = atomic_clean_policy
@@ -323,8 +370,9 @@ class GraphMemoryOptimizeConfig:
         problems = []
         for arg, value in (("recompute", recompute), ("graph_slice", graph_slice)):
             if value is not None and value not in ("auto", "manual"):
-                problems.append("%s=%r: allowed values are 'auto', 'manual' or None "
-                                "(source: %s)" % (arg, value, _REAL_CONFIG))
+                problems.append(_problem(arg, value, "%s=%r: allowed values are 'auto', "
+                                         "'manual' or None (source: %s)"
+                                         % (arg, value, _REAL_CONFIG), code="E10001"))
         if problems:
             raise NpuArgumentError("GraphMemoryOptimizeConfig", problems)
         self._recompute = recompute
@@ -449,30 +497,40 @@ def _tf_config_cluster():
     return tf.train.ClusterSpec(tf_config.get("cluster", {}))
 
 
-def _check_npu_args(args, problems):
-    """Every check the constructor makes on the NPU arguments (not the RunConfig ones)."""
-    ipl_ok = _check_int("iterations_per_loop", args["iterations_per_loop"], problems, 1)
+def _check_npu_args(args, problems, values=None):
+    """Every check the constructor makes on the NPU arguments (not the RunConfig ones).
+
+    Type problems (NPB160) go to `problems`; value problems (E10001, NPB141, the real class's
+    ps-mode check NPB161) to `values` when given, else to `problems` too. Each a Diagnostic."""
+    values = problems if values is None else values
+    ipl_ok = _check_int("iterations_per_loop", args["iterations_per_loop"], problems, 1, values)
     mix = args["mix_compile_mode"]
     if not isinstance(mix, bool):
-        problems.append("mix_compile_mode=%r: expected True or False, got %s (source: %s)"
-                        % (mix, type(mix).__name__, _REAL_CONFIG))
+        problems.append(_problem("mix_compile_mode", mix,
+                                 "mix_compile_mode=%r: expected True or False, got %s (source: %s)"
+                                 % (mix, type(mix).__name__, _REAL_CONFIG)))
     elif mix and ipl_ok and args["iterations_per_loop"] != 1:
-        problems.append("iterations_per_loop=%r: must be 1 when mix_compile_mode is True "
-                        "(source: %s)" % (args["iterations_per_loop"], _REAL_CONFIG))
+        values.append(_problem("mix_compile_mode", True,
+                               "mix_compile_mode=true needs iterations_per_loop == 1, got %r "
+                               "(source: %s)" % (args["iterations_per_loop"], _REAL_CONFIG),
+                               code="NPB141"))
     jit = args["jit_compile"]
     if isinstance(jit, str) and not _utf8_ok(jit):
-        problems.append("jit_compile=%r: not encodable as UTF-8 (the estimator writes it with "
-                        "as_bytes; source: %s)" % (jit, _REAL_ESTIMATOR))
+        problems.append(_problem("jit_compile", jit,
+                                 "jit_compile=%r: not encodable as UTF-8 (the estimator writes it "
+                                 "with as_bytes; source: %s)" % (jit, _REAL_ESTIMATOR)))
     elif not isinstance(jit, (str, bool)):
-        problems.append("jit_compile=%r: expected a str ('auto', 'true', 'false') or, as "
-                        "older adapters took it, a bool; got %s (source: %s)"
-                        % (jit, type(jit).__name__, _REAL_CONFIG))
+        problems.append(_problem("jit_compile", jit,
+                                 "jit_compile=%r: expected a str ('auto', 'true', 'false') or, as "
+                                 "older adapters took it, a bool; got %s (source: %s)"
+                                 % (jit, type(jit).__name__, _REAL_CONFIG)))
     _check_bool("horovod_mode", args["horovod_mode"], problems)
-    if _check_int("graph_run_mode", args["graph_run_mode"], problems, 0) \
+    if _check_int("graph_run_mode", args["graph_run_mode"], problems, 0, values) \
             and args["graph_run_mode"] > 1:
-        problems.append("graph_run_mode=%r: allowed values are 0 or 1 (source: %s)"
-                        % (args["graph_run_mode"], _REAL_CONFIG))
-    _check_int("enable_exception_dump", args["enable_exception_dump"], problems, 0)
+        values.append(_problem("graph_run_mode", args["graph_run_mode"],
+                               "invalid value for graph_run_mode: %r; allowed: 0, 1 (source: %s)"
+                               % (args["graph_run_mode"], _REAL_CONFIG), code="E10001"))
+    _check_int("enable_exception_dump", args["enable_exception_dump"], problems, 0, values)
     for arg, cls in _CLASS_ARGS.items():
         _check_instance(arg, args[arg], cls, problems)
     checked = {"iterations_per_loop", "mix_compile_mode", "jit_compile", "graph_run_mode",
@@ -485,12 +543,47 @@ def _check_npu_args(args, problems):
     cluster = _tf_config_cluster()
     is_ps = isinstance(args["distribute"], _ps_strategy_classes())
     if bool(cluster.as_dict()) != is_ps:
-        problems.append("distribute=%r: \"cluster\" (TF_CONFIG) and a ParameterServerStrategy "
-                        "distribute must be set together in ps mode (source: %s)"
-                        % (args["distribute"], _REAL_CONFIG))
+        values.append(_problem("distribute", args["distribute"],
+                               "distribute=%r: \"cluster\" (TF_CONFIG) and a "
+                               "ParameterServerStrategy distribute must be set together in ps "
+                               "mode (source: %s)" % (args["distribute"], _REAL_CONFIG),
+                               code=CLASS_CHECK_CODE))
     elif cluster.as_dict() and mix is False:
-        problems.append("mix_compile_mode=False: must be True when a TF_CONFIG \"cluster\" "
-                        "is set (source: %s)" % _REAL_CONFIG)
+        values.append(_problem("mix_compile_mode", False,
+                               "mix_compile_mode=False: must be True when a TF_CONFIG "
+                               "\"cluster\" is set (source: %s)" % _REAL_CONFIG,
+                               code=CLASS_CHECK_CODE))
+
+
+def _validate(owner, npu_args, record_as=None):
+    """Raise one `NpuArgumentError` with every problem of these NPU arguments, or return.
+
+    Argument types first (NPB160); when they are all fine, the `parameter_map` the real
+    NPUEstimator would write is rendered and resolved (`npu_bridge.ge.resolve`: the same
+    rules and codes as `NPUEstimator`, `npu-bridge options` and `lint`), so every value
+    problem is reported at once, with the class's own value checks the resolver does not
+    repeat."""
+    problems, values = [], []
+    _check_npu_args(npu_args, problems, values)
+    extra = []
+    if not problems:
+        from npu_bridge.ge import resolve
+        probe = NPURunConfig.__new__(NPURunConfig)   # no RunConfig state: only the NPU fields
+        probe._assign_npu_args(npu_args)
+        try:
+            resolve(probe)
+        except NpuConfigError as err:
+            extra = err.diagnostics
+        reported = {d.option for d in extra if d.severity == "error"}
+        values = [d for d in values if d.option not in reported]
+    if problems or values or any(d.severity == "error" for d in extra):
+        error = NpuArgumentError(owner, problems + values, extra)
+        if record_as is not None:
+            # Recorded as refused (the estimator it was made for never gets it), so
+            # `npu-bridge run` counts it even when the script catches the error.
+            from npu_bridge import _records
+            _records.record_refused("estimator", record_as, error)
+        raise error
 
 
 class NPURunConfig(tf.estimator.RunConfig):
@@ -608,10 +701,7 @@ class NPURunConfig(tf.estimator.RunConfig):
         del args["self"]
         args.pop("__class__", None)
         npu_args = {k: v for k, v in args.items() if k not in _BASE_ARGS}
-        problems = []
-        _check_npu_args(npu_args, problems)
-        if problems:
-            raise NpuArgumentError("NPURunConfig", problems)
+        _validate("NPURunConfig", npu_args, record_as="NPURunConfig(model_dir=%s)" % (model_dir,))
         self._assign_npu_args(npu_args)
         if save_checkpoints_steps is None and save_checkpoints_secs is None:
             save_checkpoints_steps = 100  # the real class's default cadence
@@ -664,10 +754,7 @@ class NPURunConfig(tf.estimator.RunConfig):
         if npu_kwargs:
             merged = self._npu_args()
             merged.update(npu_kwargs)
-            problems = []
-            _check_npu_args(merged, problems)
-            if problems:
-                raise NpuArgumentError("NPURunConfig.replace", problems)
+            _validate("NPURunConfig.replace", merged)
         new = super().replace(**base_kwargs)
         new._assign_npu_args(npu_kwargs)
         return new
