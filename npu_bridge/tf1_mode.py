@@ -26,8 +26,12 @@ What `enable()` changes, once per process:
   `ImportError`), naming the missing name and its nearest TF 2 equivalent from
   `CONTRIB_EQUIVALENTS`. None of them is provided, even where an exact equivalent exists.
 
-Not changed: `tensorflow.python...` imports, `tf.compat.*`, `tensorflow_estimator`, Keras'
-own packages, `tf.__version__` (still 2.15.x: the process really runs TF 2).
+- binds back the TF 1.15 names that TF 2.15 moved out of the `tensorflow.python` modules
+  scripts import by path (`PYTHON_MOVED`: `graph_util.convert_variables_to_constants`,
+  `ops.Tensor`, `control_flow_ops.cond`, ...), as the very same objects.
+
+Not changed otherwise: `tensorflow.python...` imports, `tf.compat.*`, `tensorflow_estimator`,
+Keras' own packages, `tf.__version__` (still 2.15.x: the process really runs TF 2).
 
 Opt out: with the environment variable `NPU_BRIDGE_TF2` set to anything but "", "0",
 "false" or "no", `enable()` and `install_import_hook()` do nothing and TensorFlow keeps its
@@ -110,6 +114,30 @@ REMOVED_MODULES = {
     "tf.examples": "tf.keras.datasets (the TF 1.x tutorial helpers were removed)",
     "tf.examples.tutorials.mnist": "tf.keras.datasets.mnist.load_data()",
     "tf.examples.*": "tf.keras.datasets",
+}
+
+
+# TF 1.15 names at `tensorflow.python...` paths that TF 2.15 moved to other modules (scripts
+# import them by path: `from tensorflow.python.framework import graph_util`). module ->
+# {name: module that holds the very same object in TF 2.15}. Only missing names are bound.
+PYTHON_MOVED = {
+    "tensorflow.python.framework.graph_util": {
+        "convert_variables_to_constants": "tensorflow.python.framework.convert_to_constants"},
+    "tensorflow.python.framework.graph_util_impl": {
+        "convert_variables_to_constants": "tensorflow.python.framework.convert_to_constants"},
+    "tensorflow.python.framework.ops": {
+        "Tensor": "tensorflow.python.framework.tensor",
+        "IndexedSlices": "tensorflow.python.framework.indexed_slices"},
+    "tensorflow.python.ops.control_flow_ops": {
+        "cond": "tensorflow.python.ops.cond",
+        "while_loop": "tensorflow.python.ops.while_loop",
+        "case": "tensorflow.python.ops.control_flow_case",
+        "Assert": "tensorflow.python.ops.control_flow_assert"},
+    "tensorflow.python.ops.array_ops": {
+        "stack": "tensorflow.python.ops.array_ops_stack",
+        "unstack": "tensorflow.python.ops.array_ops_stack"},
+    "tensorflow.python.ops.functional_ops": {"map_fn": "tensorflow.python.ops.map_fn"},
+    "tensorflow.python.ops.random_ops": {"random_crop": "tensorflow.python.ops.random_crop_ops"},
 }
 
 
@@ -317,11 +345,31 @@ def enable():
                    if os.path.normpath(p) != os.path.normpath(api_v1_dir)]
         tf.__path__[:0] = [p for p in v1_dirs if p not in tf.__path__]
         tf.__getattr__ = _tensorflow_getattr_factory(tf, v1)
+        _restore_python_paths()
         tf.__all__ = sorted(n for n in tf.__dict__ if not n.startswith("_")) + [
             n for n in getattr(tf, "_names_with_underscore", [])]
         _ensure_finder().handle_tensorflow = False
         _enabled = True
         return True
+
+
+def _restore_python_paths():
+    """Bind the `PYTHON_MOVED` names back on their TF 1.15 modules (already imported by
+    `import tensorflow`, so this costs no import). A name TF still has is left alone."""
+    import importlib
+    for module_name, names in PYTHON_MOVED.items():
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError:
+            continue
+        for name, source_name in names.items():
+            if name in module.__dict__:
+                continue
+            try:
+                value = getattr(importlib.import_module(source_name), name)
+            except (ImportError, AttributeError):
+                continue
+            setattr(module, name, value)
 
 
 class _PostImportLoader:

@@ -92,6 +92,30 @@ r["import_summary_keeps_v1"] = hasattr(tf.summary, "FileWriter")
 from tensorflow.python.framework import ops
 r["python_import"] = ops.Graph is tf.Graph
 
+# TF 1.15 names at tensorflow.python paths that TF 2.15 moved: back, as the same objects.
+from tensorflow.python.framework import graph_util, graph_util_impl
+from tensorflow.python.ops import control_flow_ops, array_ops, functional_ops, random_ops
+r["python_moved"] = {
+    "graph_util": [graph_util.convert_variables_to_constants is v1.graph_util.convert_variables_to_constants,
+                   graph_util_impl.convert_variables_to_constants is v1.graph_util.convert_variables_to_constants]
+                  + [getattr(graph_util, n) is getattr(v1.graph_util, n) for n in (
+                      "extract_sub_graph", "must_run_on_cpu", "remove_training_nodes",
+                      "tensor_shape_from_node_def_name")],
+    "control_flow_ops": [control_flow_ops.cond is v1.cond, control_flow_ops.while_loop is v1.while_loop,
+                         control_flow_ops.case is v1.case, control_flow_ops.Assert is v1.Assert],
+    "array_ops": [array_ops.stack is v1.stack, array_ops.unstack is v1.unstack],
+    "functional_ops": [functional_ops.map_fn is v1.map_fn],
+    "random_ops": [random_ops.random_crop is v1.random_crop],
+    "ops": [ops.Tensor is tf.Tensor, ops.IndexedSlices is v1.IndexedSlices],
+}
+with tf.Graph().as_default():
+    v = tf.Variable(1.0)
+    out = tf.identity(v * 2, name="out")
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        frozen = graph_util.convert_variables_to_constants(sess, sess.graph_def, ["out"])
+r["frozen_ops"] = sorted(n.op for n in frozen.node)
+
 # tf.contrib: a precise error, an AttributeError/ImportError so hasattr/except keep working.
 r["hasattr_contrib"] = hasattr(tf, "contrib")
 errors = {}
@@ -179,6 +203,8 @@ def test_submodule_imports_stay_v1(tf_before):
     r = tf_before
     assert r["import_nn"] and r["import_train_keeps_v1"] and r["import_summary_keeps_v1"]
     assert r["python_import"]
+    assert r["python_moved"] == {k: [True] * len(v) for k, v in r["python_moved"].items()}
+    assert "VariableV2" not in r["frozen_ops"] and "Const" in r["frozen_ops"]
 
 
 def test_contrib_errors_name_the_equivalent(tf_before):
