@@ -170,7 +170,7 @@ def _compile():
 
 
 _SPECS, _DEFAULTS, _ALIASES = _compile()
-_DEFAULT_SOURCES = {k: "adapter default" for d in _DEFAULTS[:3] for k in d}
+_DEFAULT_SOURCES = {k: "adapter default" for d in _DEFAULTS for k in d}   # adapter level too
 _PRODUCT_KEYS = frozenset(r.key for r in catalog.OPTIONS
                           if r.key and (r.products or r.value_products))
 _GE_ROW_OK = {row.ge_key: _fast_ok(row) for row in catalog.OPTIONS if not row.key}
@@ -256,7 +256,7 @@ def _effect(spec, key, field, value):
                 return None, value, (), tuple(diags)  # not forwarded; cross-option rules skip it
     writes = tuple((idx, gekey, fmt(value)) for idx, gekey, fmt, when in outs
                    if not (when == "nonempty" and not value))
-    srcs = {gekey: src for idx, gekey, _ in writes if idx < 3}
+    srcs = {gekey: src for idx, gekey, _ in writes}   # adapter_options (level 3) included
     if deprecation is not None:
         diags.append(Diagnostic("NPB105", "info", key, value, deprecation))
     return srcs, value, writes, tuple(diags)
