@@ -584,6 +584,8 @@ class _Collector:
                 break   # *args: the positions after it are unknown
             arguments.append((params[i], arg, arg))
         arguments += [(kw.arg, kw.value, kw) for kw in node.keywords if kw.arg is not None]
+        if name == "MemoryConfig":
+            arguments = _memory_config_seed_form(arguments)
         for arg_name, value, where in arguments:
             if isinstance(value, ast.Call) and self._class_name(value) in CONFIG_CLASSES:
                 self._config_call(value, self._class_name(value), group)
@@ -591,6 +593,21 @@ class _Collector:
             group.entries.append(_Entry(CONFIG_CLASSES[name] + arg_name, None,
                                         literal_value(value), where.lineno,
                                         where.col_offset + 1, "%s(%s=...)" % (name, arg_name)))
+
+
+def _memory_config_seed_form(arguments):
+    """As `MemoryConfig` reads them (npu_config.py): an int 0, 1 or 2 given as
+    memory_optimization_policy (a str in the real signature), with variable_use_1g_huge_page
+    left at 0, is the seed's three-argument form `MemoryConfig(a, s, variable_use_1g_huge_page)`."""
+    given = {arg_name: literal_value(value) for arg_name, value, _ in arguments}
+    third = given.get("memory_optimization_policy", _NOT_LITERAL)
+    if isinstance(third, int) and not isinstance(third, bool) and third in (0, 1, 2) \
+            and given.get("variable_use_1g_huge_page", 0) == 0 \
+            and not isinstance(given.get("variable_use_1g_huge_page"), bool):
+        return [("variable_use_1g_huge_page" if arg_name == "memory_optimization_policy"
+                 else arg_name, value, where) for arg_name, value, where in arguments
+                if arg_name != "variable_use_1g_huge_page"]
+    return arguments
 
 
 def _call_name(node):

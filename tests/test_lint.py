@@ -321,6 +321,13 @@ def test_positional_arguments_map_by_signature():
     findings = lint.lint_source(HEAD + 'rc = NPURunConfig(0, None, "/tmp/m")\n', "t.py")
     assert [(f.col, f.option) for f in findings if f.severity == "error"] == [
         (19, "iterations_per_loop")]
+    # MemoryConfig reads a third int 0/1/2 as variable_use_1g_huge_page (the seed's form)
+    assert _codes('m = MemoryConfig(0, 2, 1)\n') == []
+    codes = _codes('m = MemoryConfig(0, 2, 1)\n', product="atlas-inference")
+    assert any(c in ("NPB112", "NPB114") and s == "error" for _, _, c, s in codes), codes
+    findings = lint.lint_source(HEAD + 'm = MemoryConfig(0, 2, 7)\n', "t.py")
+    assert [f.option for f in findings if f.severity == "error"] == [
+        "memory_optimization_policy"]
     # after *args the positions are unknown: nothing mapped
     assert _codes('m = MemoryConfig(*args, 9)\n') == []
 
