@@ -7,7 +7,9 @@ without importing them). There is no ``__all__`` on purpose: like the real modul
 public name here is exported.
 
 Importing this module patches ``tf.compat.v1.Session`` and ``InteractiveSession``
-(``npu_bridge._session_patch.patch()``, idempotent; ``unpatch()`` undoes it). The real
+(``npu_bridge._session_patch.patch()``, idempotent; ``unpatch()`` undoes it): it upgrades the
+check-only patch any ``npu_bridge`` import installs to the full one, which also adds the
+``NpuOptimizer`` and the rewrite defaults to the caller's config. The real
 module's ``profiler`` and ``scoped_graph_manager`` imports have no CPU counterpart and are
 left out.
 """
