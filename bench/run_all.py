@@ -17,6 +17,7 @@ figure is missing.
 """
 import argparse
 import datetime
+import importlib.metadata
 import os
 import platform
 import re
@@ -101,12 +102,12 @@ def machine():
                     break
     except OSError:
         pass
-    versions = subprocess.run(
-        [sys.executable, "-c", "import tensorflow as tf, tensorflow_estimator as e, google.protobuf as p, "
-         "numpy as n; print(tf.__version__, e.__version__, p.__version__, n.__version__)"],
-        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, universal_newlines=True,
-        env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")).stdout.split()
-    versions += ["?"] * (4 - len(versions))
+    versions = []
+    for dist in ("tensorflow-cpu", "tensorflow-estimator", "protobuf", "numpy"):
+        try:
+            versions.append(importlib.metadata.version(dist))
+        except importlib.metadata.PackageNotFoundError:
+            versions.append("?")
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL, universal_newlines=True).stdout.strip() or "?"
     dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT,
@@ -128,7 +129,7 @@ def verdict(name, ratio):
 
 def render(figures, info, started, seconds):
     lines = [BEGIN, "",
-             "Run: %s (UTC), `make bench`, %.0f s in all; commit %s." % (started, seconds, info["commit"]),
+             "Run: %s (UTC), `bench/run_all.py`, %.0f s in all; commit %s." % (started, seconds, info["commit"]),
              "",
              "Machine: %d cores (`nproc`), %s; load average at the end %s (shared with other "
              "engineers' work)." % (info["cores"], info["cpu"], info["load"]),
