@@ -14,7 +14,16 @@ On top of that, each session creation here:
   exists; the refused configuration is recorded with ``refused=True`` and its diagnostics, so
   ``npu-bridge run`` counts it even when the script catches the error); warnings are logged once per process through
   ``tf.compat.v1.logging``; the result is recorded with ``npu_bridge._records.record``;
-- under an effective ``static_memory_policy`` of 2 or 4 arms the concurrency guard (below).
+- under an effective ``static_memory_policy`` of 2 or 4 arms the concurrency guard (below);
+- hands TensorFlow's own (CPU) session a copy of the config without the NPU-only parts
+  (``cpu_session_config``: no ``NpuOptimizer`` / ``GradFusionOptimizer``, no estimator
+  grappler list, ``remapping`` and ``memory_optimization`` OFF back to TF's default), since
+  those settings switch off TensorFlow's CPU optimizations (MatMul+BiasAdd+Relu fusion...)
+  and cost the MLP bench ~25% per step. The caller's proto, ``Session._config``, the
+  estimator's ``config.session_config``, the resolver and the report keep the NPU config as
+  the adapter writes it. Everything per creation is cached by the serialized config as
+  passed (plus the resolver's environment variables and the forced product), so a new or
+  changed config is always resolved again; an unchanged one costs one serialization.
 
 ``BaseSession.run`` is wrapped too, for two things:
 - iteration loops: a run whose fetches contain a loop op registered in
@@ -78,6 +87,11 @@ _cache_lock = threading.Lock()
 _resolution_cache = {}    # (serialized NpuOptimizer, env snapshot) -> GeOptions
 _CACHE_LIMIT = 256
 
+# Session creations: (whole serialized ConfigProto as passed, env snapshot, forced product,
+# full patch?) -> _Prepared. A hit means the same content under the same environment, so the
+# resolution, the edit decision and TensorFlow's CPU copy are those of the first time.
+_session_cache = {}
+
 _logged_lock = threading.Lock()
 _logged = set()           # diagnostics already logged once
 _logged_results = {}      # id -> GeOptions whose diagnostics were all logged
@@ -123,6 +137,55 @@ def apply_npu_session_defaults(config, _has_npu_optimizer=None):
     if optimizer_options.global_jit_level != _JIT_OFF:
         optimizer_options.global_jit_level = _JIT_OFF
     return config
+
+
+# Grappler optimizers only the NPU stack implements: the NpuOptimizer custom optimizer (the
+# configuration carrier) and the NPU's gradient fusion pass the estimator's list ends with.
+NPU_ONLY_OPTIMIZERS = frozenset((_NPU_OPTIMIZER, "GradFusionOptimizer"))
+# The grappler list the real NPUEstimator appends to rewrite_options.optimizers
+# (npu_config._ESTIMATOR_GRAPPLER_OPTIMIZERS; repeated here: this module must not import it).
+_ESTIMATOR_OPTIMIZERS = ("pruning", "function", "constfold", "shape", "arithmetic", "loop",
+                         "dependency", "layout", "GradFusionOptimizer")
+
+
+def cpu_session_config(config):
+    """A copy of `config` (a ConfigProto) for TensorFlow's own CPU session.
+
+    The NPU-only parts are reset to stock TensorFlow: custom optimizers named in
+    `NPU_ONLY_OPTIMIZERS` removed; the estimator's grappler list removed from
+    `rewrite_options.optimizers` (the caller's own entries kept, NPU-only names dropped);
+    `remapping` and `memory_optimization` OFF (set by the adapter, or by Ascend scripts for
+    the NPU) back to TensorFlow's DEFAULT. Everything else is kept as it is (also
+    allow_soft_placement, log_device_placement and the XLA level the adapter sets).
+    `config` itself is not modified.
+    """
+    cpu = config_pb2.ConfigProto()
+    cpu.CopyFrom(config)
+    rewrite = cpu.graph_options.rewrite_options
+    customs = rewrite.custom_optimizers
+    if any(o.name in NPU_ONLY_OPTIMIZERS for o in customs):
+        kept = []
+        for o in customs:
+            if o.name not in NPU_ONLY_OPTIMIZERS:
+                copy = rewriter_config_pb2.RewriterConfig.CustomGraphOptimizer()
+                copy.CopyFrom(o)
+                kept.append(copy)
+        del customs[:]
+        for o in kept:
+            customs.add().CopyFrom(o)
+    names = list(rewrite.optimizers)
+    n = len(_ESTIMATOR_OPTIMIZERS)
+    while len(names) >= n and tuple(names[-n:]) == _ESTIMATOR_OPTIMIZERS:
+        del names[-n:]
+    names = [name for name in names if name not in NPU_ONLY_OPTIMIZERS]
+    if names != list(rewrite.optimizers):
+        del rewrite.optimizers[:]
+        rewrite.optimizers.extend(names)
+    if rewrite.remapping == _OFF:
+        rewrite.remapping = rewriter_config_pb2.RewriterConfig.DEFAULT
+    if rewrite.memory_optimization == _OFF:
+        rewrite.memory_optimization = rewriter_config_pb2.RewriterConfig.DEFAULT_MEM_OPT
+    return cpu
 
 
 _ENV_BYTES = getattr(os.environ, "_data", None)   # CPython's raw environment dict (bytes keys)
@@ -225,6 +288,50 @@ def guarded_policy(ge_options):
 # ---------------------------------------------------------------------------------------------
 # Session.__init__
 
+class _Prepared:
+    """What a session creation from one configuration needs (cached per content)."""
+    __slots__ = ("ge_options", "cpu_config", "edit", "has_npu", "guard_policy")
+
+    def __init__(self, ge_options, cpu_config, edit, has_npu):
+        self.ge_options = ge_options        # None: not the adapter's business (check only)
+        self.cpu_config = cpu_config        # the copy handed to TensorFlow's session
+        self.edit = edit                    # the caller's proto still needs the adapter's edits
+        self.has_npu = has_npu
+        self.guard_policy = guarded_policy(ge_options) if ge_options is not None else None
+
+
+def _prepare(config, key, inject):
+    """The slow path of a session creation: resolve (raises before any change), edit the
+    caller's proto as the adapter does, build the CPU copy, and cache the result under the
+    content as passed and the content after the edits."""
+    npu_optimizer = find_npu_optimizer(config)
+    if npu_optimizer is None and not inject:
+        prepared = _Prepared(None, None, False, False)
+        keys = (key,)
+    else:
+        ge_options = resolve_session_config(config, npu_optimizer)   # raises before any change
+        keys = (key,)
+        if inject:
+            with _apply_lock:   # one config shared by sessions opened from several threads:
+                # re-check under the lock, or each thread adds its own NpuOptimizer
+                apply_npu_session_defaults(config, npu_optimizer is not None
+                                           or find_npu_optimizer(config) is not None)
+            after = (config.SerializeToString(),) + key[1:]
+            if after != key:
+                keys = (key, after)
+        cpu_config = cpu_session_config(config)
+        prepared = _Prepared(ge_options, cpu_config, False, True)
+        if len(keys) == 2:   # the content as passed still needs the edits when seen again
+            unedited = _Prepared(ge_options, cpu_config, True, npu_optimizer is not None)
+    with _cache_lock:
+        if len(_session_cache) >= _CACHE_LIMIT:
+            _session_cache.clear()
+        _session_cache[keys[-1]] = prepared
+        if len(keys) == 2:
+            _session_cache[keys[0]] = unedited
+    return prepared
+
+
 def _wrap_init(original):
     names = list(inspect.signature(original).parameters)
     config_index = names.index("config") - 1   # position among the args after self
@@ -239,31 +346,40 @@ def _wrap_init(original):
         if not isinstance(config, config_pb2.ConfigProto):
             # Not ours to judge: stock TF raises its own TypeError.
             return original(self, *args, **kwargs)
-        npu_optimizer = find_npu_optimizer(config)
         inject = _inject_defaults
-        if npu_optimizer is None and not inject:
+        # One C call that also serves as the change check: a new or changed configuration
+        # (or environment / forced product) misses and is resolved again.
+        key = (config.SerializeToString(), _env_snapshot(), _forced_product(), inject)
+        prepared = _session_cache.get(key)
+        if prepared is None:
+            try:
+                prepared = _prepare(config, key, inject)
+            except Exception as err:
+                self._session = None   # BaseSession.__del__ reads it on this half-built object
+                if isinstance(err, _ge().NpuConfigError):
+                    # Recorded as refused: `npu-bridge run` counts it even if the script
+                    # catches it.
+                    _records.record_refused("session", "%s#%d" % (type(self).__name__,
+                                                                  next(_session_numbers)), err)
+                raise
+        ge_options = prepared.ge_options
+        if ge_options is None:
             # check only: a config without NpuOptimizer is not the adapter's business
             return original(self, *args, **kwargs)
-        try:
-            ge_options = resolve_session_config(config, npu_optimizer)   # raises before any change
-        except Exception as err:
-            self._session = None   # BaseSession.__del__ reads it on this half-built object
-            if isinstance(err, _ge().NpuConfigError):
-                # Recorded as refused: `npu-bridge run` counts it even if the script catches it.
-                _records.record_refused("session", "%s#%d" % (type(self).__name__,
-                                                              next(_session_numbers)), err)
-            raise
-        if inject:
-            with _apply_lock:   # one config shared by sessions opened from several threads:
-                # re-check under the lock, or each thread adds its own NpuOptimizer
-                apply_npu_session_defaults(config, npu_optimizer is not None
+        log_diagnostics_once(ge_options)
+        if prepared.edit:
+            with _apply_lock:   # see _prepare
+                apply_npu_session_defaults(config, prepared.has_npu
                                            or find_npu_optimizer(config) is not None)
-            kwargs["config"] = config
-            if len(args) > config_index:
-                args = args[:config_index] + args[config_index + 1:]
+        # TensorFlow's CPU session gets the copy without the NPU-only rewrite settings
+        # (`cpu_session_config`); the caller's proto and `self._config` keep the NPU's.
+        kwargs["config"] = prepared.cpu_config
+        if len(args) > config_index:
+            args = args[:config_index] + args[config_index + 1:]
         original(self, *args, **kwargs)
+        self._config = config
         self._npu_ge_options = ge_options
-        self._npu_guard_policy = guarded_policy(ge_options)
+        self._npu_guard_policy = prepared.guard_policy
         _records.record("session", "%s#%d" % (type(self).__name__, next(_session_numbers)),
                         ge_options)
 
@@ -494,6 +610,7 @@ def clear_caches():
     """Forget cached resolutions and logged diagnostics (tests; a changed catalog)."""
     with _cache_lock:
         _resolution_cache.clear()
+        _session_cache.clear()
     with _logged_lock:
         _logged.clear()
         _logged_results.clear()

@@ -483,3 +483,66 @@ def test_guard_watches_partial_run():
     handle = sess.partial_run_setup([fast], [])
     assert sess.partial_run(handle, fast) == 6.0
     sess.close()
+
+
+# ---------------------------------------------------------------------------------------------
+# TensorFlow's CPU session gets a copy without the NPU-only rewrite settings
+
+def _configs_given_to_tf():
+    """Patch BaseSession.__init__ (below the wrapper) to record the config TF receives."""
+    seen = []
+    original = tf.compat.v1.Session.__mro__[1].__init__
+
+    def spy(self, target="", graph=None, config=None):
+        seen.append(config)
+        return original(self, target, graph, config)
+
+    return seen, mock.patch.object(tf.compat.v1.Session.__mro__[1], "__init__", spy)
+
+
+def test_tf_gets_a_cpu_copy_caller_keeps_the_npu_config():
+    from npu_bridge.estimator.npu.npu_config import NPURunConfig, render_session_config
+    user = tf.compat.v1.ConfigProto(intra_op_parallelism_threads=1)
+    user.graph_options.rewrite_options.optimizers.append("constfold")
+    user.graph_options.rewrite_options.custom_optimizers.add().name = "MyOptimizer"
+    config = render_session_config(NPURunConfig(session_config=user, iterations_per_loop=1))
+    before = config.SerializeToString(deterministic=True)
+    seen, spy = _configs_given_to_tf()
+    graph = tf.Graph()
+    with graph.as_default():
+        c = tf.constant(2.0) * 3
+    with spy:
+        for _ in range(2):   # the second creation is a cache hit: same copy
+            with tf.compat.v1.Session(graph=graph, config=config) as sess:
+                assert sess.run(c) == 6.0
+                assert sess._config is config                       # what the user sees
+    assert config.SerializeToString(deterministic=True) == before   # the NPU config, unchanged
+    assert len(seen) == 2 and seen[0] is seen[1] and seen[0] is not config
+    cpu = seen[0]
+    rewrite = cpu.graph_options.rewrite_options
+    assert [o.name for o in rewrite.custom_optimizers] == ["MyOptimizer"]
+    assert list(rewrite.optimizers) == ["constfold"]                # the caller's own list
+    assert rewrite.remapping == RewriterConfig.DEFAULT
+    assert rewrite.memory_optimization == RewriterConfig.DEFAULT_MEM_OPT
+    assert cpu.intra_op_parallelism_threads == 1 and cpu.allow_soft_placement
+    # the NPU side is what the adapter writes
+    npu_rewrite = config.graph_options.rewrite_options
+    assert npu_rewrite.optimizers[-1] == "GradFusionOptimizer"
+    assert npu_rewrite.remapping == RewriterConfig.OFF
+    assert len(npu_optimizers(config)) == 1
+
+
+def test_changed_config_is_resolved_again_and_gets_a_new_copy():
+    config = proto(static_memory_policy=0)
+    seen, spy = _configs_given_to_tf()
+    with spy:
+        tf.compat.v1.Session(graph=tf.Graph(), config=config).close()
+        npu_optimizers(config)[0].parameter_map["static_memory_policy"].i = 9   # invalid now
+        with pytest.raises(NpuConfigError):
+            tf.compat.v1.Session(graph=tf.Graph(), config=config)
+        npu_optimizers(config)[0].parameter_map["static_memory_policy"].i = 2
+        sess = tf.compat.v1.Session(graph=tf.Graph(), config=config)
+        assert sess._npu_guard_policy == "2"
+        sess.close()
+    assert len(seen) == 2 and seen[0] is not seen[1]
+    assert not npu_optimizers(seen[1])
