@@ -373,3 +373,34 @@ def test_int_out_of_int64_is_nbl011(expr):
 def test_config_argument_out_of_int64_is_nbl011():
     findings = lint.lint_source(HEAD + "m = MemoryConfig(static_memory_policy=2 ** 70)\n", "t.py")
     assert [(f.line, f.code) for f in findings] == [(LINE, "NBL011")]
+
+
+def test_config_calls_found_inside_larger_candidate_statements():
+    # Only expressions whose lines name a config class are walked (no aliases in the file):
+    # a call spread over lines, nested in other calls, and a default value.
+    src = textwrap.dedent('''\
+        import tensorflow as tf
+        from npu_bridge.npu_init import *
+        def build(flags, config=NPURunConfig(iterations_per_loop=0)):
+            custom_op = config.parameter_map
+            est = NPUEstimator(model_fn=None, config=dict(a=1, b=[
+                NPURunConfig(
+                    memory_config=MemoryConfig(
+                        atomic_clean_policy=3))]))
+            return est
+        ''')
+    findings = lint.lint_source(src, "t.py")
+    assert [(f.line, f.option) for f in findings if f.code == "E10001"] == [
+        (3, "iterations_per_loop"), (8, "atomic_clean_policy")]
+
+
+def test_lint_paths_parallel_matches_serial(tmp_path):
+    sys.path.insert(0, BENCH)
+    try:
+        import gen_tree
+    finally:
+        sys.path.remove(BENCH)
+    gen_tree.generate(str(tmp_path), 150)
+    serial = lint.lint_paths([str(tmp_path)], jobs=1)
+    parallel = lint.lint_paths([str(tmp_path)], jobs=2)
+    assert serial == parallel and serial[1] == 150 and serial[0]
