@@ -226,9 +226,11 @@ def _forced_product():
 
 
 def resolve_session_config(config, npu_optimizer=False):
-    """Resolve the NpuOptimizer of `config` (a ConfigProto; none means all defaults).
+    """Resolve the NpuOptimizer(s) of `config` (a ConfigProto; none means all defaults).
 
-    Results are cached by the serialized optimizer and the relevant environment, so opening
+    Several NpuOptimizers are merged by the resolver as the real adapter reads them (in
+    order, later ones override); custom optimizers named close to NpuOptimizer get a warning.
+    Results are cached by the serialized optimizer(s) and the relevant environment, so opening
     many sessions on one config costs one resolution. Logs each warning once per process.
 
     Returns:
@@ -238,15 +240,23 @@ def resolve_session_config(config, npu_optimizer=False):
     """
     if npu_optimizer is False:   # not looked up by the caller yet
         npu_optimizer = find_npu_optimizer(config) if config is not None else None
+    customs = config.graph_options.rewrite_options.custom_optimizers if config is not None else ()
     # Not deterministic: a different map order only costs a cache miss, and is cheaper.
-    blob = npu_optimizer.SerializeToString() if npu_optimizer is not None else b""
+    if len(customs) > 1 or (npu_optimizer is None and customs):
+        # resolve() reads every NpuOptimizer (merged in order) and warns about names close
+        # to it: all of them are part of the key, not only the first NpuOptimizer
+        blob = tuple(o.SerializeToString() for o in customs)
+    else:
+        blob = npu_optimizer.SerializeToString() if npu_optimizer is not None else b""
     # the forced product (`npu-bridge run --product`) changes the result like the environment
     key = (blob, _env_snapshot(), _forced_product())
     ge_options = _resolution_cache.get(key)
     if ge_options is None:
-        if npu_optimizer is None:
-            config = config_pb2.ConfigProto()
-            config.graph_options.rewrite_options.custom_optimizers.add().name = _NPU_OPTIMIZER
+        if npu_optimizer is None:   # resolved as the adapter injects it: appended, others kept
+            injected = config_pb2.ConfigProto()
+            injected.graph_options.rewrite_options.custom_optimizers.extend(customs)
+            injected.graph_options.rewrite_options.custom_optimizers.add().name = _NPU_OPTIMIZER
+            config = injected
         ge_options = _ge().resolve(config)
         ge_options.raise_for_errors()
         with _cache_lock:

@@ -94,7 +94,28 @@ def render_options():
         lines.append("| %s | %s | %s | %s | `%s` (%s) | %s |" % (
             rule.kind, _cell(when), _cell(what), _cell(catalog.CROSS_FAILURES[rule.failure]),
             rule.code, severity, _cell(rule.source)))
-    lines += ["", "## Products", "",
+    lines += ["", "## Several NpuOptimizer custom optimizers", "",
+              "The real adapter (`tf_adapter/util/npu_attrs.cc`: `NpuAttrs::SetNpuOptimizerAttr`, "
+              "which builds the GE and adapter options, and `NpuAttrs::GetPassOptions`) reads "
+              "every custom optimizer named exactly `NpuOptimizer`, in order: a later one "
+              "overrides the keys it sets (the real `NPUEstimator` appends its own after those "
+              "of `session_config`). `resolve()` merges them the same way; a changed value is "
+              "warning NPB106, `sources` names the optimizer (`NpuOptimizer #i of n`), and a "
+              "name close to `NpuOptimizer` (ignored by the adapter) is warning NPB107. A later "
+              "optimizer that lacks one of these keys resets it (catalog column "
+              "`merge_reset`):", "",
+              "| key | reset to the adapter default | when |", "| --- | --- | --- |"]
+    for row in catalog.OPTIONS:
+        if row.key and row.merge_reset:
+            when = ("always" if row.merge_reset == "always" else
+                    "while " + " or ".join("`%s`" % k for k in row.merge_reset) + " is on")
+            lines.append("| `%s` | %s | %s |" % (row.key, _cell(row.adapter_default or "(unset)"),
+                                                when))
+    lines += ["", "`dump_path` reset while dumping is on fails session creation in the real "
+              "adapter (\"if use dump function, dump_path must be set\"): error NPB143 here. "
+              "`aoe_mode` is reset to `$AOE_MODE`, which the resolver does not read. Each "
+              "optimizer's entries are still checked, also those a later one overrides.",
+              "", "## Products", "",
               "Target precedence: `product=` / `--product` > the `soc_config` option > "
               "`$NPU_BRIDGE_PRODUCT`; none: product rules skipped (one info, NPB110).", "",
               "| id | names | on-chip memory (bytes) | memory source |", "| --- | --- | --- | --- |"]

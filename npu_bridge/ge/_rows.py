@@ -4,6 +4,15 @@ Facts from the reference `npu_options.json` / `option_values.json` (interface fa
 real adapter), GE key spellings from GE's `ge_common_api_types.h`, estimator write modes
 from the real `estimator/npu/npu_estimator.py`; where a seed says otherwise the seed wins
 (`source` names it). A new option is one more row here.
+
+`merge_reset` (several NpuOptimizer custom optimizers; catalog docstring) from the real
+adapter's tf_adapter/util/npu_attrs.cc, NpuAttrs::SetNpuOptimizerAttr (GE init/session/graph
+options and the adapter's pass options; GetPassOptions agrees for `job`): a later NpuOptimizer
+without the key sets `job` = "localhost", `jit_compile` = "2" (auto),
+`shape_generalization_mode` = "STRICT", `aoe_mode` = $AOE_MODE (unset here); while
+`profiling_mode` is on, `profiling_options` = the adapter's default JSON; while `enable_dump`
+or `enable_dump_debug` is on, a missing `dump_path` fails the session ("if use dump function,
+dump_path must be set").
 """
 
 ROWS = [
@@ -135,6 +144,7 @@ ROWS = [
               'threshold can starve input_batch_cpy.',
      'ge_key': 'ge.exec.input_fusion_size'},
     {'key': 'dump_path',
+     'merge_reset': ('enable_dump', 'enable_dump_debug'),
      'field': 's',
      'type': 'path',
      'default': 'unset',
@@ -284,6 +294,7 @@ ROWS = [
               'only read when this is True.',
      'ge_key': 'ge.exec.profilingMode'},
     {'key': 'profiling_options',
+     'merge_reset': ('profiling_mode',),
      'field': 's',
      'type': 'json',
      'default': 'unset; when profiling_mode is True and this is empty the adapter supplies its own '
@@ -374,6 +385,7 @@ ROWS = [
               'disabled here. Unchecked.',
      'ge_key': 'ge.exec.enableScopeFusionPasses'},
     {'key': 'aoe_mode',
+     'merge_reset': 'always',
      'field': 's',
      'type': 'enum',
      'default': 'unset',
@@ -626,6 +638,7 @@ ROWS = [
      'source': 'value source: adapter source only',
      'notes': 'Undocumented; adapter-internal pass option. No NPURunConfig argument.'},
     {'key': 'job',
+     'merge_reset': 'always',
      'field': 's',
      'type': 'string',
      'default': 'localhost',
@@ -1775,6 +1788,7 @@ ROWS = [
               'for TF graphs. Unchecked.',
      'ge_key': 'ge.optimizationSwitch'},
     {'key': 'jit_compile',
+     'merge_reset': 'always',
      'field': 's',
      'type': 'enum',
      'default': 'auto',
@@ -1801,6 +1815,7 @@ ROWS = [
      'other_fields': {'b': 'convert'},
      'ge_key': 'ge.jit_compile'},
     {'key': 'shape_generalization_mode',
+     'merge_reset': 'always',
      'field': 's',
      'type': 'enum',
      'default': 'STRICT',

@@ -44,6 +44,11 @@ Column meanings (stable attribute names; other modules depend on them):
 - `adapter_check`: what the real adapter does with a bad value: "none", "error" (session
   creation fails), "fatal" (process abort), "clamp", "override".
 - `source`: where the row's rules come from (seed file name or vendor doc page).
+- `merge_reset`: with several `NpuOptimizer` custom optimizers (the real adapter reads them
+  all in order, a later one overriding the keys it sets), what a later one that lacks the key
+  does: None (the earlier value stays), "always" (reset to the adapter default, e.g. `job`), or
+  a tuple of keys (reset only while one of them is on, e.g. `profiling_options` while
+  `profiling_mode`).
 """
 import difflib
 from dataclasses import dataclass, field as _field
@@ -113,6 +118,7 @@ class Option:
     source: str = ""
     doc: Optional[str] = None
     notes: str = ""
+    merge_reset: Any = None
 
     @property
     def allowed_text(self):
@@ -166,6 +172,8 @@ def _build(spec):
     for name in ("allowed", "products", "levels"):
         if spec.get(name) is not None:
             spec[name] = tuple(spec[name])
+    if spec.get("merge_reset") not in (None, "always"):
+        spec["merge_reset"] = tuple(spec["merge_reset"])
     for name in ("other_fields", "legacy_values"):
         spec[name] = MappingProxyType(dict(spec.get(name) or {}))
     spec["value_products"] = MappingProxyType(

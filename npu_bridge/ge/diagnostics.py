@@ -84,6 +84,15 @@ CODES = MappingProxyType({
     "NPB104": ("warning", "value out of range: clamped to the bound, as the real adapter does",
                "seed ge_memory_options_zh.txt (input_fusion_size); option_values.json"),
     "NPB105": ("info", "deprecated option", "vendor docs deprecated_options.md"),
+    "NPB106": ("warning", "several NpuOptimizer custom optimizers: a later one overrode (or reset to "
+               "its default) a key an earlier one set to another value; the real adapter reads "
+               "them all in order",
+               "hicann/tensorflow tf_adapter/util/npu_attrs.cc (NpuAttrs::SetNpuOptimizerAttr, "
+               "NpuAttrs::GetPassOptions: loop over custom_optimizers without a break); catalog "
+               "column merge_reset: docs/options.md 'Several NpuOptimizer custom optimizers'"),
+    "NPB107": ("warning", "custom optimizer named like but not exactly NpuOptimizer: the real "
+               "adapter ignores it (did you mean 'NpuOptimizer'?)",
+               "hicann/tensorflow tf_adapter/util/npu_attrs.cc (name() == \"NpuOptimizer\")"),
     "NPB110": ("info", "no target product: product rules skipped",
                "README 'Products' table / docs/options.md Products (product=, soc_config, "
                "NPU_BRIDGE_PRODUCT)"),

@@ -4,6 +4,7 @@ Everything option-specific comes from the catalog rows; this module holds the ge
 kinds (`catalog.RULE_KINDS`) and the cross-option rules DESIGN.md lists. Lookups are built
 once at import so that resolving a full 107-key parameter_map stays in the microseconds.
 """
+import difflib
 import json
 import os
 import re
@@ -285,17 +286,43 @@ def _value_of(attr, want):
 
 
 def _unpack(config):
-    """(parameter_map mapping or None, used_classes frozenset, note)."""
+    """(parameter_map mapping, used_classes frozenset, extra).
+
+    `extra`: None in the common case (one NpuOptimizer, nothing to note), else
+    `(note, maps, near)`: `note` an info text (no NpuOptimizer) or None; `maps` every
+    NpuOptimizer's parameter_map in the order the adapter reads them (None when there is at
+    most one); `near` the names of custom optimizers named close to NpuOptimizer (or None).
+    """
     hook = getattr(config, "_npu_resolve_input", None)
     if hook is not None:
         pmap, used = hook()
+        if type(pmap) is tuple:   # several parameter_maps, in the order the adapter reads them
+            if len(pmap) > 1:
+                return pmap[0], frozenset(used or ()), (None, pmap, None)
+            pmap = pmap[0] if pmap else {}
         return pmap, frozenset(used or ()), None
     graph_options = getattr(config, "graph_options", None)
     if graph_options is not None:
+        # The real adapter reads every custom optimizer named exactly NpuOptimizer, in order,
+        # and ignores any other name (npu_attrs.cc, module docstring of _merge).
+        first = maps = near = None
         for opt in graph_options.rewrite_options.custom_optimizers:
-            if opt.name == "NpuOptimizer":
-                return opt.parameter_map, frozenset(), None
-        return {}, frozenset(), "no NpuOptimizer custom optimizer in the ConfigProto"
+            name = opt.name
+            if name == _NPU_OPTIMIZER:
+                if first is None:
+                    first = opt.parameter_map
+                elif maps is None:
+                    maps = [first, opt.parameter_map]
+                else:
+                    maps.append(opt.parameter_map)
+            elif _near_miss(name):
+                near = (near or []) + [name]
+        if first is None:
+            return {}, frozenset(), ("no NpuOptimizer custom optimizer in the ConfigProto",
+                                     None, near)
+        if maps is None and near is None:
+            return first, frozenset(), None
+        return first, frozenset(), (None, maps, near)
     pmap = getattr(config, "parameter_map", None)
     if pmap is not None:
         return pmap, frozenset(), None
@@ -306,6 +333,147 @@ def _unpack(config):
     raise TypeError("resolve() takes a ConfigProto, an NpuOptimizer custom optimizer, a "
                     "parameter_map, or an object with _npu_resolve_input(); got %r"
                     % type(config).__name__)
+
+
+# ---------------------------------------------------------------- several NpuOptimizers
+_NPU_OPTIMIZER = "NpuOptimizer"
+_NEAR_MISS = {}   # custom optimizer name -> close to "NpuOptimizer" (memo)
+# (key, merge_reset) of the catalog rows a later NpuOptimizer resets when it lacks the key
+_RESETS = tuple((r.key, r.merge_reset) for r in catalog.OPTIONS if r.key and r.merge_reset)
+_MERGE_SOURCE = ("hicann/tensorflow tf_adapter/util/npu_attrs.cc: NpuAttrs::SetNpuOptimizerAttr "
+                 "(GE and adapter options) and NpuAttrs::GetPassOptions loop over every custom "
+                 "optimizer without a break")
+
+
+def _near_miss(name):
+    """True when `name` is close to but not "NpuOptimizer" (difflib, case-insensitive)."""
+    hit = _NEAR_MISS.get(name)
+    if hit is None:
+        hit = bool(difflib.get_close_matches(name.casefold(), ("npuoptimizer",), n=1, cutoff=0.88))
+        if len(_NEAR_MISS) < 4096:
+            _NEAR_MISS[name] = hit
+    return hit
+
+
+def _effect_of(key, attr):
+    """`_entry_effect` of one entry, through the memo (see resolve())."""
+    serialize = _ATTR_TYPES.get(type(attr))
+    memo_key = (key, serialize(attr)) if serialize is not None else (key, type(attr), attr)
+    try:
+        return _EFFECTS[memo_key]
+    except (KeyError, TypeError):
+        return _entry_effect(key, attr, memo_key)
+
+
+def _on(attr):
+    return attr is not None and _value_of(attr, None)[1] not in (None, "", 0, False, "0")
+
+
+def _is_default(key, attr):
+    """True when the entry forwards exactly the adapter defaults (a reset changes nothing)."""
+    forward, _, writes, _ = _effect_of(key, attr)
+    return forward is not None and all(_DEFAULTS[idx].get(gekey) == text
+                                       for idx, gekey, text in writes)
+
+
+def _merge(maps):
+    """Merge the parameter_maps of several NpuOptimizers as the real adapter reads them.
+
+    In order, a later map's keys override the earlier values; a later map that lacks a key
+    whose catalog row has `merge_reset` resets it to the adapter default ("always", or while
+    one of the listed keys is on after reading that map). Returns `(merged dict, origin,
+    changes, replaced)`: origin key -> index of the map its value comes from (or of the map
+    that reset it); changes key -> [(index, attr or None for a reset), ...], only where a
+    value actually changed; replaced: the (key, attr) entries no longer in effect (still
+    checked: the adapter validates each map as it reads it).
+    """
+    merged, origin, changes, replaced, resets = {}, {}, {}, [], {}
+    for index, pmap in enumerate(maps):
+        for key in list(pmap):
+            attr = pmap[key]
+            old = merged.get(key)
+            if old is not None:
+                replaced.append((key, old))
+                if _value_of(old, None) != _value_of(attr, None):
+                    changes.setdefault(key, [(origin[key], old)]).append((index, attr))
+            elif key in resets and not _is_default(key, attr):   # set again after a reset
+                changes.setdefault(key, [(resets[key], None)]).append((index, attr))
+            merged[key] = attr
+            origin[key] = index
+            resets.pop(key, None)
+        if index:
+            for key, when in _RESETS:
+                old = merged.get(key)
+                if old is None or key in pmap:
+                    continue
+                if when == "always" or any(_on(merged.get(k)) for k in when):
+                    replaced.append((key, old))
+                    del merged[key]
+                    if not _is_default(key, old):
+                        changes.setdefault(key, [(origin[key], old)]).append((index, None))
+                    resets[key] = index
+                    origin[key] = index
+    for key in resets:
+        origin.pop(key, None)
+    return merged, origin, changes, replaced, resets
+
+
+def _shown(key, attr):
+    if attr is None:
+        row = catalog.BY_KEY.get(key)
+        default = row.adapter_default if row is not None else None
+        return "reset to the adapter default%s" % ("" if default is None else " %r" % default)
+    value = _value_of(attr, None)[1]
+    return repr(value) if isinstance(value, str) else _text(value)
+
+
+def _report_several(several, merged, sources, diags):
+    """NPB107 for near-miss names; with several NpuOptimizers: NPB106 for changed values,
+    the diagnostics of the replaced entries, and `sources` naming the optimizer; the NPB110
+    info of `note` last (see `_unpack`)."""
+    note, maps, near = several
+    for name in near or ():
+        diags.append(make("NPB107", "NpuOptimizer", name,
+                          "custom optimizer %r is not named exactly 'NpuOptimizer': the real "
+                          "adapter ignores it and its parameter_map; did you mean "
+                          "'NpuOptimizer'? (source: tf_adapter/util/npu_attrs.cc reads only "
+                          "custom optimizers whose name() == \"NpuOptimizer\")" % name))
+    if merged is None:
+        if note:
+            diags.append(make("NPB110", "NpuOptimizer", None, note, severity="info"))
+        return
+    _, origin, changes, replaced, resets = merged
+    count = len(maps)
+    seen = {(d.code, d.option, repr(d.value), d.message) for d in diags}
+    for key, attr in replaced:   # each map is validated as the adapter reads it
+        for diag in _effect_of(key, attr)[3]:
+            ident = (diag.code, diag.option, repr(diag.value), diag.message)
+            if ident not in seen:
+                seen.add(ident)
+                diags.append(diag)
+    if changes:
+        parts = []
+        for key, steps in changes.items():
+            text = " -> ".join("%s (NpuOptimizer #%d%s)" % (
+                _shown(key, attr), index, " does not set it" if attr is None else "")
+                for index, attr in steps)
+            parts.append("%s %s" % (key, text))
+        diags.append(make("NPB106", "NpuOptimizer", ", ".join(changes),
+                          "%d NpuOptimizer custom optimizers: the real adapter reads them all "
+                          "in order, a later one overriding the keys it sets and resetting a "
+                          "few it lacks; values changed: %s. Keep one NpuOptimizer (NPUEstimator "
+                          "appends its own after those of session_config); source: %s"
+                          % (count, "; ".join(parts), _MERGE_SOURCE)))
+    for gekey, src in sources.items():
+        if src.startswith("parameter_map:"):
+            index = origin.get(src[14:])
+            if index is not None:
+                sources[gekey] = "%s (NpuOptimizer #%d of %d)" % (src, index, count)
+    for key, index in resets.items():
+        for route in catalog.BY_KEY[key].routes:
+            if route.key in sources:
+                sources[route.key] = ("adapter default (reset by NpuOptimizer #%d of %d, which "
+                                      "does not set %s)" % (index, count, key))
 
 
 def _target(product, soc, env, diags):
@@ -345,10 +513,14 @@ def resolve(config, product=None, env=None):
     """Resolve an NPU configuration into the GE options the real adapter would send.
 
     Args:
-      config: a `ConfigProto` (its `NpuOptimizer` custom optimizer is used), that custom
-        optimizer, its `parameter_map` (key -> `AttrValue`, or key -> plain Python value:
-        bool -> .b, int -> .i, float -> .f, str/bytes -> .s), or an object with
-        `_npu_resolve_input()` returning `(parameter_map, used_classes)`.
+      config: a `ConfigProto` (every custom optimizer named exactly `NpuOptimizer` is read
+        in order and merged as the real adapter does, a later one overriding the keys it
+        sets: warning NPB106 when a value changes, `sources` naming `NpuOptimizer #i of n`;
+        a name close to it is ignored with warning NPB107), that custom optimizer, its
+        `parameter_map` (key -> `AttrValue`, or key -> plain Python value: bool -> .b, int ->
+        .i, float -> .f, str/bytes -> .s), or an object with `_npu_resolve_input()` returning
+        `(parameter_map, used_classes)` (parameter_map may be a tuple of parameter_maps in
+        the order the adapter reads them: merged the same way).
       product: product id (`atlas-a2-training`) or SoC name (`Ascend910B1`); overrides the
         `soc_config` option and `$NPU_BRIDGE_PRODUCT`.
       env: environment mapping (default `os.environ`); reads `GE_USE_STATIC_MEMORY`,
@@ -360,7 +532,10 @@ def resolve(config, product=None, env=None):
     Rules: DESIGN.md "Rules the resolver enforces"; values per catalog row.
     """
     env = os.environ if env is None else env
-    pmap, used_classes, note = _unpack(config)
+    pmap, used_classes, extra = _unpack(config)
+    if extra is not None and extra[1] is not None:   # several NpuOptimizers: merged in order
+        merged = _merge(extra[1])
+        pmap = merged[0]
     diags = []
     levels = level_dicts = (dict(_DEFAULTS[0]), dict(_DEFAULTS[1]), dict(_DEFAULTS[2]),
                             dict(_DEFAULTS[3]))
@@ -395,8 +570,8 @@ def resolve(config, product=None, env=None):
             for level, gekey, text in writes:
                 level_dicts[level][gekey] = text
             sources.update(forward)
-    if note:
-        diags.append(make("NPB110", "NpuOptimizer", None, note, severity="info"))
+    if extra is not None:
+        _report_several(extra, merged if extra[1] is not None else None, sources, diags)
     soc = values.get("soc_config")
     pid = _target(product, soc, env, diags)
     _pm_rules(values, used_classes, pid, diags, pmap)

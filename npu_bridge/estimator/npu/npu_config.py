@@ -773,7 +773,9 @@ class NPURunConfig(tf.estimator.RunConfig):
         """``(parameter_map, used_classes)`` for `npu_bridge.ge.resolve` (docs/INTERFACES.md).
 
         parameter_map: dict key -> `AttrValue`, what the real NPUEstimator writes for this
-        config (`render_parameter_map`); used_classes: frozenset of the config-class names
+        config (`render_parameter_map`); when ``session_config`` already carries
+        NpuOptimizer(s), a tuple of their parameter_maps followed by that dict (the order of
+        `render_session_config`, merged by the resolver as the adapter reads them); used_classes: frozenset of the config-class names
         given (e.g. {"MemoryConfig"}), which drive the class-level product rules.
         """
         custom_op = rewriter_config_pb2.RewriterConfig.CustomGraphOptimizer()
@@ -783,6 +785,16 @@ class NPURunConfig(tf.estimator.RunConfig):
             value = type(custom_op.parameter_map[key])()
             value.CopyFrom(custom_op.parameter_map[key])
             parameter_map[key] = value
+        # The estimator appends its NpuOptimizer after those of the user's session_config
+        # (render_session_config) and the adapter reads them all in order: then a tuple of
+        # the parameter_maps in that order, which the resolver merges (NPB106 on changes).
+        session_config = getattr(self, "_session_config", None)
+        if session_config is not None:
+            user = tuple(o.parameter_map for o in
+                         session_config.graph_options.rewrite_options.custom_optimizers
+                         if o.name == _NPU_OPTIMIZER)
+            if user:
+                return user + (parameter_map,), self._npu_used_classes()
         return parameter_map, self._npu_used_classes()
 
 
