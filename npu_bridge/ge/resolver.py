@@ -508,37 +508,53 @@ def _target(product, soc, env, diags):
     return None
 
 
-# ---------------------------------------------------------------- resolve()
-def resolve(config, product=None, env=None):
-    """Resolve an NPU configuration into the GE options the real adapter would send.
+# ---------------------------------------------------------------- whole-map memo
+_MAPS = {}          # signature of a parameter_map -> _entries() of it; see _signature()
+_MAPS_LIMIT = 256   # cleared when full
 
-    Args:
-      config: a `ConfigProto` (every custom optimizer named exactly `NpuOptimizer` is read
-        in order and merged as the real adapter does, a later one overriding the keys it
-        sets: warning NPB106 when a value changes, `sources` naming `NpuOptimizer #i of n`;
-        a name close to it is ignored with warning NPB107), that custom optimizer, its
-        `parameter_map` (key -> `AttrValue`, or key -> plain Python value: bool -> .b, int ->
-        .i, float -> .f, str/bytes -> .s), or an object with `_npu_resolve_input()` returning
-        `(parameter_map, used_classes)` (parameter_map may be a tuple of parameter_maps in
-        the order the adapter reads them: merged the same way).
-      product: product id (`atlas-a2-training`) or SoC name (`Ascend910B1`); overrides the
-        `soc_config` option and `$NPU_BRIDGE_PRODUCT`.
-      env: environment mapping (default `os.environ`); reads `GE_USE_STATIC_MEMORY`,
-        `ASCEND_WORK_PATH`, `NPU_BRIDGE_PRODUCT`.
 
-    Returns: `GeOptions` (level dicts of strings, `effective`, diagnostics).
-    Raises: `NpuConfigError` (a ValueError) carrying every diagnostic when any is an error;
-      TypeError for a config of an unsupported type.
-    Rules: DESIGN.md "Rules the resolver enforces"; values per catalog row.
+def _signature(pmap):
+    """A hashable key that determines every entry of `pmap` (keys, value types and values),
+    or None when there is none cheap and exact (mixed or unknown value types, floats, lists).
+
+    An AttrValue-like map is keyed by its keys and the serialized values (the bytes
+    determine an AttrValue's content; equal content serialized differently only misses); a
+    plain dict by its keys, values and the values' types (True == 1 but they differ here).
     """
-    env = os.environ if env is None else env
-    pmap, used_classes, extra = _unpack(config)
-    if extra is not None and extra[1] is not None:   # several NpuOptimizers: merged in order
-        merged = _merge(extra[1])
-        pmap = merged[0]
+    if type(pmap) is dict:
+        attrs = tuple(pmap.values())
+    else:
+        try:
+            keys = list(pmap)
+            attrs = tuple(map(pmap.__getitem__, keys))
+        except Exception:   # noqa: BLE001 - not a mapping we can read twice: no memo
+            return None
+    if not attrs:
+        return None
+    typ = type(attrs[0])
+    serialize = _ATTR_TYPES.get(typ)
+    try:
+        if serialize is not None:   # the C method raises TypeError on any other type
+            sig = (tuple(pmap) if type(pmap) is dict else tuple(keys), typ,
+                   tuple(map(serialize, attrs)))
+        else:
+            types = tuple(map(type, attrs))
+            for t in set(types):
+                if t not in _PY_TYPE_FIELD or t is float:   # -0.0 == 0.0 prints differently
+                    return None
+            sig = (tuple(pmap), types, attrs)
+        hash(sig)
+    except TypeError:
+        return None
+    return sig
+
+
+def _entries(pmap):
+    """`(values, diagnostics, level dicts, sources)` of the entries of `pmap` (before the
+    cross-entry rules); the caller copies what it hands out."""
     diags = []
-    levels = level_dicts = (dict(_DEFAULTS[0]), dict(_DEFAULTS[1]), dict(_DEFAULTS[2]),
-                            dict(_DEFAULTS[3]))
+    level_dicts = (dict(_DEFAULTS[0]), dict(_DEFAULTS[1]), dict(_DEFAULTS[2]),
+                   dict(_DEFAULTS[3]))
     sources = dict(_DEFAULT_SOURCES)
     values = {}
     memo = _EFFECTS
@@ -570,6 +586,50 @@ def resolve(config, product=None, env=None):
             for level, gekey, text in writes:
                 level_dicts[level][gekey] = text
             sources.update(forward)
+    return values, tuple(diags), level_dicts, sources
+
+
+# ---------------------------------------------------------------- resolve()
+def resolve(config, product=None, env=None):
+    """Resolve an NPU configuration into the GE options the real adapter would send.
+
+    Args:
+      config: a `ConfigProto` (every custom optimizer named exactly `NpuOptimizer` is read
+        in order and merged as the real adapter does, a later one overriding the keys it
+        sets: warning NPB106 when a value changes, `sources` naming `NpuOptimizer #i of n`;
+        a name close to it is ignored with warning NPB107), that custom optimizer, its
+        `parameter_map` (key -> `AttrValue`, or key -> plain Python value: bool -> .b, int ->
+        .i, float -> .f, str/bytes -> .s), or an object with `_npu_resolve_input()` returning
+        `(parameter_map, used_classes)` (parameter_map may be a tuple of parameter_maps in
+        the order the adapter reads them: merged the same way).
+      product: product id (`atlas-a2-training`) or SoC name (`Ascend910B1`); overrides the
+        `soc_config` option and `$NPU_BRIDGE_PRODUCT`.
+      env: environment mapping (default `os.environ`); reads `GE_USE_STATIC_MEMORY`,
+        `ASCEND_WORK_PATH`, `NPU_BRIDGE_PRODUCT`.
+
+    Returns: `GeOptions` (level dicts of strings, `effective`, diagnostics).
+    Raises: `NpuConfigError` (a ValueError) carrying every diagnostic when any is an error;
+      TypeError for a config of an unsupported type.
+    Rules: DESIGN.md "Rules the resolver enforces"; values per catalog row.
+    """
+    env = os.environ if env is None else env
+    pmap, used_classes, extra = _unpack(config)
+    if extra is not None and extra[1] is not None:   # several NpuOptimizers: merged in order
+        merged = _merge(extra[1])
+        pmap = merged[0]
+    signature = _signature(pmap)
+    cached = _MAPS.get(signature) if signature is not None else None
+    if cached is None:
+        cached = _entries(pmap)
+        if signature is not None:
+            if len(_MAPS) >= _MAPS_LIMIT:
+                _MAPS.clear()
+            _MAPS[signature] = cached
+    values, found, cached_levels, cached_sources = cached
+    diags = list(found)
+    levels = (dict(cached_levels[0]), dict(cached_levels[1]), dict(cached_levels[2]),
+              dict(cached_levels[3]))
+    sources = dict(cached_sources)
     if extra is not None:
         _report_several(extra, merged if extra[1] is not None else None, sources, diags)
     soc = values.get("soc_config")

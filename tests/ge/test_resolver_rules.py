@@ -266,3 +266,33 @@ def test_generated_docs_are_up_to_date():
     proc = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "gen_catalog_doc.py"),
                            "--check"], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_whole_map_memo_follows_every_change():
+    """The resolver memoizes whole parameter_maps (keys + serialized values): changing a value
+    in place, a field, a key, or a plain value's type must give a fresh resolution, and the
+    returned dicts are the caller's own (mutating one does not leak into the next call)."""
+    config = proto(precision_mode="allow_mix_precision", iterations_per_loop=1)
+    pmap = config.graph_options.rewrite_options.custom_optimizers[0].parameter_map
+    first = resolve(pmap, env={})
+    assert first.global_options["ge.exec.precision_mode"] == "allow_mix_precision"
+    first.global_options["ge.exec.precision_mode"] = "tampered"
+    first.sources.clear()
+    again = resolve(pmap, env={})
+    assert again.global_options["ge.exec.precision_mode"] == "allow_mix_precision"
+    assert again.sources
+    pmap["precision_mode"].s = b"force_fp16"
+    assert resolve(pmap, env={}).global_options["ge.exec.precision_mode"] == "force_fp16"
+    pmap["precision_mode"].s = b"not_a_mode"
+    errs = errors_of(lambda: resolve(pmap, env={}))
+    assert [d.option for d in errs] == ["precision_mode"]
+    pmap["precision_mode"].i = 1   # a different field: the adapter ignores it (NPB101)
+    assert [d.code for d in errors_of(lambda: resolve(pmap, env={}))] == ["NPB101"]
+    del pmap["precision_mode"]
+    assert resolve(pmap, env={}).sources.get("ge.exec.precision_mode") != \
+        "parameter_map:precision_mode"
+    # plain dicts: True == 1, but a bool is not an int here
+    ok = resolve({"iterations_per_loop": 1}, env={})
+    assert not ok.errors
+    assert [d.code for d in errors_of(lambda: resolve({"iterations_per_loop": True},
+                                                      env={}))] == ["NPB101"]
