@@ -23,18 +23,7 @@ def patched():
     _session_patch.patch()
 
 
-def proto(**values):
-    config = tf.compat.v1.ConfigProto()
-    op = config.graph_options.rewrite_options.custom_optimizers.add()
-    op.name = "NpuOptimizer"
-    for key, value in values.items():
-        if isinstance(value, bool):
-            op.parameter_map[key].b = value
-        elif isinstance(value, int):
-            op.parameter_map[key].i = value
-        else:
-            op.parameter_map[key].s = tf.compat.as_bytes(value)
-    return config
+from npu_protos import proto  # noqa: E402
 
 
 def npu_optimizers(config):

@@ -16,14 +16,7 @@ from npu_bridge.ge import NpuConfigError, catalog, resolve
 from npu_bridge.ge.diagnostics import CODES
 
 
-def _set(op, values):
-    for key, value in values.items():
-        if isinstance(value, bool):
-            op.parameter_map[key].b = value
-        elif isinstance(value, int):
-            op.parameter_map[key].i = value
-        else:
-            op.parameter_map[key].s = value.encode()
+from npu_protos import set_values as _set  # noqa: E402
 
 
 def proto(*maps, names=None):

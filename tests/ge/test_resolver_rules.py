@@ -13,18 +13,7 @@ from npu_bridge.ge import (GeOptions, NpuConfigError, check_graph, products, res
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
-def proto(**values):
-    config = config_pb2.ConfigProto()
-    op = config.graph_options.rewrite_options.custom_optimizers.add()
-    op.name = "NpuOptimizer"
-    for key, value in values.items():
-        if isinstance(value, bool):
-            op.parameter_map[key].b = value
-        elif isinstance(value, int):
-            op.parameter_map[key].i = value
-        else:
-            op.parameter_map[key].s = value.encode()
-    return config
+from npu_protos import proto  # noqa: E402
 
 
 def errors_of(call):
