@@ -5,7 +5,6 @@ import subprocess
 import sys
 
 import pytest
-from tensorflow.core.protobuf import config_pb2
 
 from npu_bridge.ge import (GeOptions, NpuConfigError, check_graph, products, resolve,
                            resolve_ge)
