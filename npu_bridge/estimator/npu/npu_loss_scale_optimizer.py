@@ -88,7 +88,31 @@ def apply_if_finite(optimizer, grads_and_vars, global_step, name, loss_scale_man
     return tf.group(update_vars, loss_scale_manager.update_loss_scale(finite))
 
 
-class NPULossScaleOptimizer(tf.compat.v1.train.Optimizer):
+class WrappedOptimizerSlots:
+    """Slots and variables of a wrapper are those of the optimizer it wraps.
+
+    Mixed into every wrapper (before `tf.compat.v1.train.Optimizer`); the wrapped optimizer
+    is `self._opt` or, in the distributed wrappers, `self._optimizer`.
+    """
+
+    def _wrapped_optimizer(self):
+        inner = getattr(self, "_opt", None)
+        return inner if inner is not None else self._optimizer
+
+    def get_slot(self, *args, **kwargs):
+        """The wrapped optimizer's slot."""
+        return self._wrapped_optimizer().get_slot(*args, **kwargs)
+
+    def get_slot_names(self, *args, **kwargs):
+        """The wrapped optimizer's slot names."""
+        return self._wrapped_optimizer().get_slot_names(*args, **kwargs)
+
+    def variables(self, *args, **kwargs):
+        """The wrapped optimizer's variables."""
+        return self._wrapped_optimizer().variables(*args, **kwargs)
+
+
+class NPULossScaleOptimizer(WrappedOptimizerSlots, tf.compat.v1.train.Optimizer):
     """Loss-scaling wrapper of a ``tf.compat.v1.train.Optimizer`` (real ``NPULossScaleOptimizer``).
 
     Args:
@@ -136,15 +160,3 @@ class NPULossScaleOptimizer(tf.compat.v1.train.Optimizer):
         if isinstance(self._loss_scale_manager, FixedLossScaleManager):
             return self._loss_scale_manager.get_enable_overflow_check()
         return True
-
-    def get_slot(self, *args, **kwargs):
-        """The wrapped optimizer's slot."""
-        return self._opt.get_slot(*args, **kwargs)
-
-    def get_slot_names(self, *args, **kwargs):
-        """The wrapped optimizer's slot names."""
-        return self._opt.get_slot_names(*args, **kwargs)
-
-    def variables(self, *args, **kwargs):
-        """The wrapped optimizer's variables."""
-        return self._opt.variables(*args, **kwargs)

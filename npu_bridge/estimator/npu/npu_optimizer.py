@@ -100,7 +100,7 @@ def _average_gradients(grads_and_vars, scope):
         return [(allreduce(g, True) if g is not None else None, v) for g, v in grads_and_vars]
 
 
-class NPUDistributedOptimizer(tf.compat.v1.train.Optimizer):
+class NPUDistributedOptimizer(_lso.WrappedOptimizerSlots, tf.compat.v1.train.Optimizer):
     """Averages gradients over the ranks before the wrapped optimizer applies them.
 
     Args:
@@ -133,20 +133,8 @@ class NPUDistributedOptimizer(tf.compat.v1.train.Optimizer):
         """The wrapped optimizer's ``apply_gradients``."""
         return self._optimizer.apply_gradients(grads_and_vars, global_step, name)
 
-    def get_slot(self, *args, **kwargs):
-        """The wrapped optimizer's slot."""
-        return self._optimizer.get_slot(*args, **kwargs)
 
-    def get_slot_names(self, *args, **kwargs):
-        """The wrapped optimizer's slot names."""
-        return self._optimizer.get_slot_names(*args, **kwargs)
-
-    def variables(self, *args, **kwargs):
-        """The wrapped optimizer's variables."""
-        return self._optimizer.variables(*args, **kwargs)
-
-
-class NPUOptimizer(tf.compat.v1.train.Optimizer):
+class NPUOptimizer(_lso.WrappedOptimizerSlots, tf.compat.v1.train.Optimizer):
     """Optional gradient averaging (``is_distributed``) plus optional loss scaling (``is_loss_scale``).
 
     Args:
@@ -197,18 +185,6 @@ class NPUOptimizer(tf.compat.v1.train.Optimizer):
             check = self._loss_scale_manager.get_enable_overflow_check()
         return _lso.apply_if_finite(self._opt, grads_and_vars, global_step, name, self._loss_scale_manager,
                                     self._is_distributed, check)
-
-    def get_slot(self, *args, **kwargs):
-        """The wrapped optimizer's slot."""
-        return self._opt.get_slot(*args, **kwargs)
-
-    def get_slot_names(self, *args, **kwargs):
-        """The wrapped optimizer's slot names."""
-        return self._opt.get_slot_names(*args, **kwargs)
-
-    def variables(self, *args, **kwargs):
-        """The wrapped optimizer's variables."""
-        return self._opt.variables(*args, **kwargs)
 
 
 def _keras_legacy_optimizer_base():
