@@ -524,10 +524,12 @@ def _signature(pmap):
     if type(pmap) is dict:
         attrs = tuple(pmap.values())
     else:
-        try:
-            keys = list(pmap)
-            attrs = tuple(map(pmap.__getitem__, keys))
+        try:   # keys() and values() walk a mapping in the same order
+            keys = tuple(pmap)
+            attrs = tuple(pmap.values())
         except Exception:   # noqa: BLE001 - not a mapping we can read twice: no memo
+            return None
+        if len(keys) != len(attrs):
             return None
     if not attrs:
         return None
@@ -535,14 +537,14 @@ def _signature(pmap):
     serialize = _ATTR_TYPES.get(typ)
     try:
         if serialize is not None:   # the C method raises TypeError on any other type
-            sig = (tuple(pmap) if type(pmap) is dict else tuple(keys), typ,
+            sig = (tuple(pmap) if type(pmap) is dict else keys, typ,
                    tuple(map(serialize, attrs)))
         else:
             types = tuple(map(type, attrs))
             for t in set(types):
                 if t not in _PY_TYPE_FIELD or t is float:   # -0.0 == 0.0 prints differently
                     return None
-            sig = (tuple(pmap), types, attrs)
+            sig = (tuple(pmap) if type(pmap) is dict else keys, types, attrs)
         hash(sig)
     except TypeError:
         return None
@@ -621,11 +623,12 @@ def resolve(config, product=None, env=None):
     cached = _MAPS.get(signature) if signature is not None else None
     if cached is None:
         cached = _entries(pmap)
+        cached += (cross.plan(cached[0], pmap),)   # the cross rules' outcome on these values
         if signature is not None:
             if len(_MAPS) >= _MAPS_LIMIT:
                 _MAPS.clear()
             _MAPS[signature] = cached
-    values, found, cached_levels, cached_sources = cached
+    values, found, cached_levels, cached_sources, cross_plan = cached
     diags = list(found)
     levels = (dict(cached_levels[0]), dict(cached_levels[1]), dict(cached_levels[2]),
               dict(cached_levels[3]))
@@ -634,7 +637,7 @@ def resolve(config, product=None, env=None):
         _report_several(extra, merged if extra[1] is not None else None, sources, diags)
     soc = values.get("soc_config")
     pid = _target(product, soc, env, diags)
-    _pm_rules(values, used_classes, pid, diags, pmap)
+    _pm_rules(values, used_classes, pid, diags, pmap, cross_plan)
     effective = dict(levels[0])
     effective.update(levels[1])
     effective.update(levels[2])
@@ -658,7 +661,7 @@ def _truthy(value, row):
 _MEM_SHARES = {"graph_memory_max_size": (26, 32), "variable_memory_max_size": (5, 32)}
 
 
-def _pm_rules(values, used_classes, pid, diags, given=()):
+def _pm_rules(values, used_classes, pid, diags, given=(), cross_plan=None):
     """Product and cross-option rules over parameter_map values."""
     if pid is not None:
         for key in _PRODUCT_KEYS.intersection(values):
@@ -702,7 +705,11 @@ def _pm_rules(values, used_classes, pid, diags, given=()):
                           "mix_compile_mode=true needs iterations_per_loop == 1, got %s; source: "
                           "%s" % (values.get("iterations_per_loop"),
                                   catalog.BY_KEY["mix_compile_mode"].source)))
-    cross.check_all(values, diags, given)  # catalog.CROSS_RULES: requires / excludes / ranges / dirs
+    # catalog.CROSS_RULES: requires / excludes / ranges / dirs
+    if cross_plan is None:
+        cross.check_all(values, diags, given)
+    else:   # cross.plan(values, given): the file-system checks still run now
+        cross.run_plan(cross_plan, values, diags, given)
     if values.get("input_fusion_size", 131072) != 131072:
         diags.append(make("NPB122", "input_fusion_size", values["input_fusion_size"],
                           "input_fusion_size only acts on static-shape graphs run asynchronously "

@@ -284,3 +284,19 @@ def test_whole_map_memo_follows_every_change():
     assert not ok.errors
     assert [d.code for d in errors_of(lambda: resolve({"iterations_per_loop": True},
                                                       env={}))] == ["NPB101"]
+
+
+def test_memoized_map_still_checks_the_file_system_each_call(tmp_path):
+    """The cross rules' outcome is reused for a repeated parameter_map, except the rules that
+    look at the machine (existing_dir): removing dump_path between two calls is reported."""
+    dump = tmp_path / "dump"
+    dump.mkdir()
+    config = proto(enable_dump=True, dump_path=str(dump))
+    pmap = config.graph_options.rewrite_options.custom_optimizers[0].parameter_map
+    def npb144():
+        return [d.option for d in resolve(pmap, env={}).diagnostics if d.code == "NPB144"]
+    assert npb144() == [] and npb144() == []
+    dump.rmdir()
+    assert npb144() == ["dump_path"]
+    dump.mkdir()
+    assert npb144() == []
