@@ -33,7 +33,7 @@ import tensorflow as tf
 from tensorflow.core.protobuf import config_pb2
 from tensorflow.core.protobuf import rewriter_config_pb2
 
-from npu_bridge.ge import catalog as _catalog
+# npu_bridge.ge.catalog is imported on first use (an NPURunConfig, a render): not at import.
 from npu_bridge.ge.diagnostics import Diagnostic as _Diagnostic
 from npu_bridge.ge.diagnostics import NpuConfigError
 
@@ -95,15 +95,24 @@ def _problem(arg, value, message, code=TYPE_CODE):
 # ---------------------------------------------------------------------------------------------
 # Type rules derived from the catalog.
 
+def _catalog_options():
+    from npu_bridge.ge import catalog
+    return catalog.OPTIONS
+
+
+_ROWS_BY_ARG = None   # runconfig argument -> catalog row; built on first use
+
+
 def _rows_by_arg():
-    rows = {}
-    for row in _catalog.OPTIONS:
-        if row.key and row.runconfig_arg and row.estimator_write != "never":
-            rows.setdefault(row.runconfig_arg, row)
+    global _ROWS_BY_ARG
+    rows = _ROWS_BY_ARG
+    if rows is None:
+        rows = {}
+        for row in _catalog_options():
+            if row.key and row.runconfig_arg and row.estimator_write != "never":
+                rows.setdefault(row.runconfig_arg, row)
+        _ROWS_BY_ARG = rows
     return rows
-
-
-_ROWS_BY_ARG = _rows_by_arg()
 
 _FIELD_TYPES = {"b": "a bool", "i": "an int", "s": "a str", "f": "a number"}
 
@@ -222,7 +231,7 @@ def _check_int(arg, value, problems, minimum, values=None):
 def _check_class_args(owner, prefix, args, problems):
     """Type-check the arguments of a config class against their catalog rows."""
     for arg, value in args.items():
-        row = _ROWS_BY_ARG.get(prefix + "." + arg)
+        row = _rows_by_arg().get(prefix + "." + arg)
         if row is not None:
             _check_row_type(owner, arg, value, row, problems)
 
@@ -536,7 +545,7 @@ def _check_npu_args(args, problems, values=None):
     checked = {"iterations_per_loop", "mix_compile_mode", "jit_compile", "graph_run_mode",
                "enable_exception_dump"}
     for arg, value in args.items():
-        row = _ROWS_BY_ARG.get(arg)
+        row = _rows_by_arg().get(arg)
         if row is not None and arg not in checked:
             _check_row_type("NPURunConfig", arg, value, row, problems)
     # Parameter-server mode needs both a TF_CONFIG cluster and a ParameterServerStrategy.
@@ -843,7 +852,7 @@ def _estimator_value(row, run_config):
     if token is not None:
         if container and token == container:
             # All arguments of that container must be set (dynamic_input_config).
-            siblings = [r.runconfig_arg for r in _ROWS_BY_ARG.values()
+            siblings = [r.runconfig_arg for r in _rows_by_arg().values()
                         if r.runconfig_arg.startswith(container + ".")]
             if any(_get_path(run_config, s)[1] is None for s in siblings):
                 return False, None
@@ -901,7 +910,7 @@ def render_parameter_map(run_config, custom_op):
                         % type(run_config).__name__)
     if not custom_op.name:
         custom_op.name = _NPU_OPTIMIZER
-    for row in _catalog.OPTIONS:
+    for row in _catalog_options():
         if not row.key or row.estimator_write == "never":
             continue
         write, value = _estimator_value(row, run_config)
