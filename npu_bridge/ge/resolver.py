@@ -524,12 +524,10 @@ def _signature(pmap):
     if type(pmap) is dict:
         attrs = tuple(pmap.values())
     else:
-        try:   # keys() and values() walk a mapping in the same order
+        try:   # a protobuf map's values() is a Python-level generator: this stays in C
             keys = tuple(pmap)
-            attrs = tuple(pmap.values())
+            attrs = tuple(map(pmap.__getitem__, keys))
         except Exception:   # noqa: BLE001 - not a mapping we can read twice: no memo
-            return None
-        if len(keys) != len(attrs):
             return None
     if not attrs:
         return None
