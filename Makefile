@@ -11,6 +11,8 @@ $(STAMP): setup.py
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e '.[test]'
+	# An editable install leaves the package uncompiled; TensorFlow ships compiled.
+	$(PY) -m compileall -q npu_bridge hccl
 	touch $(STAMP)
 
 # The main job: an Ascend-style estimator script training on digits on the CPU.
