@@ -368,22 +368,23 @@ def add_grads_and_vars(grads_and_vars, rank_size):
     _GRADIENTS_AND_VARS = fair_division(items, rank_size)
 
 
-def get_gid_by_grad(grad):
-    """The rank assigned to gradient `grad` (matched by name), or -1."""
+def _gid_of(attr, tensor):
+    """The rank of the last recorded item whose `attr` ("grad" or "var") has `tensor`'s name, or -1."""
     gid = -1
     for item in _GRADIENTS_AND_VARS:
-        if item.grad.name == grad.name:
+        if getattr(item, attr).name == tensor.name:
             gid = item.root_rank_id
     return gid
+
+
+def get_gid_by_grad(grad):
+    """The rank assigned to gradient `grad` (matched by name), or -1."""
+    return _gid_of("grad", grad)
 
 
 def get_gid_by_weight(weight):
     """The rank assigned to variable `weight` (matched by name), or -1."""
-    gid = -1
-    for item in _GRADIENTS_AND_VARS:
-        if item.var.name == weight.name:
-            gid = item.root_rank_id
-    return gid
+    return _gid_of("var", weight)
 
 
 def get_all_grad_item():
