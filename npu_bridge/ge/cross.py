@@ -149,12 +149,10 @@ def _existing_dir(rule):
 
 _KINDS = {"requires": _requires, "excludes": _excludes, "ascending_ranges": _ascending_ranges,
           "existing_dir": _existing_dir}
-_READS_FILES = frozenset(("existing_dir",))   # kinds whose outcome depends on the machine
 
 COMPILED = tuple((tuple(k for k, _ in rule.when), _KINDS[rule.kind](rule))
                  for rule in catalog.CROSS_RULES)
 """((trigger keys, check(values, diags)), ...) in `catalog.CROSS_RULES` order."""
-_PURE = tuple(rule.kind not in _READS_FILES for rule in catalog.CROSS_RULES)
 
 
 def check_all(values, diags, given=()):
@@ -168,32 +166,3 @@ def check_all(values, diags, given=()):
             if key in values:
                 check(values, diags, given)
                 break
-
-
-def plan(values, given=()):
-    """`check_all` split for reuse: a tuple whose items are, in rule order, either a tuple of
-    the diagnostics of consecutive rules that depend only on `values` and `given` (computed
-    now), or a check that reads the file system (run by `run_plan` each time)."""
-    steps, pure = [], []
-    for (keys, check), is_pure in zip(COMPILED, _PURE):
-        if not any(key in values for key in keys):
-            continue
-        if is_pure:
-            check(values, pure, given)
-        else:
-            if pure:
-                steps.append(tuple(pure))
-                pure = []
-            steps.append(check)
-    if pure:
-        steps.append(tuple(pure))
-    return tuple(steps)
-
-
-def run_plan(steps, values, diags, given=()):
-    """Append what `check_all(values, diags, given)` would, from `plan(values, given)`."""
-    for step in steps:
-        if type(step) is tuple:
-            diags.extend(step)
-        else:
-            step(values, diags, given)

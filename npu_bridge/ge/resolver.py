@@ -35,25 +35,45 @@ def _text(value):
     return str(value)
 
 
+def _unset_values(row):
+    """The values `_check` accepts before any rule: "" and the adapter's own default
+    (e.g. local_rank_id -1), in the row's field type."""
+    unset = {""}
+    ad = row.adapter_default
+    if ad is not None:
+        unset.add(ad)
+        if row.field == "i" and _DECIMAL(ad):
+            unset.add(int(ad))
+        elif row.field == "b" and ad in ("true", "false"):
+            unset.add(ad == "true")
+    return frozenset(unset)
+
+
 def _fast_ok(row):
-    """A predicate that is True for a plainly valid value (no diagnostic needed)."""
+    """A predicate that is True for a plainly valid value (no diagnostic needed), or None
+    when every value is valid. False sends the value to `_check` (which may still accept
+    it)."""
     kind = row.rule
+    if kind in ("bool", "any"):
+        return None
+    unset = _unset_values(row) if row.key else frozenset()
     if kind == "enum":
-        allowed = frozenset(row.allowed)
-        return allowed.__contains__
+        return frozenset(row.allowed).union(unset).__contains__
     if kind in ("range", "clamp"):
-        lo, hi = row.min, row.max
-        if lo is not None and hi is not None:
-            return lambda v: type(v) is int and lo <= v <= hi
-        if lo is not None:
-            return lambda v: type(v) is int and lo <= v
-        return lambda v: type(v) is int and v <= hi
+        lo = row.min if row.min is not None else float("-inf")
+        hi = row.max if row.max is not None else float("inf")
+        return lambda v: (type(v) is int and lo <= v <= hi) or v in unset
+    if kind == "int_string":
+        lo = row.min if row.min is not None else float("-inf")
+        hi = row.max if row.max is not None else float("inf")
+        return lambda v: v in unset or (type(v) is str and len(v) <= 40 and _DECIMAL(v) is not None
+                                        and lo <= int(v) <= hi)
     if kind == "regex":  # ASCII: GE's parsers take only ASCII digits and letters
         match = re.compile(row.pattern, re.ASCII).fullmatch
-        return lambda v: v == "" or match(v) is not None
-    if kind in ("bool", "any"):
-        return lambda v: True
-    return lambda v: False  # path, json, int_string: checked by _check
+        return lambda v: v in unset or (type(v) is str and match(v) is not None)
+    if kind == "path":
+        return lambda v: type(v) is str and "\0" not in v and "\n" not in v
+    return unset.__contains__  # write_dir, json: checked by _check unless unset
 
 
 def _invalid(row, option, value, reason):
@@ -144,9 +164,60 @@ def _formatter(route, field):
     return lambda v: v if type(v) is str else _text(v)
 
 
+_B10 = {True: "1", False: "0"}.__getitem__
+_TRUEFALSE = {True: "true", False: "false"}.__getitem__
+
+
+def _fast_formatter(route, field):
+    """`_formatter` for a value already checked to be of its field's Python type (bool for
+    b, int for i, str for s): a C callable where one does, None for "as is"."""
+    if route.fmt == "auto":
+        if field == "b":
+            return _B10
+        if field == "i":
+            return str
+        if field == "s":
+            return None
+    if route.fmt == "truefalse" and field == "b":
+        return _TRUEFALSE
+    return _formatter(route, field)
+
+
+def _fast_spec(row, ok, deprecation):
+    """The row compiled for the fast path of `_entries`:
+    `(field, table, ok, writes, source, deprecation)`.
+
+    writes: `((level index, GE key, formatter or None, only when non-empty), ...)`;
+    table: for a row with finitely many valid values (a bool field, an enum), each valid
+    value (unset values included) -> its writes as `((level index, GE key, text), ...)`,
+    formatted once here; None for other rows, whose value is tested with `ok` and formatted
+    per call.
+    """
+    field = row.field
+    writes = tuple((_LEVEL_INDEX[r.level], r.key, _fast_formatter(r, field), r.when == "nonempty")
+                   for r in row.routes)
+    table = None
+    pytype = {"b": bool, "i": int, "s": str}.get(field)
+    if field == "b":
+        candidates = (True, False)
+    elif row.rule == "enum":
+        candidates = tuple(frozenset(row.allowed).union(_unset_values(row)))
+    else:
+        candidates = None
+    if candidates is not None and pytype is not None:
+        table = {}
+        for value in candidates:
+            if type(value) is not pytype or (ok is not None and not ok(value)):
+                continue
+            table[value] = tuple((level, gekey, value if fmt is None else fmt(value))
+                                 for level, gekey, fmt, nonempty in writes
+                                 if not (nonempty and not value))
+    return field, table, ok, writes, "parameter_map:" + row.key, deprecation
+
+
 # ---------------------------------------------------------------- precomputed tables
 def _compile():
-    specs = {}
+    specs, fast = {}, {}
     defaults = ({}, {}, {}, {})
     for row in catalog.OPTIONS:
         if not row.key:
@@ -162,71 +233,55 @@ def _compile():
         if row.deprecated:
             rep = (" (use %s instead)" % row.replacement) if row.replacement else ""
             deprecation = "%s is deprecated%s; source: %s" % (row.key, rep, row.doc or row.source)
-        ok = None if row.rule in ("bool", "any") else _fast_ok(row)
+        ok = _fast_ok(row)
         specs[row.key] = (row, row.field, ok, tuple(outs), deprecation, "parameter_map:" + row.key)
+        fast[row.key] = _fast_spec(row, ok, deprecation)
     aliases = tuple((r.routes[0].key, r.ge_key) for r in catalog.OPTIONS
                     if r.key and r.ge_key and r.routes and r.routes[0].level != "adapter"
                     and r.ge_key not in {x.key for x in r.routes})
-    return specs, defaults, aliases
+    return specs, fast, defaults, aliases
 
 
-_SPECS, _DEFAULTS, _ALIASES = _compile()
+_SPECS, _FAST, _DEFAULTS, _ALIASES = _compile()
 _DEFAULT_SOURCES = {k: "adapter default" for d in _DEFAULTS for k in d}   # adapter level too
 _PRODUCT_KEYS = frozenset(r.key for r in catalog.OPTIONS
                           if r.key and (r.products or r.value_products))
-_GE_ROW_OK = {row.ge_key: _fast_ok(row) for row in catalog.OPTIONS if not row.key}
+_GE_ROW_OK = {row.ge_key: _fast_ok(row) or (lambda v: True) for row in catalog.OPTIONS
+              if not row.key}
 
 
 # ---------------------------------------------------------------- per-entry effects
-_EFFECTS = {}            # memo key -> effect; see _entry_effect()
-_EFFECTS_LIMIT = 8192    # cleared when full (values are few in practice: mostly defaults)
-_ATTR_TYPES = {}         # AttrValue-like type (has WhichOneof) -> its SerializeToString
+_ATTR_TYPES = set()      # AttrValue-like types seen (have WhichOneof): see _entries
 
 
-def _entry_effect(key, attr, memo_key):
+def _entry_effect(key, attr):
     """What one parameter_map entry does: `(forward, value, writes, diagnostics)`.
 
     `forward`: None when the value is dropped; else the `{GE key: source}` updates of
     `sources` (possibly empty), and the value is kept for the cross-option rules;
     `writes`: `((level index, GE key, text), ...)`; `diagnostics`: a tuple of the entry's own
     diagnostics (unknown key, wrong field, invalid value, deprecation), in that order.
-    A pure function of the key and the value as set, so it is memoized under `memo_key`
-    (not for floats: -0.0 == 0.0 but they print differently).
+    The general path: `_entries` handles a known key holding a plainly valid value in its
+    own field without it.
     """
-    typ = type(attr)
-    if typ not in _PY_TYPE_FIELD and typ not in _ATTR_TYPES and hasattr(attr, "WhichOneof") \
-            and callable(getattr(typ, "SerializeToString", None)):
-        _ATTR_TYPES[typ] = typ.SerializeToString
-        memo_key = None  # built for a plain value; an AttrValue is keyed by its bytes
     spec = _SPECS.get(key)
     if spec is None:
         field, value = _value_of(attr, None)
         if not isinstance(key, str):  # e.g. {5: AttrValue(i=2)}: no key of the adapter
-            effect = (None, value, (), (make(
+            return (None, value, (), (make(
                 "NPB100", repr(key), value,
                 "parameter_map key %r (%s) is not a string: the real adapter only reads string "
                 "keys (the %d of reference npu_options.json; docs/options.md)"
                 % (key, type(key).__name__, len(catalog.PARAMETER_MAP_KEYS))),))
-            return effect
         close = catalog.suggest(key)
         hint = ("; did you mean %s?" % " or ".join(repr(c) for c in close)) if close else ""
-        effect = (None, value, (), (make("NPB100", key, value,
-                                         "unknown parameter_map key %r: the real adapter "
-                                         "ignores it%s; source: the %d keys the adapter reads "
-                                         "(reference npu_options.json; docs/options.md)"
-                                         % (key, hint, len(catalog.PARAMETER_MAP_KEYS))),))
-    else:
-        field, value = _value_of(attr, spec[1])
-        effect = _effect(spec, key, field, value)
-    if memo_key is not None and typ is not float and not isinstance(value, float):
-        try:
-            hash(memo_key)
-        except TypeError:  # a list, a dict, a ListValue: not memoized
-            return effect
-        if len(_EFFECTS) >= _EFFECTS_LIMIT:
-            _EFFECTS.clear()
-        _EFFECTS[memo_key] = effect
-    return effect
+        return (None, value, (), (make("NPB100", key, value,
+                                       "unknown parameter_map key %r: the real adapter "
+                                       "ignores it%s; source: the %d keys the adapter reads "
+                                       "(reference npu_options.json; docs/options.md)"
+                                       % (key, hint, len(catalog.PARAMETER_MAP_KEYS))),))
+    field, value = _value_of(attr, spec[1])
+    return _effect(spec, key, field, value)
 
 
 def _effect(spec, key, field, value):
@@ -355,14 +410,7 @@ def _near_miss(name):
     return hit
 
 
-def _effect_of(key, attr):
-    """`_entry_effect` of one entry, through the memo (see resolve())."""
-    serialize = _ATTR_TYPES.get(type(attr))
-    memo_key = (key, serialize(attr)) if serialize is not None else (key, type(attr), attr)
-    try:
-        return _EFFECTS[memo_key]
-    except (KeyError, TypeError):
-        return _entry_effect(key, attr, memo_key)
+_effect_of = _entry_effect
 
 
 def _on(attr):
@@ -508,77 +556,69 @@ def _target(product, soc, env, diags):
     return None
 
 
-# ---------------------------------------------------------------- whole-map memo
-_MAPS = {}          # signature of a parameter_map -> _entries() of it; see _signature()
-_MAPS_LIMIT = 256   # cleared when full
-
-
-def _signature(pmap):
-    """A hashable key that determines every entry of `pmap` (keys, value types and values),
-    or None when there is none cheap and exact (mixed or unknown value types, floats, lists).
-
-    An AttrValue-like map is keyed by its keys and the serialized values (the bytes
-    determine an AttrValue's content; equal content serialized differently only misses); a
-    plain dict by its keys, values and the values' types (True == 1 but they differ here).
-    """
-    if type(pmap) is dict:
-        attrs = tuple(pmap.values())
-    else:
-        try:   # a protobuf map's values() is a Python-level generator: this stays in C
-            keys = tuple(pmap)
-            attrs = tuple(map(pmap.__getitem__, keys))
-        except Exception:   # noqa: BLE001 - not a mapping we can read twice: no memo
-            return None
-    if not attrs:
-        return None
-    typ = type(attrs[0])
-    serialize = _ATTR_TYPES.get(typ)
-    try:
-        if serialize is not None:   # the C method raises TypeError on any other type
-            sig = (tuple(pmap) if type(pmap) is dict else keys, typ,
-                   tuple(map(serialize, attrs)))
-        else:
-            types = tuple(map(type, attrs))
-            for t in set(types):
-                if t not in _PY_TYPE_FIELD or t is float:   # -0.0 == 0.0 prints differently
-                    return None
-            sig = (tuple(pmap) if type(pmap) is dict else keys, types, attrs)
-        hash(sig)
-    except TypeError:
-        return None
-    return sig
-
-
 def _entries(pmap):
     """`(values, diagnostics, level dicts, sources)` of the entries of `pmap` (before the
-    cross-entry rules); the caller copies what it hands out."""
+    cross-entry rules), all new objects.
+
+    The common entry (a known key, set in the field its row reads, with a plainly valid
+    value) is handled inline from the row's precompiled `_FAST` spec; anything else takes
+    the general `_entry_effect`, which yields the same writes plus the diagnostics.
+    """
     diags = []
     level_dicts = (dict(_DEFAULTS[0]), dict(_DEFAULTS[1]), dict(_DEFAULTS[2]),
                    dict(_DEFAULTS[3]))
     sources = dict(_DEFAULT_SOURCES)
     values = {}
-    memo = _EFFECTS
-    serializers = _ATTR_TYPES
+    fast_specs = _FAST
+    attr_types = _ATTR_TYPES
+    py_fields = _PY_TYPE_FIELD
     if type(pmap) is dict:
         items = pmap.items()
     else:  # a protobuf map: its items() is a Python-level generator; this stays in C
         keys = list(pmap)
         items = zip(keys, map(pmap.__getitem__, keys))
     for key, attr in items:
-        # The effect of an entry (diagnostics, GE writes) depends only on the key and the
-        # value as set: memoized by (key, serialized AttrValue) for an AttrValue (its bytes
-        # determine its content; one C call, cheaper than reading the field) and by
-        # (key, Python type, value) for a plain value; see _entry_effect.
-        serialize = serializers.get(type(attr))
-        if serialize is not None:
-            memo_key = (key, serialize(attr))
-        else:
-            memo_key = (key, type(attr), attr)
         try:
-            effect = memo[memo_key]
-        except (KeyError, TypeError):  # not seen yet, or unhashable (a list, a ListValue)
-            effect = _entry_effect(key, attr, memo_key)
-        forward, value, writes, found = effect
+            spec = fast_specs.get(key)
+        except TypeError:   # an unhashable key: the general path reports it
+            spec = None
+        if spec is not None:
+            want, table, ok, writes, src, deprecation = spec
+            typ = type(attr)
+            if typ not in attr_types and typ not in py_fields and hasattr(attr, "WhichOneof"):
+                attr_types.add(typ)   # an AttrValue class (TensorFlow's, or another build)
+            if typ in attr_types:
+                field = attr.WhichOneof("value")
+                if field == want:
+                    value = getattr(attr, want)
+                    if want == "s":
+                        value = value.decode("utf-8", "replace")
+            else:
+                field = py_fields.get(typ)
+                if field == want:
+                    value = attr.decode("utf-8", "replace") if typ is bytes else attr
+            if field == want:
+                if table is not None:
+                    done = table.get(value)
+                    if done is not None:
+                        values[key] = value
+                        for level, gekey, text in done:
+                            level_dicts[level][gekey] = text
+                            sources[gekey] = src
+                        if deprecation is not None:
+                            diags.append(Diagnostic("NPB105", "info", key, value, deprecation))
+                        continue
+                elif ok is None or ok(value):
+                    values[key] = value
+                    for level, gekey, fmt, nonempty in writes:
+                        if nonempty and not value:
+                            continue
+                        level_dicts[level][gekey] = value if fmt is None else fmt(value)
+                        sources[gekey] = src
+                    if deprecation is not None:
+                        diags.append(Diagnostic("NPB105", "info", key, value, deprecation))
+                    continue
+        forward, value, writes, found = _entry_effect(key, attr)
         if found:
             diags.extend(found)
         if forward is not None:
@@ -617,25 +657,13 @@ def resolve(config, product=None, env=None):
     if extra is not None and extra[1] is not None:   # several NpuOptimizers: merged in order
         merged = _merge(extra[1])
         pmap = merged[0]
-    signature = _signature(pmap)
-    cached = _MAPS.get(signature) if signature is not None else None
-    if cached is None:
-        cached = _entries(pmap)
-        cached += (cross.plan(cached[0], pmap),)   # the cross rules' outcome on these values
-        if signature is not None:
-            if len(_MAPS) >= _MAPS_LIMIT:
-                _MAPS.clear()
-            _MAPS[signature] = cached
-    values, found, cached_levels, cached_sources, cross_plan = cached
+    values, found, levels, sources = _entries(pmap)
     diags = list(found)
-    levels = (dict(cached_levels[0]), dict(cached_levels[1]), dict(cached_levels[2]),
-              dict(cached_levels[3]))
-    sources = dict(cached_sources)
     if extra is not None:
         _report_several(extra, merged if extra[1] is not None else None, sources, diags)
     soc = values.get("soc_config")
     pid = _target(product, soc, env, diags)
-    _pm_rules(values, used_classes, pid, diags, pmap, cross_plan)
+    _pm_rules(values, used_classes, pid, diags, pmap)
     effective = dict(levels[0])
     effective.update(levels[1])
     effective.update(levels[2])
@@ -659,7 +687,7 @@ def _truthy(value, row):
 _MEM_SHARES = {"graph_memory_max_size": (26, 32), "variable_memory_max_size": (5, 32)}
 
 
-def _pm_rules(values, used_classes, pid, diags, given=(), cross_plan=None):
+def _pm_rules(values, used_classes, pid, diags, given=()):
     """Product and cross-option rules over parameter_map values."""
     if pid is not None:
         for key in _PRODUCT_KEYS.intersection(values):
@@ -704,10 +732,7 @@ def _pm_rules(values, used_classes, pid, diags, given=(), cross_plan=None):
                           "%s" % (values.get("iterations_per_loop"),
                                   catalog.BY_KEY["mix_compile_mode"].source)))
     # catalog.CROSS_RULES: requires / excludes / ranges / dirs
-    if cross_plan is None:
-        cross.check_all(values, diags, given)
-    else:   # cross.plan(values, given): the file-system checks still run now
-        cross.run_plan(cross_plan, values, diags, given)
+    cross.check_all(values, diags, given)
     if values.get("input_fusion_size", 131072) != 131072:
         diags.append(make("NPB122", "input_fusion_size", values["input_fusion_size"],
                           "input_fusion_size only acts on static-shape graphs run asynchronously "
