@@ -24,7 +24,6 @@ import _common  # noqa: E402
 import _configs  # noqa: E402
 
 from npu_bridge.ge import resolve  # noqa: E402
-from npu_bridge.ge import resolver as _resolver  # noqa: E402
 
 BOUND_US = 200.0
 
@@ -39,27 +38,18 @@ def protobuf_map(values):
     return config, custom.parameter_map
 
 
-def _forget():
-    """Kept for the shape of the timing loop: the resolver holds no memo of parameter_maps
-    (removed in session 2), so every call resolves for real."""
-
-
-def time_calls(target, calls, batches, cold=True):
+def time_calls(target, calls, batches):
     """(best, mean) seconds per call: `batches` batches of `calls` calls; `best` is the mean
     of the fastest batch (timeit's rule: slower batches measured the neighbours), `mean`
-    the mean over all batches (wall clock, for information).
-
-    cold: empty the resolver's memos before every call (the bounded figure: resolving the
-    same map again would otherwise measure a memo hit); the time to empty them is included."""
+    the mean over all batches (wall clock, for information). The resolver keeps no memo of
+    parameter_maps, so resolving the same map again is a full resolution each time."""
     env = dict(os.environ)
-    forget = _forget if cold else (lambda: None)
     per_batch = []
     gc.disable()
     try:
         for _ in range(batches):
             start = _common.clock()
             for _ in range(calls):
-                forget()
                 resolve(target, env=env)
             per_batch.append((_common.clock() - start) / calls)
     finally:
@@ -83,13 +73,10 @@ def main(argv=None):
           % (len(result.diagnostics), ", ".join(sorted({d.severity for d in result.diagnostics})),
              len(result.effective)))
     targets = {"protobuf_map": pmap, "configproto": config, "dict": dict(values)}
-    runs = {name: (targets[name], True) for name in targets}
-    runs["protobuf_map_memo_hit"] = (pmap, False)   # the same map again: memo hit (no bound)
-    for name, (target, cold) in runs.items():
-        time_calls(target, 200, 1, cold)  # warm-up
-    both = _common.interleaved(list(runs), args.repeats,
-                               lambda name: time_calls(runs[name][0], args.calls, args.batches,
-                                                       runs[name][1]))
+    for target in targets.values():
+        time_calls(target, 200, 1)  # warm-up
+    both = _common.interleaved(list(targets), args.repeats,
+                               lambda name: time_calls(targets[name], args.calls, args.batches))
     times = {name: [cpu for cpu, _ in ts] for name, ts in both.items()}
     for name, ts in both.items():
         best, mean = [b for b, _ in ts], [m for _, m in ts]

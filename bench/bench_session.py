@@ -9,11 +9,16 @@
    edits once before timing: both variants then create sessions from the same proto.
 4. guard: `Session.run` of a trivial op (a scalar add) in a session whose configuration has
    `static_memory_policy` 2 (the concurrency guard is active on every run) against one with
-   policy 0 (no guard), both created with the patch installed, interleaved.
+   policy 0 (no guard), both created with the patch installed. Paired: each of --pairs
+   repeats times baseline, shim and a control (a second policy-0 session) next to each other
+   (rotating order), each as the fastest of --batches chunks of --chunk runs; the figure is
+   the median of the per-repeat shim/baseline ratios. The control's ratio is printed as the
+   noise floor (it would be 1.000 on a quiet machine).
 
 Each repeat times --batches batches and keeps the fastest batch's mean per session / per run
 (timeit's rule: on 2 cores shared with other work, slower batches measured the neighbours).
-Figure: R = median shim seconds / median baseline seconds (R <= 1.05: no worse).
+Figure (session_create): R = median shim seconds / median baseline seconds; (guard): the
+median of the paired ratios. R <= 1.05: no worse.
 Prints:
     session_create ratio=R (baseline=X per session, shim=Y per session)
     guard ratio=R (baseline=X per run, shim=Y per run)
@@ -87,39 +92,59 @@ def bench_guard(args):
         x = tf.constant(1.0)
         op = x + 1.0
     sessions = {}
-    for variant, policy in (("baseline", 0), ("shim", 2)):
+    for variant, policy in (("baseline", 0), ("shim", 2), ("control", 0)):
         config = npu_config({"static_memory_policy": policy})
-        sess = tf.compat.v1.Session(graph=graph, config=config)
-        sessions[variant] = sess
+        sessions[variant] = tf.compat.v1.Session(graph=graph, config=config)
     assert sessions["shim"]._npu_guard_policy == "2", "the guard is not armed"  # pylint: disable=protected-access
     assert sessions["baseline"]._npu_guard_policy is None  # pylint: disable=protected-access
+    assert sessions["control"]._npu_guard_policy is None  # pylint: disable=protected-access
 
     def run(variant):
+        """Seconds per run: the fastest of --batches chunks of --chunk runs."""
         sess = sessions[variant]
         gc.disable()
         try:
             best = float("inf")
             for _ in range(args.batches):
                 start = _common.clock()
-                for _ in range(args.runs):
+                for _ in range(args.chunk):
                     sess.run(op)
-                best = min(best, (_common.clock() - start) / args.runs)
+                best = min(best, (_common.clock() - start) / args.chunk)
             return best
         finally:
             gc.enable()
 
     for v in sessions:
         run(v)
-    times = _common.interleaved(["baseline", "shim"], args.repeats, run)
+    # The guard's own bookkeeping per run (key, enter, leave), without TensorFlow: for
+    # reading the figure below against the time of a trivial run.
+    n = 20000
+    start = _common.clock()
+    for _ in range(n):
+        key = _session_patch.graph_key(graph, op, None)
+        _session_patch._enter(key, "2")  # pylint: disable=protected-access
+        _session_patch._leave(key)  # pylint: disable=protected-access
+    print("guard bookkeeping %s per run (graph key, enter, leave; %d calls)"
+          % (_common.fmt_seconds((_common.clock() - start) / n), n))
+    times = _common.interleaved(["baseline", "shim", "control"], args.pairs, run)
     for sess in sessions.values():
         sess.close()
+    # Paired: each repeat's ratio compares chunks measured next to each other, so a slow
+    # stretch of the machine affects both sides of that ratio alike.
+    ratios = {v: [s / b for s, b in zip(times[v], times["baseline"])] for v in ("shim", "control")}
     for v, ts in times.items():
-        print("guard %s (policy %s) median=%s per run (%s; %d repeats of %d runs)"
-              % (v, 2 if v == "shim" else 0, _common.fmt_seconds(_common.median(ts)),
-                 _common.spread(ts), args.repeats, args.runs * args.batches))
-    b, s = _common.median(times["baseline"]), _common.median(times["shim"])
-    return ("guard", s / b, "%s per run (policy 0)" % _common.fmt_seconds(b),
-            "%s per run (policy 2)" % _common.fmt_seconds(s))
+        print("guard %s (policy %s) median=%s per run (%s; %d repeats, best of %d chunks of %d "
+              "runs)" % (v, 2 if v == "shim" else 0, _common.fmt_seconds(_common.median(ts)),
+                         _common.spread(ts), args.pairs, args.batches, args.chunk))
+    control = _common.median(ratios["control"])
+    print("guard control ratio=%.3f (a second policy-0 session against the baseline: the "
+          "noise floor of this figure; per-repeat %.3f..%.3f)"
+          % (control, min(ratios["control"]), max(ratios["control"])))
+    r = _common.median(ratios["shim"])
+    print("guard per-repeat ratios %.3f..%.3f, median %.3f" % (min(ratios["shim"]),
+                                                               max(ratios["shim"]), r))
+    return ("guard", r, "%s per run (policy 0)" % _common.fmt_seconds(_common.median(times["baseline"])),
+            "%s per run (policy 2)" % _common.fmt_seconds(_common.median(times["shim"])))
 
 
 def main(argv=None):
@@ -127,7 +152,10 @@ def main(argv=None):
     parser.add_argument("--repeats", type=int, default=11)
     parser.add_argument("--sessions", type=int, default=40, help="sessions per batch")
     parser.add_argument("--runs", type=int, default=500, help="runs per batch")
-    parser.add_argument("--batches", type=int, default=6, help="batches per repeat")
+    parser.add_argument("--batches", type=int, default=6,
+                        help="batches per repeat (session_create) / chunks per repeat (guard)")
+    parser.add_argument("--pairs", type=int, default=41, help="guard: paired repeats")
+    parser.add_argument("--chunk", type=int, default=100, help="guard: runs per chunk")
     parser.add_argument("--only", choices=("create", "guard"), default=None)
     args = parser.parse_args(argv)
     tf.compat.v1.logging.set_verbosity(tf.compat.v1.logging.ERROR)

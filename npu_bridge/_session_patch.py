@@ -458,20 +458,22 @@ def _concurrency_error(policy):
 
 
 def _enter(key, policy):
+    # _executing holds only the keys with a count > 0 (_leave removes a key at 0), so "any
+    # other graph executing" is a size test, not a loop.
     with _guard_lock:
-        for other, count in _executing.items():
-            if count and other != key:
-                raise _concurrency_error(policy)
-        _executing[key] = _executing.get(key, 0) + 1
+        count = _executing.get(key, 0)
+        if len(_executing) > (1 if count else 0):
+            raise _concurrency_error(policy)
+        _executing[key] = count + 1
 
 
 def _leave(key):
     with _guard_lock:
-        count = _executing.get(key, 0) - 1
-        if count > 0:
+        count = _executing[key] - 1
+        if count:
             _executing[key] = count
         else:
-            _executing.pop(key, None)
+            del _executing[key]
 
 
 def executing_graphs():
@@ -490,6 +492,8 @@ def _wrap_run(original):
             key = graph_key(self._graph, fetches, feed_dict)
             _enter(key, policy)
             try:
+                if loops is None:
+                    return original(self, fetches, feed_dict, options, run_metadata)
                 return _run_loop(original, self, loops, fetches, feed_dict, options, run_metadata)
             finally:
                 _leave(key)

@@ -26,17 +26,17 @@ JOIN_TIMEOUT = 240
 
 
 class _Recorder(dict):
-    """The guard's `_executing` table; `items()` is only called by `_enter` under the guard
-    lock, so what it sees is exactly what the decision was based on."""
+    """The guard's `_executing` table; `get()` is only called by `_enter`, under the guard
+    lock and before it decides, so the snapshot taken there is exactly what the decision was
+    based on."""
 
     def __init__(self):
         super().__init__()
         self.local = threading.local()
 
-    def items(self):
-        snap = list(dict.items(self))
-        self.local.snapshot = snap
-        return snap
+    def get(self, key, default=None):
+        self.local.snapshot = list(dict.items(self))
+        return dict.get(self, key, default)
 
 
 @pytest.fixture
