@@ -3,16 +3,27 @@
 Ids and seed names follow the product tables of the seeds (`memoryconfig_constructor_zh.txt`,
 `ge_memory_options_zh.txt`) and DESIGN.md "Products".
 
+On-chip memory: the figures are the `[SoCInfo] memory_size` of the CANN platform configs
+(`data/platform_config/<SoC>.ini`, what GE reads for a SoC), per SoC in `SOC_MEMORY`. A
+family whose SoCs carry different figures (Ascend910B4 has half the memory of
+Ascend910B1..B3) gets its largest figure: a sum above it is too large for every device of the
+family, and a smaller device is only checked exactly through `memory_for(pid, soc)`. A
+family with SoCs of unknown memory (empty `memory_size`, or no config found) has None, and
+the `graph_memory_max_size + variable_memory_max_size` rule (NPB140) is skipped there.
+
 SoC names (what `soc_config` / `ge.socVersion` hold) are matched by the patterns in
 `SOC_PATTERNS`, first match wins. Ambiguous names are read as follows:
-- `Ascend910B1`..`Ascend910B4`, `Ascend910B4-1` (the 910B chip family) ship both in the
-  Atlas A2 training series and the Atlas A2 inference series (e.g. Atlas 800I A2). This is
-  the *training* adapter, so they are read as `atlas-a2-training`; an inference target must
-  be named explicitly with `product="atlas-a2-inference"` (or `--product`).
+- `Ascend910B1`, `Ascend910B2`, `Ascend910B2C`, `Ascend910B3`, `Ascend910B4`,
+  `Ascend910B4-1` (the 910B chip family) ship both in the Atlas A2 training series and the
+  Atlas A2 inference series (e.g. Atlas 800I A2). This is the *training* adapter, so they are
+  read as `atlas-a2-training`; an inference target must be named explicitly with
+  `product="atlas-a2-inference"` (or `--product`).
 - `Ascend910_93xx` is read as `atlas-a3-training` for the same reason
   (`atlas-a3-inference` must be named explicitly).
-- `Ascend910A`, `Ascend910B` (no digit), `Ascend910ProA/ProB`, `Ascend910PremiumA` are the
-  first-generation Ascend 910 parts: `atlas-training`.
+- `Ascend910`, `Ascend910A`, `Ascend910B` (no digit), `Ascend910ProA/ProB`,
+  `Ascend910PremiumA` are the first-generation Ascend 910 parts: `atlas-training`.
+- `Ascend910_95`, `Ascend910_95xx` (CANN 8.x names) and `Ascend950`, `Ascend950PR_xxxx`,
+  `Ascend950DT_xxxx` (later names) are the Ascend 950 parts: `ascend-950`.
 """
 import contextlib
 import re
@@ -23,15 +34,40 @@ from typing import Optional, Tuple
 
 GIB = 1024 ** 3
 
+# Platform configs read for the figures: CANN 8.1.RC1, mirrored in the public repository
+# github.com/leideng/CANN-8.1.RC1 under this path.
+_INI = "leideng/CANN-8.1.RC1:Ascend/ascend-toolkit/8.1.RC1/aarch64-linux/data/platform_config/"
+
+SOC_MEMORY = MappingProxyType({soc: (memory, _INI + soc + ".ini") for soc, memory in (
+    ("Ascend910B", None),                    # first-generation 910 bin; memory_size empty
+    ("Ascend910B1", 64 * GIB),
+    ("Ascend910B2", 64 * GIB),
+    ("Ascend910B2C", None),                  # memory_size empty
+    ("Ascend910B3", 64 * GIB),
+    ("Ascend910B4", 32 * GIB),
+    ("Ascend910_9391", 64 * GIB),
+    ("Ascend910_9362", 32 * GIB),
+    ("Ascend310P1", 24000000000),            # decimal 24 GB, as written in the config
+    ("Ascend310P3", 24000000000),
+    ("Ascend310P5", 24000000000),
+    ("Ascend310P7", 24000000000),
+    ("Ascend310B1", 32 * GIB),
+    ("Ascend310B2", None),                   # memory_size empty
+    ("Ascend310B3", None),
+    ("Ascend310B4", None),
+)})
+"""SoC name -> (memory_size in bytes or None where the config leaves it empty, source)."""
+
 
 @dataclass(frozen=True, slots=True)
 class Product:
     """One product family.
 
     id: the project's identifier; seed_names: the names the seeds/vendor docs use;
-    memory_bytes: on-chip (HBM) memory of one device in bytes, or None where no single
-    documented figure exists (the `graph_memory_max_size + variable_memory_max_size` rule is
-    then skipped); memory_source: where the figure comes from.
+    memory_bytes: on-chip memory of one device in bytes (the largest of the family's SoCs),
+    or None where no trustworthy figure exists (the `graph_memory_max_size +
+    variable_memory_max_size` rule is then skipped); memory_source: where the figure comes
+    from.
     """
     id: str
     seed_names: Tuple[str, ...]
@@ -39,24 +75,33 @@ class Product:
     memory_source: str
 
 
+_A2 = ("largest platform-config memory_size of the family: Ascend910B1/B2/B3.ini 64 GiB "
+       "(Ascend910B4.ini 32 GiB, Ascend910B2C.ini empty); " + _INI)
+_A3 = ("largest platform-config memory_size of the family: Ascend910_9391.ini 64 GiB "
+       "(Ascend910_9362.ini 32 GiB; 9392/9381/9382/9372 configs not checked); " + _INI)
+
 PRODUCTS = MappingProxyType({p.id: p for p in (
     Product("ascend-950", ("Ascend 950PR", "Ascend 950DT"), None,
-            "no single figure: 950PR and 950DT carry different memory; rule skipped"),
+            "none: the 950 parts differ (CANN 8.1.RC1 Ascend910_95.ini: 128 GiB; "
+            "xiaobingling93-pixel/Ascend-mssanitizer:csrc/core/framework/platform_config.h "
+            "lists 16..144 GB per part); rule skipped"),
     Product("atlas-a3-training", ("Atlas A3 训练系列产品", "Atlas A3 training product"), 64 * GIB,
-            "Atlas A3 series product pages: 128 GB HBM per Ascend 910C package = 2 dies x 64 GB; "
-            "one device is one die"),
+            _A3),
     Product("atlas-a3-inference", ("Atlas A3 推理系列产品", "Atlas A3 inference product"), 64 * GIB,
-            "as atlas-a3-training (same package)"),
+            _A3),
     Product("atlas-a2-training", ("Atlas A2 训练系列产品", "Atlas A2 training product"), 64 * GIB,
-            "Atlas 800T A2 / 900 A2 PoD product pages: 64 GB HBM per NPU"),
+            _A2),
     Product("atlas-a2-inference", ("Atlas A2 推理系列产品", "Atlas A2 inference product"), 64 * GIB,
-            "Atlas 800I A2 product page: 64 GB HBM per NPU"),
+            _A2),
     Product("atlas-200i-500-a2", ("Atlas 200I/500 A2 推理产品", "Atlas 200I/500 A2 inference product"),
-            None, "SoC shares LPDDR system memory with the host CPU; no on-chip figure; rule skipped"),
-    Product("atlas-inference", ("Atlas 推理系列产品", "Atlas inference product"), 24 * GIB,
-            "Atlas 300I Pro product page: 24 GB LPDDR4X per Ascend 310P (300I Duo: 2 x 24 GB)"),
+            None, "none: Ascend310B2/B3/B4.ini leave memory_size empty (Ascend310B1.ini: "
+            "32 GiB); " + _INI + "; rule skipped"),
+    Product("atlas-inference", ("Atlas 推理系列产品", "Atlas inference product"), 24000000000,
+            "platform-config memory_size of Ascend310P1/P3/P5/P7.ini (decimal 24 GB); " + _INI),
     Product("atlas-training", ("Atlas 训练系列产品", "Atlas training product"), 32 * GIB,
-            "Atlas 300T / 800 training product pages: 32 GB HBM per Ascend 910"),
+            "no platform config carries it (Ascend910B.ini: empty); 32 GB HBM of Ascend 910: "
+            "xiaobingling93-pixel/Ascend-mssanitizer:csrc/core/framework/platform_config.h "
+            "(Ascend910PremiumA)"),
 )})
 """Product id -> Product, in the order of DESIGN.md's table."""
 
@@ -64,17 +109,19 @@ PRODUCT_IDS = tuple(PRODUCTS)
 
 SOC_PATTERNS = (
     (r"Ascend950(PR|DT)?(_\w+)?", "ascend-950"),
+    (r"Ascend910_95\w*", "ascend-950"),
     (r"Ascend910_93\d\d", "atlas-a3-training"),
-    (r"Ascend910B[1-4](C|-1)?", "atlas-a2-training"),
-    (r"Ascend910(A|B|ProA|ProB|PremiumA)", "atlas-training"),
-    (r"Ascend310P\d*", "atlas-inference"),
+    (r"Ascend910B(1|2|2C|3|4|4-1)", "atlas-a2-training"),
+    (r"Ascend910(A|B|ProA|ProB|PremiumA)?", "atlas-training"),
+    (r"Ascend310P\d*(vir\d\d)?", "atlas-inference"),
     (r"Ascend310B\d*", "atlas-200i-500-a2"),
 )
 """(regex over the whole SoC name, product id); first match wins."""
 
 _SOC_RES = tuple((re.compile(p), pid) for p, pid in SOC_PATTERNS)
-KNOWN_SOC_FORMS = ("Ascend950PR*/Ascend950DT*", "Ascend910_93xx", "Ascend910B1..B4, Ascend910B4-1",
-                   "Ascend910A/B/ProA/ProB/PremiumA", "Ascend310P*", "Ascend310B*")
+KNOWN_SOC_FORMS = ("Ascend950, Ascend950PR*/Ascend950DT*, Ascend910_95*", "Ascend910_93xx",
+                   "Ascend910B1/B2/B2C/B3/B4/B4-1", "Ascend910, Ascend910A/B/ProA/ProB/PremiumA",
+                   "Ascend310P*", "Ascend310B*")
 
 
 def product_from_soc(name):
@@ -85,6 +132,21 @@ def product_from_soc(name):
         if rx.fullmatch(name):
             return pid
     return None
+
+
+def memory_for(pid, soc=None):
+    """On-chip memory in bytes for product `pid`, exact for `soc` where known.
+
+    The figure of `soc` in `SOC_MEMORY` when `soc` maps to the family of `pid` (the A2 and A3
+    inference ids share the SoCs of their training ids) and the config gives one; else the
+    product's figure (None: unknown, the NPB140 rule is skipped).
+    """
+    family = {"atlas-a2-inference": "atlas-a2-training",
+              "atlas-a3-inference": "atlas-a3-training"}.get(pid, pid)
+    figure = SOC_MEMORY.get(soc, (None, ""))[0] if isinstance(soc, str) else None
+    if figure is not None and product_from_soc(soc) == family:
+        return figure
+    return PRODUCTS[pid].memory_bytes
 
 
 def lookup(name):

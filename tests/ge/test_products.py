@@ -1,0 +1,146 @@
+"""Product table: verified on-chip memory figures, the NPB140 boundary, SoC-name mapping.
+
+Figures pinned here come from the CANN 8.1.RC1 platform configs
+(`data/platform_config/<SoC>.ini`, `[SoCInfo] memory_size`), mirrored in the public
+repository leideng/CANN-8.1.RC1; see `npu_bridge/ge/products.py` for the per-figure source.
+"""
+import pytest
+
+from npu_bridge.ge import NpuConfigError, products, resolve
+
+GIB = 1024 ** 3
+
+
+def npb140(pm, product):
+    """The NPB140 diagnostics of resolving `pm` for `product` (errors raise; collect both)."""
+    try:
+        opts = resolve(pm, product=product, env={})
+    except NpuConfigError as err:
+        return [d for d in err.diagnostics if d.code == "NPB140"]
+    return [d for d in opts.diagnostics if d.code == "NPB140"]
+
+
+def sizes(graph, variable):
+    return {"graph_memory_max_size": str(graph), "variable_memory_max_size": str(variable)}
+
+
+# ---- verified figures
+@pytest.mark.parametrize("pid,memory", [
+    ("ascend-950", None),               # parts range over several memory sizes
+    ("atlas-a3-training", 64 * GIB),    # largest A3 config: Ascend910_9391.ini
+    ("atlas-a3-inference", 64 * GIB),
+    ("atlas-a2-training", 64 * GIB),    # largest A2 config: Ascend910B1/B2/B3.ini
+    ("atlas-a2-inference", 64 * GIB),
+    ("atlas-200i-500-a2", None),        # only Ascend310B1.ini carries a figure
+    ("atlas-inference", 24000000000),   # Ascend310P1/3/5/7.ini, decimal 24 GB
+    ("atlas-training", 32 * GIB),       # first-generation Ascend 910: no config figure
+])
+def test_product_memory_figures(pid, memory):
+    p = products.PRODUCTS[pid]
+    assert p.memory_bytes == memory
+    assert p.memory_source   # every figure (and every None) says where it comes from
+
+
+@pytest.mark.parametrize("soc,memory", [
+    ("Ascend910B1", 64 * GIB), ("Ascend910B2", 64 * GIB), ("Ascend910B3", 64 * GIB),
+    ("Ascend910B4", 32 * GIB), ("Ascend910B2C", None),
+    ("Ascend910_9391", 64 * GIB), ("Ascend910_9362", 32 * GIB),
+    ("Ascend310P1", 24000000000), ("Ascend310P3", 24000000000),
+    ("Ascend310P5", 24000000000), ("Ascend310P7", 24000000000),
+    ("Ascend310B1", 32 * GIB), ("Ascend310B2", None), ("Ascend310B3", None),
+    ("Ascend310B4", None), ("Ascend910B", None),
+])
+def test_soc_memory_figures_from_platform_configs(soc, memory):
+    assert soc in products.SOC_MEMORY
+    figure, source = products.SOC_MEMORY[soc]
+    assert figure == memory
+    assert source.endswith(soc + ".ini")
+
+
+def test_every_soc_with_a_figure_maps_to_a_known_product():
+    for soc in products.SOC_MEMORY:
+        assert products.product_from_soc(soc) in products.PRODUCTS, soc
+
+
+@pytest.mark.parametrize("training,inference", [("atlas-a2-training", "atlas-a2-inference"),
+                                                ("atlas-a3-training", "atlas-a3-inference")])
+def test_family_figure_is_the_largest_soc_figure(training, inference):
+    """A family whose SoCs differ carries its largest figure: a sum above it exceeds every
+    device of the family, so NPB140 never fires on a configuration some device could hold."""
+    figures = [m for soc, (m, _) in products.SOC_MEMORY.items()
+               if m and products.product_from_soc(soc) == training]
+    assert len(set(figures)) > 1                      # the family is not uniform
+    assert products.PRODUCTS[training].memory_bytes == max(figures)
+    assert products.PRODUCTS[inference].memory_bytes == max(figures)
+
+
+def test_memory_for_prefers_the_soc_figure():
+    assert products.memory_for("atlas-a2-training") == 64 * GIB
+    assert products.memory_for("atlas-a2-training", "Ascend910B4") == 32 * GIB
+    assert products.memory_for("atlas-a2-training", "Ascend910B1") == 64 * GIB
+    # a SoC without a figure falls back to the product figure
+    assert products.memory_for("atlas-a2-training", "Ascend910B2C") == 64 * GIB
+    assert products.memory_for("atlas-a3-training", "Ascend910_9362") == 32 * GIB
+    assert products.memory_for("atlas-200i-500-a2", "Ascend310B1") == 32 * GIB
+    assert products.memory_for("atlas-200i-500-a2", "Ascend310B4") is None
+    # a SoC of another family does not lend its figure
+    assert products.memory_for("atlas-training", "Ascend910B4") == 32 * GIB
+    assert products.memory_for("ascend-950", "Ascend910B1") is None
+    assert products.memory_for("ascend-950") is None
+
+
+# ---- NPB140 boundary
+@pytest.mark.parametrize("pid,memory", [("atlas-a2-training", 64 * GIB),
+                                        ("atlas-a3-inference", 64 * GIB),
+                                        ("atlas-inference", 24000000000),
+                                        ("atlas-training", 32 * GIB)])
+def test_npb140_boundary_sum_equal_passes_one_byte_more_fails(pid, memory):
+    graph = memory * 26 // 32
+    assert npb140(sizes(graph, memory - graph), pid) == []
+    (d,) = npb140(sizes(graph, memory - graph + 1), pid)
+    assert d.severity == "error" and d.value == memory + 1
+    assert str(memory) in d.message and pid in d.message
+
+
+def test_npb140_boundary_with_the_default_share_of_the_unset_size():
+    memory = 24000000000                       # atlas-inference: 26/32 = 19.5e9, 5/32 = 3.75e9
+    assert npb140({"graph_memory_max_size": str(memory - memory * 5 // 32)},
+                  "atlas-inference") == []
+    (d,) = npb140({"graph_memory_max_size": str(memory - memory * 5 // 32 + 1)},
+                  "atlas-inference")
+    assert d.value == memory + 1 and "5/32" in d.message
+
+
+@pytest.mark.parametrize("pid", ["ascend-950", "atlas-200i-500-a2"])
+def test_npb140_is_skipped_for_a_product_without_a_figure(pid):
+    assert products.PRODUCTS[pid].memory_bytes is None
+    assert npb140(sizes(256 * GIB, 256 * GIB), pid) == []
+
+
+# ---- SoC names
+@pytest.mark.parametrize("soc,pid", [
+    # the names the real stack uses (platform_config/*.ini, HCCL/asc-devkit SoC tables)
+    ("Ascend910B1", "atlas-a2-training"), ("Ascend910B2", "atlas-a2-training"),
+    ("Ascend910B2C", "atlas-a2-training"), ("Ascend910B3", "atlas-a2-training"),
+    ("Ascend910B4", "atlas-a2-training"), ("Ascend910B4-1", "atlas-a2-training"),
+    ("Ascend910_9391", "atlas-a3-training"), ("Ascend910_9392", "atlas-a3-training"),
+    ("Ascend910_9381", "atlas-a3-training"), ("Ascend910_9382", "atlas-a3-training"),
+    ("Ascend910_9372", "atlas-a3-training"), ("Ascend910_9362", "atlas-a3-training"),
+    ("Ascend910", "atlas-training"), ("Ascend910A", "atlas-training"),
+    ("Ascend910B", "atlas-training"), ("Ascend910ProA", "atlas-training"),
+    ("Ascend910ProB", "atlas-training"), ("Ascend910PremiumA", "atlas-training"),
+    ("Ascend310P1", "atlas-inference"), ("Ascend310P3", "atlas-inference"),
+    ("Ascend310P5", "atlas-inference"), ("Ascend310P7", "atlas-inference"),
+    ("Ascend310P3vir02", "atlas-inference"),
+    ("Ascend310B1", "atlas-200i-500-a2"), ("Ascend310B4", "atlas-200i-500-a2"),
+    ("Ascend950", "ascend-950"), ("Ascend950PR", "ascend-950"),
+    ("Ascend950PR_9599", "ascend-950"), ("Ascend950DT_9582", "ascend-950"),
+    # CANN 8.x names of the same parts (Short_SoC_version=Ascend910_95, dav-c310)
+    ("Ascend910_95", "ascend-950"), ("Ascend910_9579", "ascend-950"),
+    ("Ascend910_958b", "ascend-950"), ("Ascend910_950z", "ascend-950"),
+    # names no platform config or SoC table has
+    ("Ascend910B1C", None), ("Ascend910B3C", None), ("Ascend910B2-1", None),
+    ("Ascend910B5", None), ("Ascend310", None), ("Ascend910_5591", None),
+])
+def test_soc_names(soc, pid):
+    assert products.product_from_soc(soc) == pid
