@@ -141,12 +141,21 @@ def memory_for(pid, soc=None):
     inference ids share the SoCs of their training ids) and the config gives one; else the
     product's figure (None: unknown, the NPB140 rule is skipped).
     """
+    return memory_figure(pid, (soc,))[0]
+
+
+def memory_figure(pid, socs=()):
+    """`(bytes or None, source)` of the on-chip memory of product `pid`: the figure of the
+    first SoC name in `socs` that belongs to the family of `pid` and has one in
+    `SOC_MEMORY` (source: "<SoC>: <platform config file>"), else the product's figure and
+    `memory_source`. Non-strings and unknown names in `socs` are skipped."""
     family = {"atlas-a2-inference": "atlas-a2-training",
               "atlas-a3-inference": "atlas-a3-training"}.get(pid, pid)
-    figure = SOC_MEMORY.get(soc, (None, ""))[0] if isinstance(soc, str) else None
-    if figure is not None and product_from_soc(soc) == family:
-        return figure
-    return PRODUCTS[pid].memory_bytes
+    for soc in socs:
+        figure, where = SOC_MEMORY.get(soc, (None, "")) if isinstance(soc, str) else (None, "")
+        if figure is not None and product_from_soc(soc) == family:
+            return figure, "%s: %s" % (soc, where)
+    return PRODUCTS[pid].memory_bytes, PRODUCTS[pid].memory_source
 
 
 def lookup(name):

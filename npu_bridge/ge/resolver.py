@@ -5,7 +5,9 @@ kinds (`catalog.RULE_KINDS`) and the cross-option rules DESIGN.md lists. Lookups
 once at import so that resolving a full 107-key parameter_map stays in the microseconds.
 """
 import difflib
+import itertools
 import json
+import operator
 import os
 import re
 
@@ -243,9 +245,36 @@ def _compile():
 
 
 _SPECS, _FAST, _DEFAULTS, _ALIASES = _compile()
+
+
+def _compile_table():
+    """(key, field, raw value) -> the whole effect of that entry, for every valid value of
+    the rows with finitely many (bool fields, enums) that carry no diagnostic (deprecated
+    rows excluded): `((key, value), global, session, graph, adapter, sources)`, each level
+    a tuple of (GE key, text) pairs. The raw value is as an AttrValue field or a plain
+    Python value holds it (for s: bytes and str), so `_entries` looks an entry up without
+    reading it in Python."""
+    table = {}
+    for key, (field, per_value, _, _, src, deprecation) in _FAST.items():
+        if per_value is None or deprecation is not None:
+            continue
+        for value, writes in per_value.items():
+            levels = tuple(tuple((gekey, text) for lvl, gekey, text in writes if lvl == i)
+                           for i in range(4))
+            entry = ((key, value),) + levels + (tuple((gekey, src) for _, gekey, _ in writes),)
+            raws = (value, value.encode("utf-8")) if field == "s" else (value,)
+            for raw in raws:
+                table[(key, field, raw)] = entry
+    return table
+
+
+_TABLE = _compile_table()
+_WHICH = operator.methodcaller("WhichOneof", "value")
+_FIRSTS = operator.itemgetter(0)
+_LEVEL_GETTERS = tuple(operator.itemgetter(i) for i in range(1, 6))
 _DEFAULT_SOURCES = {k: "adapter default" for d in _DEFAULTS for k in d}   # adapter level too
-_PRODUCT_KEYS = frozenset(r.key for r in catalog.OPTIONS
-                          if r.key and (r.products or r.value_products))
+_PRODUCT_KEYS = tuple(r.key for r in catalog.OPTIONS   # catalog order: a stable report
+                      if r.key and (r.products or r.value_products))
 _GE_ROW_OK = {row.ge_key: _fast_ok(row) or (lambda v: True) for row in catalog.OPTIONS
               if not row.key}
 
@@ -556,13 +585,36 @@ def _target(product, soc, env, diags):
     return None
 
 
+def _table_hits(keys, attrs):
+    """`_TABLE` entries of the map's entries (None where an entry has none), or None when
+    the values are not all of one AttrValue type or all plain Python values; C-level maps."""
+    types = set(map(type, attrs))
+    if len(types) == 1 and next(iter(types)) in _ATTR_TYPES:
+        fields = list(map(_WHICH, attrs))
+        if None in fields:   # an AttrValue nobody set: the general path reads its default
+            return None
+        raws = map(getattr, attrs, fields)
+    elif types.issubset(_PY_TYPE_FIELD):
+        fields = map(_PY_TYPE_FIELD.__getitem__, map(type, attrs))
+        raws = attrs
+    else:
+        return None
+    try:
+        return list(map(_TABLE.get, zip(keys, fields, raws)))
+    except TypeError:   # an unhashable key or value: the per-entry path
+        return None
+
+
 def _entries(pmap):
     """`(values, diagnostics, level dicts, sources)` of the entries of `pmap` (before the
     cross-entry rules), all new objects.
 
-    The common entry (a known key, set in the field its row reads, with a plainly valid
-    value) is handled inline from the row's precompiled `_FAST` spec; anything else takes
-    the general `_entry_effect`, which yields the same writes plus the diagnostics.
+    Three paths, the same outcome (tests/ge/test_fast_path.py): an entry of a bool or enum
+    row holding a valid value has its whole effect precomputed in `_TABLE` and is merged
+    with C-level maps; any other known key set in the field its row reads with a plainly
+    valid value is handled inline from the row's `_FAST` spec; anything else takes the
+    general `_entry_effect`, which yields the same writes plus the diagnostics. The level
+    dicts and `values` may therefore list keys in another order than the map.
     """
     diags = []
     level_dicts = (dict(_DEFAULTS[0]), dict(_DEFAULTS[1]), dict(_DEFAULTS[2]),
@@ -572,11 +624,22 @@ def _entries(pmap):
     fast_specs = _FAST
     attr_types = _ATTR_TYPES
     py_fields = _PY_TYPE_FIELD
-    if type(pmap) is dict:
-        items = pmap.items()
-    else:  # a protobuf map: its items() is a Python-level generator; this stays in C
-        keys = list(pmap)
-        items = zip(keys, map(pmap.__getitem__, keys))
+    keys = list(pmap)
+    attrs = list(pmap.values()) if type(pmap) is dict else list(map(pmap.__getitem__, keys))
+    hits = _table_hits(keys, attrs)
+    if hits is not None:
+        # Entries with a precomputed effect, merged in C; the rest below, in map order.
+        found = list(filter(None, hits))
+        if found:
+            values.update(map(_FIRSTS, found))
+            chain = itertools.chain.from_iterable
+            for target, get in zip(level_dicts + (sources,), _LEVEL_GETTERS):
+                target.update(chain(map(get, found)))
+        if len(found) == len(keys):
+            return values, (), level_dicts, sources
+        items = [(k, a) for k, a, h in zip(keys, attrs, hits) if h is None]
+    else:
+        items = zip(keys, attrs)
     for key, attr in items:
         try:
             spec = fast_specs.get(key)
@@ -663,7 +726,9 @@ def resolve(config, product=None, env=None):
         _report_several(extra, merged if extra[1] is not None else None, sources, diags)
     soc = values.get("soc_config")
     pid = _target(product, soc, env, diags)
-    _pm_rules(values, used_classes, pid, diags, pmap)
+    # SoC names that can make the memory figure exact, in target precedence order
+    socs = (products._forced[0] if product is None else product, soc, env.get(_PRODUCT_ENV))
+    _pm_rules(values, used_classes, pid, diags, pmap, socs)
     effective = dict(levels[0])
     effective.update(levels[1])
     effective.update(levels[2])
@@ -687,10 +752,12 @@ def _truthy(value, row):
 _MEM_SHARES = {"graph_memory_max_size": (26, 32), "variable_memory_max_size": (5, 32)}
 
 
-def _pm_rules(values, used_classes, pid, diags, given=()):
+def _pm_rules(values, used_classes, pid, diags, given=(), socs=()):
     """Product and cross-option rules over parameter_map values."""
     if pid is not None:
-        for key in _PRODUCT_KEYS.intersection(values):
+        for key in _PRODUCT_KEYS:
+            if key not in values:
+                continue
             value = values[key]
             row = catalog.BY_KEY[key]
             if row.products and pid not in row.products and _truthy(value, row):
@@ -709,7 +776,7 @@ def _pm_rules(values, used_classes, pid, diags, given=()):
                 diags.append(make("NPB114", cls, None,
                                   "%s is not supported on %s; supported on: %s; source: %s"
                                   % (cls, pid, ", ".join(rule[0]), rule[1])))
-        mem = products.PRODUCTS[pid].memory_bytes
+        mem, mem_source = products.memory_figure(pid, socs)
         sizes = [(k, values.get(k)) for k in _MEM_SHARES]
         sizes = [(k, int(v)) for k, v in sizes if isinstance(v, str) and v.isdigit()]
         if mem and sizes:
@@ -725,7 +792,7 @@ def _pm_rules(values, used_classes, pid, diags, given=()):
                                   "source: vendor docs via reference README (unset, the two "
                                   "default to 26/32 and 5/32 of it)"
                                   % (" + ".join("%s %d" % kv for kv in sizes), total, mem,
-                                     pid, products.PRODUCTS[pid].memory_source)))
+                                     pid, mem_source)))
     if values.get("mix_compile_mode") is True and values.get("iterations_per_loop", 1) != 1:
         diags.append(make("NPB141", "mix_compile_mode", True,
                           "mix_compile_mode=true needs iterations_per_loop == 1, got %s; source: "

@@ -144,3 +144,23 @@ def test_npb140_is_skipped_for_a_product_without_a_figure(pid):
 ])
 def test_soc_names(soc, pid):
     assert products.product_from_soc(soc) == pid
+
+
+# ---- NPB140 uses the exact SoC figure when the SoC is named
+@pytest.mark.parametrize("where", ["soc_config", "product"])
+def test_npb140_checks_the_named_soc_not_the_largest_of_its_family(where):
+    # Ascend910B4 has 32 GiB (its platform config), the A2 family's largest is 64 GiB
+    graph, variable = 26 * GIB, 7 * GIB           # 33 GiB: fits a B1, not a B4
+    values = sizes(graph, variable)
+    for soc, fits in (("Ascend910B1", True), ("Ascend910B4", False)):
+        if where == "soc_config":
+            run = lambda: resolve(dict(values, soc_config=soc), env={})   # noqa: E731
+        else:
+            run = lambda: resolve(values, product=soc, env={})            # noqa: E731
+        if fits:
+            assert not [d for d in run().diagnostics if d.code == "NPB140"]
+        else:
+            with pytest.raises(NpuConfigError) as err:
+                run()
+            (d,) = [d for d in err.value.diagnostics if d.code == "NPB140"]
+            assert str(32 * GIB) in d.message and "Ascend910B4" in d.message
