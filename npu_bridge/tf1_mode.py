@@ -316,8 +316,10 @@ def enable():
         if _enabled:
             return False
         import tensorflow as tf
+        from tensorflow.python.util import deprecation
         v1 = tf.compat.v1
-        v1.disable_v2_behavior()
+        with deprecation.silence():   # TF 1.15 printed no "disable_resource_variables" notice
+            v1.disable_v2_behavior()
 
         tf_dir = os.path.dirname(tf.__file__)
         api_v1_dir = os.path.join(tf_dir, "_api", "v2", "compat", "v1")

@@ -445,3 +445,18 @@ def test_apply_single_device_env_sets_and_reports():
     assert "RANK_SIZE" not in added and added["JOB_ID"] == "npu-bridge-9"
     assert environ["RANK_SIZE"] == "2" and environ["RANK_ID"] == "0"
     assert _jobenv.apply_single_device_env(environ, pid=9) == {}
+
+
+def test_switching_the_mode_on_prints_no_tensorflow_deprecation_notice(tmp_path):
+    # TF 1.15 printed nothing here; disable_v2_behavior() of TF 2 logs that
+    # disable_resource_variables is deprecated, on every script run.
+    script = tmp_path / "quiet.py"
+    script.write_text("import tensorflow as tf\nimport npu_bridge\n"
+                      "x = tf.placeholder(tf.float32)\nprint('OK', tf.executing_eagerly())\n")
+    env = {k: v for k, v in os.environ.items() if k != tf1_mode.OPT_OUT_ENV}
+    env["PYTHONPATH"] = REPO
+    proc = subprocess.run([sys.executable, str(script)], cwd=str(tmp_path), env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout.strip() == "OK False"
+    assert "deprecated" not in proc.stderr, proc.stderr[-3000:]
