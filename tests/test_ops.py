@@ -150,7 +150,7 @@ def test_plugin_init_options_and_checks():
     assert options["ge.exec.precision_mode"] == "allow_mix_precision"
     assert options["ge.oo.constantFolding"] == "true"
     assert npu_plugin.last_init_options() == options
-    with pytest.raises(ValueError, match="0 or 1"):
+    with pytest.raises(ValueError, match="graph_run_mode.*allowed: 0, 1"):
         npu_plugin.npu_resource_init(graph_run_mode=2)
     with pytest.raises(ValueError, match="profiling_options"):
         npu_plugin.npu_resource_init(enable_profiling=True)

@@ -1739,13 +1739,23 @@ ROWS = [
      'runconfig_arg': 'input_batch_cpy',
      'estimator_write': 'when_set',
      'adapter_check': 'none',
-     'routes': [{'level': 'session', 'key': 'input_batch_cpy', 'when': 'always'},
+     'routes': [{'level': 'global',
+                 'key': 'input_batch_cpy',
+                 'when': 'present',
+                 'fmt': 'truefalse'},
+                {'level': 'global',
+                 'key': 'ge.inputBatchCpy',
+                 'when': 'present',
+                 'fmt': 'truefalse'},
+                {'level': 'session', 'key': 'input_batch_cpy', 'when': 'always'},
                 {'level': 'session', 'key': 'ge.inputBatchCpy', 'when': 'always'}],
      'doc': 'docs/en/tfadapter_1/apiref/session_config/memory_management.md',
      'source': 'seed:ge_memory_options_zh.txt',
      'notes': 'Batched host-to-device input copy; only effective with more than one input; '
               "input_fusion_size may absorb inputs first. Forwarded 'true'/'false' to GEInitialize "
-              "when present and '1'/'0' to the session; also sets ge.inputPlacement=DeviceHbm.",
+              "when present and '1'/'0' to the session (npu_attrs.cc SetNpuOptimizerAttr; the "
+              "npu_options.json routes miss the GEInitialize pair); GE enables it only for '1', so "
+              "the session value decides; also sets ge.inputPlacement=DeviceHbm.",
      'product_severity': 'error',
      'ge_key': 'ge.inputBatchCpy'},
     {'key': 'oo_level',
@@ -1785,8 +1795,10 @@ ROWS = [
      'source': 'value source: format derived from the adapter, which appends '
                "';forbidden_close_pass:on' to it; no doc",
      'notes': 'Undocumented. The adapter always adds forbidden_close_pass:on to ge.optimizationSwitch '
-              'for TF graphs. Unchecked.',
-     'ge_key': 'ge.optimizationSwitch'},
+              'for TF graphs. Unchecked. npu_plugin.npu_resource_init(optimization_switch=...) sends '
+              'it as ge.optimization_switch (its own spelling, plugin_key), a key GE does not read.',
+     'ge_key': 'ge.optimizationSwitch',
+     'plugin_key': 'ge.optimization_switch'},
     {'key': 'jit_compile',
      'merge_reset': 'always',
      'field': 's',

@@ -49,6 +49,9 @@ Column meanings (stable attribute names; other modules depend on them):
   does: None (the earlier value stays), "always" (reset to the adapter default, e.g. `job`), or
   a tuple of keys (reset only while one of them is on, e.g. `profiling_options` while
   `profiling_mode`).
+- `plugin_key`: the key the real `npu_plugin.npu_resource_init` sends the option under at
+  GEInitialize when its Python module spells it differently from `ge_key`, else None (it
+  sends `ge_key`, formatted as the row's global route to `ge_key`).
 """
 import difflib
 from dataclasses import dataclass, field as _field
@@ -119,6 +122,7 @@ class Option:
     doc: Optional[str] = None
     notes: str = ""
     merge_reset: Any = None
+    plugin_key: Optional[str] = None
 
     @property
     def allowed_text(self):

@@ -1,34 +1,31 @@
 """NPU resource control of the Ascend adapter (``npu_plugin``): checked, recorded, no device.
 
-``npu_resource_init`` takes the real signature and defaults, runs the real argument checks,
-and builds the same GEInitialize options the real one passes to the plugin (kept in
-``last_init_options()``); there is no NPU to initialise, so nothing else happens.
+``npu_resource_init`` takes the real signature and defaults and builds the GEInitialize
+options the real one hands to ``PluginInit`` (kept in ``last_init_options()``). It has no
+mapping of its own: each argument is one catalog row (``npu_bridge.ge.catalog.find``), the
+arguments are resolved as a ``parameter_map`` by ``npu_bridge.ge.resolve`` (every value
+rule, product rule and cross-option rule of the catalog; every error at once) and the init
+options are the resolved global options of those rows, under the row's ``plugin_key`` where
+the real plugin module spells a key itself. The call is recorded in ``npu_bridge._records``
+(kind "options"), refused calls too. There is no NPU to initialise, so nothing else happens.
 ``npu_resource_shutdown`` / ``npu_close`` are no-ops. The RDMA and shared-memory helpers need
 device memory and raise ``NotImplementedError``. ``set_device_sat_mode`` records the float
 overflow mode (0 saturation, 1 INF/NaN) that ``is_inf_nan_enabled`` reports.
 """
+import inspect
 import os
 
 import tensorflow as tf
 
 _state = {"init_options": None, "sat_mode": None}
 
-# GE option keys the real plugin module takes from the adapter library's constants.
-_OP_DEBUG_LEVEL = "ge.opDebugLevel"
-_SCOPE_FUSION_PASSES = "ge.exec.enableScopeFusionPasses"
-_PROFILING_MODE = "ge.exec.profilingMode"
-_PROFILING_OPTIONS = "ge.exec.profilingOptions"
-_GRAPH_RUN_MODE = "ge.graphRunMode"
-
-
-def _check_nonnegative_int(value, name):
-    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-        raise ValueError('"%s" type must be a non-negative int, got %r' % (name, value))
-
-
-def _check_bool(value, name):
-    if not isinstance(value, bool):
-        raise ValueError('"%s" type must be bool, got %r' % (name, value))
+_OWNER = "npu_resource_init"
+_REAL = "hicann/tensorflow tf_adapter/python/npu_bridge/estimator/npu/npu_plugin.py"
+# What the real function's own code sends for an argument left None, where it sends one:
+# it always forwards str(aoe_config_file). The catalog has no "None sent as" column
+# (npu_config keeps its own such table for the estimator, _NONE_WRITTEN_AS).
+_SENT_WHEN_NONE = {"aoe_config_file": "None"}
+_FIELD_TYPES = {"b": (bool, "a bool"), "i": (int, "an int"), "s": (str, "a str")}
 
 
 def npu_resource_init(graph_run_mode=1, op_debug_level=0, enable_profiling=False, profiling_options=None,
@@ -39,58 +36,112 @@ def npu_resource_init(graph_run_mode=1, op_debug_level=0, enable_profiling=False
                       input_batch_cpy=False, oo_level="O3", optimization_switch=None):
     """Check the arguments and build the GEInitialize options (returned as a dict of str).
 
-    Raises ValueError as the real one: ``graph_run_mode`` not 0/1, negative or non-int
-    ``op_debug_level`` / ``enable_exception_dump``, non-bool flags, profiling without options.
+    Every argument is checked by its catalog row (the value rules of ``parameter_map``),
+    as are the product rules for the target product (``forced_product`` /
+    ``$NPU_BRIDGE_PRODUCT``). As in the real function: ``profiling_options`` is sent only
+    with ``enable_profiling`` and then required; ``work_path`` (default ``./``, sent as its
+    real path) and ``distribute_config`` only with ``aoe_mode``; None arguments are not sent,
+    except ``aoe_config_file`` (sent as ``"None"``).
+
+    Raises:
+      npu_bridge.estimator.npu.npu_config.NpuArgumentError (an ``NpuConfigError``, so a
+        ValueError, and a TypeError, as the real checks raise either): every problem at
+        once in ``.diagnostics`` (``NPB160`` an argument of the wrong type, ``E10001`` a bad
+        value with the allowed values, ``NPB143`` profiling without ``profiling_options``,
+        and any other error of the resolution). Nothing is kept, and the call is recorded
+        as refused.
     """
-    _check_nonnegative_int(graph_run_mode, "graph_run_mode")
-    if graph_run_mode > 1:
-        raise ValueError('"graph_run_mode" value must be 0 or 1')
-    _check_nonnegative_int(enable_exception_dump, "enable_exception_dump")
-    _check_nonnegative_int(op_debug_level, "op_debug_level")
-    _check_bool(enable_profiling, "enable_profiling")
-    _check_bool(hcom_multi_mode, "hcom_multi_mode")
-    options = {_GRAPH_RUN_MODE: str(graph_run_mode), _OP_DEBUG_LEVEL: str(op_debug_level),
-               _PROFILING_MODE: str(int(enable_profiling))}
-    if enable_profiling:
-        if profiling_options is None:
-            raise ValueError("profiling_options must be set when use profiling")
-        options[_PROFILING_OPTIONS] = str(profiling_options)
-    if precision_mode is not None:
-        options["ge.exec.precision_mode"] = str(precision_mode)
-    if precision_mode_v2 is not None:
-        options["ge.exec.precision_mode_v2"] = str(precision_mode_v2)
-    if enable_scope_fusion_passes is not None:
-        options[_SCOPE_FUSION_PASSES] = str(enable_scope_fusion_passes)
-    options["ge.exec.enable_exception_dump"] = str(enable_exception_dump)
-    if aoe_mode is not None:
-        options["ge.jobType"] = str(aoe_mode)
-        options["ge.tuningPath"] = os.path.realpath(work_path if work_path is not None else "./")
-        if distribute_config is not None:
-            options["distribute_config"] = str(distribute_config)
-    if op_compiler_cache_mode is not None:
-        options["ge.op_compiler_cache_mode"] = op_compiler_cache_mode
-    if op_compiler_cache_dir is not None:
-        options["ge.op_compiler_cache_dir"] = op_compiler_cache_dir
-    if debug_dir is not None:
-        options["ge.debugDir"] = debug_dir
-    options["ge.hcomMultiMode"] = str(int(hcom_multi_mode))
-    options["ge.aoe_config_file"] = str(aoe_config_file)
-    if export_compile_stat is not None:
-        options["ge.exportCompileStat"] = str(export_compile_stat)
-    if aicore_num is not None:
-        options["ge.aicoreNum"] = str(aicore_num)
-    if oo_constant_folding is not None:
-        _check_bool(oo_constant_folding, "oo_constant_folding")
-        options["ge.oo.constantFolding"] = "true" if oo_constant_folding else "false"
-    if input_batch_cpy is not None:
-        _check_bool(input_batch_cpy, "input_batch_cpy")
-        options["ge.inputBatchCpy"] = "true" if input_batch_cpy else "false"
-    if oo_level is not None:
-        options["ge.oo.level"] = str(oo_level)
-    if optimization_switch is not None:
-        options["ge.optimization_switch"] = str(optimization_switch)
-    _state["init_options"] = dict(options)
-    return options
+    return _resource_init(dict(locals()))
+
+
+_ROWS = []   # [(argument -> catalog row in the signature's order, argument -> default)]
+
+
+def _rows():
+    """(argument -> catalog row, argument -> default), built on first use; the rows carry
+    every rule and the GE key of each argument."""
+    if not _ROWS:
+        from npu_bridge.ge import catalog
+        params = inspect.signature(npu_resource_init).parameters
+        _ROWS.append(({arg: catalog.find(arg) for arg in params},
+                      {arg: p.default for arg, p in params.items()}))
+    return _ROWS[0]
+
+
+def _resource_init(args):
+    from npu_bridge import _records
+    from npu_bridge.estimator.npu.npu_config import NpuArgumentError
+    from npu_bridge.ge import GeOptions, NpuConfigError, catalog, resolve
+    from npu_bridge.ge._scopes import SCOPES
+    from npu_bridge.ge.diagnostics import Diagnostic, make
+
+    rows, defaults = _rows()
+    arg_of = {row.key: arg for arg, row in rows.items()}
+    problems, pmap = [], {}
+    for arg, row in rows.items():
+        value = args[arg]
+        if row.estimator_requires:   # the real plugin reads it only with that option on
+            needed = args[arg_of[catalog.find(row.estimator_requires).key]]
+            if needed is None or needed is False:
+                continue
+            if value is None:
+                value = row.estimator_default
+        if value is None:
+            continue
+        typ, text = _FIELD_TYPES[row.field]
+        if not isinstance(value, typ) or (typ is int and isinstance(value, bool)):
+            problems.append(Diagnostic(
+                "NPB160", "error", arg, value,
+                "%s(%s=%r): expected %s, got %s (source: %s)"
+                % (_OWNER, arg, value, text, type(value).__name__, _REAL)))
+            continue
+        pmap[row.key] = value
+    if pmap.get("profiling_mode") is True and "profiling_options" not in pmap:
+        problems.append(make("NPB143", "profiling_options", None,
+                             "%s(enable_profiling=True) needs profiling_options: the real one "
+                             "raises ValueError 'profiling_options must be set when use "
+                             "profiling' (source: %s)" % (_OWNER, _REAL)))
+    if "work_path" in pmap:   # the real util.check_path sends the directory's real path
+        pmap["work_path"] = os.path.realpath(pmap["work_path"])
+
+    try:
+        resolved = resolve(pmap)
+        diags = list(resolved.diagnostics)
+    except NpuConfigError as err:
+        resolved, diags = None, list(err.diagnostics)
+    # A deprecation note is about the user's choice, not a default the plugin always sends.
+    diags = [d for d in diags if not (d.code == "NPB105" and d.option in rows
+                                      and args[d.option] == defaults[d.option])]
+    if problems or resolved is None:
+        error = NpuArgumentError(_OWNER, problems, diags)
+        error.ge_options = GeOptions(diagnostics=list(error.diagnostics),
+                                     product=None if resolved is None else resolved.product)
+        _records.record_refused("options", "npu_plugin." + _OWNER, error)
+        raise error
+
+    init, sources = {}, {}
+    for arg, row in rows.items():
+        if row.key in pmap:
+            key = row.plugin_key or row.ge_key
+            init[key] = resolved.global_options[row.ge_key]
+        elif args[arg] is None and arg in _SENT_WHEN_NONE:
+            key = row.plugin_key or row.ge_key
+            init[key] = _SENT_WHEN_NONE[arg]
+        else:
+            continue
+        sources[key] = "%s:%s" % (_OWNER, arg)
+        if key not in SCOPES:
+            diags.append(make("NPB135", key, init[key],
+                              "%s sends %s as %r (its own spelling; source: %s), a key GE does "
+                              "not read (GE reads %s; reference ge_option_scopes.json): the "
+                              "setting has no effect" % (_OWNER, arg, key, _REAL, row.ge_key)))
+    # What GE applies: the keys it reads, as sent (no rule of these rows normalises a value).
+    effective = {k: v for k, v in init.items() if k in SCOPES}
+    _records.record("options", "npu_plugin." + _OWNER, GeOptions(
+        global_options=dict(init), effective=effective, diagnostics=diags,
+        product=resolved.product, sources=sources))
+    _state["init_options"] = dict(init)
+    return init
 
 
 def last_init_options():
