@@ -585,24 +585,33 @@ def _target(product, soc, env, diags):
     return None
 
 
-def _table_hits(keys, attrs):
-    """`_TABLE` entries of the map's entries (None where an entry has none), or None when
-    the values are not all of one AttrValue type or all plain Python values; C-level maps."""
+def _raw_of(attr):
+    """(field, raw value) of one AttrValue-like or plain Python value; (None, None) when
+    neither (an AttrValue nobody set, an unknown type): the general path reads those."""
+    typ = type(attr)
+    field = _PY_TYPE_FIELD.get(typ)
+    if field is not None:
+        return field, attr
+    if typ in _ATTR_TYPES or hasattr(attr, "WhichOneof"):
+        _ATTR_TYPES.add(typ)   # an AttrValue class (TensorFlow's, or another build)
+        field = attr.WhichOneof("value")
+        if field is not None:
+            return field, getattr(attr, field)
+    return None, None
+
+
+def _fields_and_raws(attrs):
+    """Lists of the field and raw value of every entry (see `_raw_of`); C-level maps when
+    the values are all of one AttrValue type, all set, or all plain Python values."""
     types = set(map(type, attrs))
     if len(types) == 1 and next(iter(types)) in _ATTR_TYPES:
         fields = list(map(_WHICH, attrs))
-        if None in fields:   # an AttrValue nobody set: the general path reads its default
-            return None
-        raws = map(getattr, attrs, fields)
+        if None not in fields:
+            return fields, list(map(getattr, attrs, fields))
     elif types.issubset(_PY_TYPE_FIELD):
-        fields = map(_PY_TYPE_FIELD.__getitem__, map(type, attrs))
-        raws = attrs
-    else:
-        return None
-    try:
-        return list(map(_TABLE.get, zip(keys, fields, raws)))
-    except TypeError:   # an unhashable key or value: the per-entry path
-        return None
+        return list(map(_PY_TYPE_FIELD.__getitem__, map(type, attrs))), attrs
+    pairs = list(map(_raw_of, attrs))
+    return [f for f, _ in pairs], [r for _, r in pairs]
 
 
 def _entries(pmap):
@@ -621,69 +630,54 @@ def _entries(pmap):
                    dict(_DEFAULTS[3]))
     sources = dict(_DEFAULT_SOURCES)
     values = {}
-    fast_specs = _FAST
-    attr_types = _ATTR_TYPES
-    py_fields = _PY_TYPE_FIELD
     keys = list(pmap)
     attrs = list(pmap.values()) if type(pmap) is dict else list(map(pmap.__getitem__, keys))
-    hits = _table_hits(keys, attrs)
-    if hits is not None:
-        # Entries with a precomputed effect, merged in C; the rest below, in map order.
-        found = list(filter(None, hits))
-        if found:
-            values.update(map(_FIRSTS, found))
-            chain = itertools.chain.from_iterable
-            for target, get in zip(level_dicts + (sources,), _LEVEL_GETTERS):
-                target.update(chain(map(get, found)))
+    fields, raws = _fields_and_raws(attrs)
+    try:
+        hits = list(map(_TABLE.get, zip(keys, fields, raws)))
+    except TypeError:   # an unhashable key or value: every entry takes the paths below
+        hits = [None] * len(keys)
+    found = list(filter(None, hits))
+    if found:
+        values.update(map(_FIRSTS, found))
+        chain = itertools.chain.from_iterable
+        for target, get in zip(level_dicts + (sources,), _LEVEL_GETTERS):
+            target.update(chain(map(get, found)))
         if len(found) == len(keys):
             return values, (), level_dicts, sources
-        items = [(k, a) for k, a, h in zip(keys, attrs, hits) if h is None]
-    else:
-        items = zip(keys, attrs)
-    for key, attr in items:
+    fast_specs = _FAST
+    for key, attr, field, raw in itertools.compress(zip(keys, attrs, fields, raws),
+                                                    map(operator.not_, hits)):
         try:
             spec = fast_specs.get(key)
         except TypeError:   # an unhashable key: the general path reports it
             spec = None
-        if spec is not None:
-            want, table, ok, writes, src, deprecation = spec
-            typ = type(attr)
-            if typ not in attr_types and typ not in py_fields and hasattr(attr, "WhichOneof"):
-                attr_types.add(typ)   # an AttrValue class (TensorFlow's, or another build)
-            if typ in attr_types:
-                field = attr.WhichOneof("value")
-                if field == want:
-                    value = getattr(attr, want)
-                    if want == "s":
-                        value = value.decode("utf-8", "replace")
-            else:
-                field = py_fields.get(typ)
-                if field == want:
-                    value = attr.decode("utf-8", "replace") if typ is bytes else attr
-            if field == want:
-                if table is not None:
-                    done = table.get(value)
-                    if done is not None:
-                        values[key] = value
-                        for level, gekey, text in done:
-                            level_dicts[level][gekey] = text
-                            sources[gekey] = src
-                        if deprecation is not None:
-                            diags.append(Diagnostic("NPB105", "info", key, value, deprecation))
-                        continue
-                elif ok is None or ok(value):
+        if spec is not None and field == spec[0]:
+            _, table, ok, writes, src, deprecation = spec
+            value = raw.decode("utf-8", "replace") if type(raw) is bytes else raw
+            if table is not None:
+                done = table.get(value)
+                if done is not None:
                     values[key] = value
-                    for level, gekey, fmt, nonempty in writes:
-                        if nonempty and not value:
-                            continue
-                        level_dicts[level][gekey] = value if fmt is None else fmt(value)
+                    for level, gekey, text in done:
+                        level_dicts[level][gekey] = text
                         sources[gekey] = src
                     if deprecation is not None:
                         diags.append(Diagnostic("NPB105", "info", key, value, deprecation))
                     continue
-        forward, value, writes, found = _entry_effect(key, attr)
-        if found:
-            diags.extend(found)
+            elif ok is None or ok(value):
+                values[key] = value
+                for level, gekey, fmt, nonempty in writes:
+                    if nonempty and not value:
+                        continue
+                    level_dicts[level][gekey] = value if fmt is None else fmt(value)
+                    sources[gekey] = src
+                if deprecation is not None:
+                    diags.append(Diagnostic("NPB105", "info", key, value, deprecation))
+                continue
+        forward, value, writes, own = _entry_effect(key, attr)
+        if own:
+            diags.extend(own)
         if forward is not None:
             values[key] = value
             for level, gekey, text in writes:
