@@ -122,6 +122,12 @@ def render_options():
     for p in products.PRODUCTS.values():
         lines.append("| `%s` | %s | %s | %s |" % (p.id, " / ".join(p.seed_names),
                                                    p.memory_bytes or "unknown", p.memory_source))
+    lines += ["", "NPB140 (graph + variable memory above the device's) uses the figure of the SoC "
+              "when one is named (`product=`, `soc_config` or `$NPU_BRIDGE_PRODUCT`, in that "
+              "order) and its platform config gives one; else the product's figure above.", "",
+              "| SoC | on-chip memory (bytes) | source |", "| --- | --- | --- |"]
+    for soc, (memory, where) in products.SOC_MEMORY.items():
+        lines.append("| `%s` | %s | %s |" % (soc, memory or "not given", where))
     lines += ["", "### SoC names", "", "| SoC name pattern (whole name) | product |",
               "| --- | --- |"]
     for pattern, pid in products.SOC_PATTERNS:
