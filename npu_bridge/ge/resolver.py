@@ -51,6 +51,9 @@ def _unset_values(row):
     return frozenset(unset)
 
 
+_PATH_OK = re.compile("[^\0\n]*").fullmatch   # no NUL, no newline
+
+
 def _fast_ok(row):
     """A predicate that is True for a plainly valid value (no diagnostic needed), or None
     when every value is valid. False sends the value to `_check` (which may still accept
@@ -62,6 +65,10 @@ def _fast_ok(row):
     if kind == "enum":
         return frozenset(row.allowed).union(unset).__contains__
     if kind in ("range", "clamp"):
+        if row.min is not None and row.max is not None:
+            # C-level; values reach it as ints or strings, never bools or floats (the field
+            # is checked first); an unset value outside the range goes on to `_check`
+            return range(row.min, row.max + 1).__contains__
         lo = row.min if row.min is not None else float("-inf")
         hi = row.max if row.max is not None else float("inf")
         return lambda v: (type(v) is int and lo <= v <= hi) or v in unset
@@ -70,11 +77,13 @@ def _fast_ok(row):
         hi = row.max if row.max is not None else float("inf")
         return lambda v: v in unset or (type(v) is str and len(v) <= 40 and _DECIMAL(v) is not None
                                         and lo <= int(v) <= hi)
+    # regex, path: values reach these as strings (an s field, or GE text)
     if kind == "regex":  # ASCII: GE's parsers take only ASCII digits and letters
-        match = re.compile(row.pattern, re.ASCII).fullmatch
-        return lambda v: v in unset or (type(v) is str and match(v) is not None)
+        texts = sorted(u for u in unset if isinstance(u, str))
+        return re.compile("|".join(["(?:%s)" % row.pattern] + [re.escape(u) for u in texts]),
+                          re.ASCII).fullmatch
     if kind == "path":
-        return lambda v: type(v) is str and "\0" not in v and "\n" not in v
+        return _PATH_OK
     return unset.__contains__  # write_dir, json: checked by _check unless unset
 
 
