@@ -130,9 +130,12 @@ def _check(row, option, value):
         if kind == "clamp":
             bound = lo if lo is not None and number < lo else hi
             clamped = bound if isinstance(value, int) else str(bound)
+            how = ("as the real adapter does" if row.key else
+                   "as the TF adapter does for its parameter_map option; how GE treats such a "
+                   "value given to it directly is not documented")
             return clamped, (make("NPB104", option, value,
-                                  "%s=%s is outside %s; clamped to %s as the real adapter does; "
-                                  "source: %s" % (option, value, row.allowed_text, bound, row.source)),)
+                                  "%s=%s is outside %s; clamped to %s %s; source: %s"
+                                  % (option, value, row.allowed_text, bound, how, row.source)),)
         return value, (_invalid(row, option, value, "out of range"),)
     if kind == "regex":
         if value == "" or re.fullmatch(row.pattern, value, re.ASCII):
@@ -854,10 +857,11 @@ def _ge_rules(result, env, parallel=None, policy_option=None):
         parallel = _int_or_none(eff.get("ge.graphMaxParallelModelNum"))
     if policy in (2, 4) and parallel is not None and parallel > 1:
         diags.append(make("NPB120", option, policy_text,
-                          "%s=%s (runs as %d) is not supported with concurrently executing graphs "
+                          "%s=%s%s is not supported with concurrently executing graphs "
                           "(graph_max_parallel_model_num=%d > 1); use 0 or 3, or run graphs one at "
                           "a time; source: seed memoryconfig_constructor_zh.txt"
-                          % (option, policy_text, policy, parallel)))
+                          % (option, policy_text, "" if str(policy) == policy_text else
+                             " (runs as %d)" % policy, parallel)))
     # external weights: the directory GE writes to
     ext = eff.get("ge.externalWeight")
     wdir = eff.get("ge.externalWeightDir")
@@ -991,15 +995,16 @@ def resolve_ge(global_options=None, session_options=None, graph_options=None, ir
 def check_graph(ge_options, num_inputs, num_outputs):
     """Re-check the graph's reuse-index options once its input/output counts are known.
 
-    Indices at or beyond `num_inputs` (`ge.exec.inputReuseMemIndexes`, the input side of
-    `ge.exec.outputReuseInputMemIndexes`) or `num_outputs` (`ge.exec.outputReuseMemIndexes`,
-    the output side of the pairs) are dropped from `effective` with an NPB131 warning, as GE
-    ignores them (seed ge_memory_options_zh.txt: such an index "does not take effect");
-    `graph_options` keeps them: the adapter still sends them. Returns a new `GeOptions`; the
-    input is not changed.
+    Indices at or beyond `num_inputs` (`ge.exec.inputReuseMemIndexes`) or `num_outputs`
+    (`ge.exec.outputReuseMemIndexes`) are dropped from `effective` with an NPB131 warning,
+    as GE ignores them (seed ge_memory_options_zh.txt: such an index "does not take effect");
+    `graph_options` keeps them: the adapter still sends them. A pair of
+    `ge.exec.outputReuseInputMemIndexes` outside the graph's inputs or outputs is an error
+    (E10001): the seed requires its indices to be within the model's range. Returns a new
+    `GeOptions`; the input is not changed.
 
     Raises: TypeError when `ge_options` is not a `GeOptions` or a count is not an int;
-      NpuConfigError when a count is negative.
+      NpuConfigError (every diagnostic) when a count is negative or a pair is out of range.
     """
     if not isinstance(ge_options, GeOptions):
         raise TypeError("check_graph: ge_options=%r (%s) is not allowed; give the GeOptions "
@@ -1032,7 +1037,15 @@ def check_graph(ge_options, num_inputs, num_outputs):
                         and int(p[0]) < num_inputs and int(p[1]) < num_outputs]
                 dropped = ["%s" % ",".join(p) for p in pairs if p not in good]
                 new = "|".join(",".join(p) for p in good)
-            if dropped:
+            if dropped and limit_for is None:
+                result.diagnostics.append(make(
+                    "E10001", key, text,
+                    "invalid value for %s: %r (pair%s %s outside a graph with %d inputs and %d "
+                    "outputs; each input,output index must be within the model's inputs and "
+                    "outputs); source: seed ge_memory_options_zh.txt"
+                    % (key, text, "s" if len(dropped) > 1 else "", " and ".join(dropped),
+                       num_inputs, num_outputs)))
+            elif dropped:
                 if new:
                     target[key] = new
                 else:
@@ -1043,4 +1056,4 @@ def check_graph(ge_options, num_inputs, num_outputs):
                         "%s: %s out of range for a graph with %d inputs and %d outputs; dropped "
                         "(GE ignores them); source: seed ge_memory_options_zh.txt"
                         % (key, ", ".join(dropped), num_inputs, num_outputs)))
-    return result
+    return result.raise_for_errors()

@@ -184,14 +184,32 @@ def test_graph_level_options_and_levels():
     errs = errors_of(lambda: resolve_ge(graph_options={
         "ge.exec.outputReuseInputMemIndexes": "0,1;6,8"}, env={}))
     assert errs[0].code == "E10001"
+    checked = check_graph(opts, num_inputs=7, num_outputs=9)
+    assert checked.effective["ge.exec.inputReuseMemIndexes"] == "0,1,5"
+    assert checked.effective["ge.exec.outputReuseInputMemIndexes"] == "0,1|6,8"
+    assert not checked.errors and not checked.warnings
+    # inputReuseMemIndexes: the adapter still sends an out-of-range index; GE ignores it
+    # (seed: "该index配置不生效"), a warning
+    opts = resolve_ge(graph_options={"ge.exec.inputReuseMemIndexes": "0,1,5",
+                                     "ge.exec.outputReuseInputMemIndexes": "0,1"}, env={})
     checked = check_graph(opts, num_inputs=3, num_outputs=4)
     assert checked.effective["ge.exec.inputReuseMemIndexes"] == "0,1"
-    assert checked.effective["ge.exec.outputReuseInputMemIndexes"] == "0,1"
-    # the adapter still sends them; GE ignores the out-of-range ones
     assert checked.graph_options["ge.exec.inputReuseMemIndexes"] == "0,1,5"
-    assert checked.graph_options["ge.exec.outputReuseInputMemIndexes"] == "0,1|6,8"
-    assert [d.code for d in checked.warnings] == ["NPB131", "NPB131"]
+    assert [d.code for d in checked.warnings] == ["NPB131"]
     assert opts.graph_options["ge.exec.inputReuseMemIndexes"] == "0,1,5"  # input unchanged
+
+
+def test_output_reuse_input_pairs_out_of_range_are_an_error():
+    # seed: the declared input/output indices must be within the model's range ("必须属于模型
+    # 定义的合法范围"); not "ignored" as for the other two reuse options
+    opts = resolve_ge(graph_options={"ge.exec.outputReuseInputMemIndexes": "0,1|6,8",
+                                     "ge.exec.inputReuseMemIndexes": "0,9"}, env={})
+    errs = errors_of(lambda: check_graph(opts, num_inputs=3, num_outputs=4))
+    assert [(d.code, d.option) for d in errs] == [("E10001", "ge.exec.outputReuseInputMemIndexes")]
+    assert "6,8" in errs[0].message and "3 inputs" in errs[0].message and "seed" in errs[0].message
+    with pytest.raises(NpuConfigError) as err:   # every diagnostic, the warning too
+        check_graph(opts, num_inputs=3, num_outputs=4)
+    assert {d.code for d in err.value.diagnostics} >= {"E10001", "NPB131"}
 
 
 def test_atomic_clean_policy_ge_key_is_session_only_per_the_seed():

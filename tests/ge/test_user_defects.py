@@ -314,3 +314,22 @@ def test_unsafe_external_weight_dirs_are_refused(tmp_path):
     err = err_of(lambda: resolve_ge(session_options={"ge.externalWeight": "1"},
                                     env={"ASCEND_WORK_PATH": str(link)}))
     assert [d.option for d in err.diagnostics if d.code == "NPB136"] == ["ASCEND_WORK_PATH"]
+
+
+# ---- session 2 tester findings: message wording
+def test_npb120_says_runs_as_only_when_the_policy_changes():
+    for given, runs_as in ((2, None), (1, 2), (4, None)):
+        with pytest.raises(NpuConfigError) as err:
+            resolve({"static_memory_policy": given, "graph_max_parallel_model_num": 2}, env={})
+        (d,) = [d for d in err.value.diagnostics if d.code == "NPB120"]
+        assert ("static_memory_policy=%d " % given) in d.message
+        assert ("runs as %d" % runs_as in d.message) if runs_as else "runs as" not in d.message
+
+
+def test_npb104_for_a_ge_key_given_directly_does_not_claim_the_adapter_clamped_it():
+    out = resolve_ge(graph_options={"ge.exec.input_fusion_size": "40000000"}, env={})
+    (d,) = [d for d in out.diagnostics if d.code == "NPB104"]
+    assert "not documented" in d.message and "33554432" in d.message
+    (d,) = [d for d in resolve({"input_fusion_size": 40000000}, env={}).diagnostics
+            if d.code == "NPB104"]
+    assert "as the real adapter does" in d.message
