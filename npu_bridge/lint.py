@@ -25,9 +25,15 @@ The only checks of this module's own are about the file and about protobuf itsel
 | NBL010 | `AttrValue` has no such field (protobuf raises `AttributeError` at run time) |
 | NBL011 | the literal does not fit the `AttrValue` field (protobuf: `TypeError`; `ValueError` for an int outside int64) |
 
-Groups: one owner's assignments per function; re-binding the owner's name starts a new group.
-Assignments in mutually exclusive branches (if/else arms, try body vs. each except, match
-cases) are resolved per combination of arms, never together.
+Groups: one owner's assignments; re-binding the owner's name starts a new group. Names are
+resolved per scope as Python does (function locals shadow module names; `global`, `nonlocal`,
+closures), so module-level owners, `parameter_map` aliases, class aliases and config
+instances are followed into functions; function bodies are read after the module body, and
+each function's writes to a module-level owner are resolved with the module's, not with
+another function's. Assignments in mutually exclusive branches (if/else arms, try body vs.
+each except, match cases) are resolved per combination of arms, never together. Config calls
+are looked for in every expression of a statement (decorators, defaults, annotations, bases,
+lambda and comprehension bodies, except types, match guards).
 """
 import ast
 import bisect
@@ -363,19 +369,114 @@ class _Group:
     entries: list = dataclasses.field(default_factory=list)
     classes: set = dataclasses.field(default_factory=set)
     class_pos: dict = dataclasses.field(default_factory=dict)  # class name -> (line, col)
+    calls: set = dataclasses.field(default_factory=set)        # ids of the config calls in it
     added: bool = False            # appended to the collector's groups (at its first entry)
 
 
 class _Scope:
-    """parameter_map owners of one function/class body (or the module)."""
+    """The names of one module, function or class body that lint follows: parameter_map
+    owners and aliases, config classes under other names, config instances."""
 
-    def __init__(self):
-        self.owners = {}    # owner text -> _Group
-        self.aliases = {}   # name bound to `<owner>.parameter_map` -> _Group
+    def __init__(self, kind, parent=None, node=None):
+        self.kind = kind      # "module", "function" or "class"
+        self.parent = parent  # the enclosing scope (None for the module)
+        self.node = node      # the def/class statement
+        self.owners = {}      # owner text -> _Group
+        self.aliases = {}     # name bound to `<owner>.parameter_map` -> _Group
+        self.classes = {}     # name -> config class it is bound to, or None (bound to another thing)
+        self.configs = {}     # name -> (config class call, scope it was made in or None: this)
+        self._locals = None   # names local to a function/class body (computed when first needed)
+        self.globals = frozenset()
+        # name -> the scope it belongs to seen from this body, None for this body (memo).
+        # (No scope refers to itself: lint runs with the cyclic GC off, see `_lint_many`.)
+        self.resolved = {}
+
+    def local_names(self):
+        if self._locals is None:
+            self._locals, self.globals = _local_names(self.node)
+        return self._locals
 
 
-_STMT_LISTS = ("body", "orelse", "finalbody")
+def _local_names(node):
+    """`(names local to the body of def/class `node`, names it declares global)`, as Python
+    decides them: parameters and every name the body's statements bind (assignment, for,
+    with, import, def, class, except ... as, del, match captures), minus `global` and
+    `nonlocal` names. Nested function and class bodies are their own scopes. (Only
+    statements are read: a name bound by `:=` alone is not seen as local.)"""
+    names, declared_global, declared_nonlocal = set(), set(), set()
+    if not isinstance(node, ast.ClassDef):
+        a = node.args
+        for arg in a.posonlyargs + a.args + a.kwonlyargs + [a.vararg, a.kwarg]:
+            if arg is not None:
+                names.add(arg.arg)
+    stack = list(node.body)
+    targets = []
+    while stack:
+        n = stack.pop()
+        t = type(n)
+        if t is ast.Assign:
+            targets.extend(n.targets)
+        elif t is ast.AugAssign or t is ast.AnnAssign:
+            targets.append(n.target)
+        elif t is ast.FunctionDef or t is ast.AsyncFunctionDef or t is ast.ClassDef:
+            names.add(n.name)
+        elif t is ast.Import or t is ast.ImportFrom:
+            for alias in n.names:
+                if alias.name != "*":
+                    names.add(alias.asname or alias.name.partition(".")[0])
+        elif t is ast.Global:
+            declared_global.update(n.names)
+        elif t is ast.Nonlocal:
+            declared_nonlocal.update(n.names)
+        else:
+            if t is ast.For or t is ast.AsyncFor:
+                targets.append(n.target)
+            elif t is ast.With or t is ast.AsyncWith:
+                targets.extend(i.optional_vars for i in n.items if i.optional_vars is not None)
+            elif t is ast.Delete:
+                targets.extend(n.targets)
+            elif t in _TRY:
+                for handler in n.handlers:
+                    if handler.name:
+                        names.add(handler.name)
+                    stack.extend(handler.body)
+            elif t is _MATCH:
+                for case in n.cases:
+                    for sub in ast.walk(case.pattern):
+                        name = getattr(sub, "name", None) or getattr(sub, "rest", None)
+                        if name:
+                            names.add(name)
+                    stack.extend(case.body)
+            for field in ("body", "orelse", "finalbody"):
+                body = getattr(n, field, None)
+                if body:
+                    stack.extend(body)
+    while targets:
+        target = targets.pop()
+        t = type(target)
+        if t is ast.Name:
+            names.add(target.id)
+        elif t is ast.Tuple or t is ast.List:
+            targets.extend(target.elts)
+        elif t is ast.Starred:
+            targets.append(target.value)
+    names -= declared_global
+    names -= declared_nonlocal
+    return names, frozenset(declared_global)
+
+
+
+# Statement lists nested in a statement (visited as statements, not as expressions).
+_NESTED = frozenset(("body", "orelse", "finalbody", "handlers", "cases"))
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_SCOPE_TYPES = frozenset(_SCOPES)
+_EXPR_FIELDS = {}   # statement type -> its fields that are not nested statement lists
+_TRY = (ast.Try, getattr(ast, "TryStar", ast.Try))
+_MATCH = getattr(ast, "Match", ())
+# Branch point of function bodies: each function body is an arm of its own, so writes of two
+# functions to one module-level owner are never combined (each is with the module's writes).
+_FUNCTION_POINT = 0
+_MISSING = object()
 # Lines that can hold what lint looks for; statements spanning none are skipped unvisited.
 _CANDIDATE = re.compile(r"parameter_map|" + "|".join(CONFIG_CLASSES))
 _CANDIDATE_B = re.compile(_CANDIDATE.pattern.encode())
@@ -385,62 +486,110 @@ class _Collector:
     """Collects parameter_map assignments (grouped by owner and scope) and config calls.
 
     Walks statements, not every node: a statement whose lines hold no candidate text
-    (`_CANDIDATE`) is skipped whole, which keeps lint fast on large model files.
+    (`_CANDIDATE`, or a name lint follows) is skipped whole, which keeps lint fast on large
+    model files. Every expression of a visited statement is searched for config calls
+    (decorators, defaults, annotations, bases, lambda and comprehension bodies...).
+
+    Names are resolved as Python does: a name bound in a function (or class) body is local
+    there, else it is the enclosing function's, else the module's (`global` and `nonlocal`
+    honoured). Function bodies are visited after the module body (they run when called,
+    typically from its end), nested ones after their enclosing function's.
     """
 
-    def __init__(self, candidate_lines, class_lines=None):
+    def __init__(self, candidate_lines, class_lines=None, source=None, names=()):
         self.groups = []
         self.findings = []  # (line, col, code, severity, message, option)
-        self._scope = [_Scope()]
+        self._module = self._cur = _Scope("module")
+        self._pending = []             # function bodies to visit: (def, enclosing scope, path)
+        self._functions = 0
         self._done_calls = set()
         self._lines = candidate_lines  # sorted line numbers
         # sorted numbers of the lines naming a config class (None: unknown, walk everything)
         self._class_lines = class_lines
+        self._any_alias = False        # a config class is bound to another name somewhere
         self._path = ()                # current ((branch point, arm), ...)
         self._branch_points = 0
-        self.class_aliases = {}        # `from ... import MemoryConfig as MC`: MC -> MemoryConfig
+        self._source = source          # to add the lines of a name followed (`_track`)
+        self._tracked = set(names)     # names whose lines are already candidates
+        # names that are (or were) in some scope's owners (first part), aliases, classes or
+        # configs: binding any other name needs no scope lookup
+        self._followed = set(CONFIG_CLASSES)
 
-    def _spans_candidate(self, node):
-        lo, hi = node.lineno, getattr(node, "end_lineno", None) or node.lineno
-        i = bisect.bisect_left(self._lines, lo)
-        return i < len(self._lines) and self._lines[i] <= hi
+    # --- walking --------------------------------------------------------------------------
+
+    def visit_module(self, tree):
+        self.visit_body(tree.body)
+        pending = self._pending
+        i = 0
+        while i < len(pending):
+            node, parent, path = pending[i]
+            i += 1
+            self._cur = _Scope("function", parent, node)
+            self._path = path
+            self.visit_body(node.body)
+        self._cur, self._path = self._module, ()
 
     def visit_body(self, body):
+        lines = self._lines
         for stmt in body:
-            if self._spans_candidate(stmt):
+            lo = stmt.lineno
+            if type(stmt) in _SCOPE_TYPES and stmt.decorator_list:
+                lo = stmt.decorator_list[0].lineno   # decorators come before the `def` line
+            i = bisect.bisect_left(lines, lo)
+            if i < len(lines) and lines[i] <= (stmt.end_lineno or lo):
                 self._statement(stmt)
+                lines = self._lines   # `_track` may have added lines
 
     def _statement(self, stmt):
+        # Every expression the statement holds (not its nested statements), first: they are
+        # evaluated before the statement binds anything.
+        fields = _EXPR_FIELDS.get(type(stmt))
+        if fields is None:
+            fields = _EXPR_FIELDS[type(stmt)] = tuple(
+                f for f in stmt._fields if f not in _NESTED)
+        for name in fields:
+            value = getattr(stmt, name, None)
+            if isinstance(value, ast.AST):
+                self._expressions(value)
+            elif type(value) is list:
+                for item in value:
+                    if isinstance(item, ast.AST):
+                        self._expressions(item)
         if isinstance(stmt, _SCOPES):
-            # a function or class body starts a new set of parameter_map owners
-            for expr in stmt.decorator_list:
-                self._expressions(expr)
-            if not isinstance(stmt, ast.ClassDef):
-                self._expressions(stmt.args)  # default values
-            self._scope.append(_Scope())
-            saved, self._path = self._path, ()
-            self.visit_body(stmt.body)
-            self._path = saved
-            self._scope.pop()
+            self._bind(stmt.name)
+            if isinstance(stmt, ast.ClassDef):
+                # a class body runs now, in a scope of its own
+                saved, self._cur = self._cur, _Scope("class", self._cur, stmt)
+                self.visit_body(stmt.body)
+                self._cur = saved
+            else:
+                # a function body runs later (visit_module), as an arm of its own
+                self._functions += 1
+                path = tuple(p for p in self._path if p[0] != _FUNCTION_POINT)
+                self._pending.append((stmt, self._cur,
+                                      path + ((_FUNCTION_POINT, self._functions),)))
             return
-        if isinstance(stmt, ast.ImportFrom):
+        if isinstance(stmt, (ast.ImportFrom, ast.Import)):
             for alias in stmt.names:
-                if alias.asname and alias.name in CONFIG_CLASSES:
-                    self.class_aliases[alias.asname] = alias.name
+                if alias.name == "*":
+                    continue
+                cls = alias.name if isinstance(stmt, ast.ImportFrom) \
+                    and alias.name in CONFIG_CLASSES else None
+                self._bind(alias.asname or alias.name.partition(".")[0], cls)
+                if cls and alias.asname:
+                    self._any_alias = True
+                    self._track(alias.asname)
             return
         if isinstance(stmt, ast.Assign):
-            self._expressions(stmt.value)
             for target in stmt.targets:
-                self._expressions(target)
                 self._assignment(target, stmt.value)
             for target in stmt.targets:
                 self._rebind(target, stmt.value)
             return
         if isinstance(stmt, ast.AnnAssign):
-            if stmt.value is not None:
-                self._expressions(stmt.value)
+            if stmt.value is not None:   # `x: int` alone binds nothing
                 self._assignment(stmt.target, stmt.value)
-            self._rebind(stmt.target, stmt.value)
+                self._rebind(stmt.target, stmt.value)
             return
         if isinstance(stmt, (ast.AugAssign, ast.For, ast.AsyncFor)):
             self._rebind(stmt.target, None)
@@ -448,41 +597,39 @@ class _Collector:
             for item in stmt.items:
                 if item.optional_vars is not None:
                     self._rebind(item.optional_vars, None)
-        if isinstance(stmt, ast.If):
-            self._expressions(stmt.test)
+        elif isinstance(stmt, ast.Delete):
+            for target in stmt.targets:
+                self._rebind(target, None)
+        elif isinstance(stmt, ast.If):
             self._arms([stmt.body, stmt.orelse])
             return
-        if isinstance(stmt, (ast.Try, getattr(ast, "TryStar", ast.Try))):
+        elif isinstance(stmt, _TRY):
+            for handler in stmt.handlers:
+                if handler.type is not None:
+                    self._expressions(handler.type)
+                if handler.name:
+                    self._bind(handler.name)
             # the body (then its else) and each handler are exclusive; finally always runs
             self._arms([stmt.body + stmt.orelse] + [h.body for h in stmt.handlers])
             self.visit_body(stmt.finalbody)
             return
-        if isinstance(stmt, getattr(ast, "Match", ())):
-            self._expressions(stmt.subject)
+        elif isinstance(stmt, _MATCH):
+            for case in stmt.cases:
+                if case.guard is not None:
+                    self._expressions(case.guard)
             self._arms([case.body for case in stmt.cases])
             return
-        for name, value in ast.iter_fields(stmt):
-            if name in _STMT_LISTS and isinstance(value, list):
+        for name in ("body", "orelse", "finalbody"):
+            value = getattr(stmt, name, None)
+            if value:
                 self.visit_body(value)
-            elif name == "handlers":
-                for handler in value:
-                    self.visit_body(handler.body)
-            elif name == "cases":
-                for case in value:
-                    self.visit_body(case.body)
-            elif isinstance(value, ast.AST):
-                self._expressions(value)
-            elif isinstance(value, list):
-                for item in value:
-                    if isinstance(item, ast.AST):
-                        self._expressions(item)
 
     def _expressions(self, node):
-        # Only calls of a config class matter (visit_Call). Without `import ... as` aliases
-        # such a call names its class in its own lines, so an expression whose lines name
-        # none holds none: not walked (most of a model file's candidate statements).
+        # Only calls of a config class matter (visit_Call). Without aliases of a class such a
+        # call names its class in its own lines, so an expression whose lines name none holds
+        # none: not walked (most of a model file's candidate statements).
         lines = self._class_lines
-        if lines is not None and not self.class_aliases:
+        if lines is not None and not self._any_alias:
             lo = getattr(node, "lineno", None)
             if lo is not None:
                 i = bisect.bisect_left(lines, lo)
@@ -502,32 +649,134 @@ class _Collector:
             self.visit_body(body)
         self._path = saved
 
+    # --- names ------------------------------------------------------------------------------
+
+    def _scope_of(self, name):
+        """The scope `name` belongs to where the walk is: the current body when the name is
+        local there, else the nearest enclosing function that binds it, else the module.
+        (Class bodies are not seen from the functions inside them.)"""
+        cur = self._cur
+        if cur.kind == "module":
+            return cur
+        found = cur.resolved.get(name, _MISSING)
+        if found is _MISSING:
+            found, scope, first = self._module, cur, True
+            while scope.kind != "module":
+                if first or scope.kind == "function":
+                    if name in scope.local_names():   # (never a `global` name)
+                        found = scope
+                        break
+                    if name in scope.globals:
+                        break
+                first = False
+                scope = scope.parent
+            cur.resolved[name] = None if found is cur else found
+            return found
+        return cur if found is None else found
+
+    def _track(self, name):
+        """Make every line using `name` a candidate line (the name is followed from now on)."""
+        if name in self._tracked:
+            return
+        self._tracked.add(name)
+        source = self._source
+        if source is None:
+            return
+        found = _word_lines(source, name.encode("utf-8") if isinstance(source, bytes) else name)
+        if not found.issubset(self._lines):
+            self._lines = sorted(found.union(self._lines))
+
+    def _bind(self, name, cls=None, value_node=None):
+        """`name` bound anew (to config class `cls`, to a config call `value_node`, or to
+        something else) in the scope it belongs to."""
+        if name not in self._followed and cls is None and value_node is None:
+            return None   # nothing lint follows has this name: nothing to forget
+        self._followed.add(name)
+        scope = self._scope_of(name)
+        for owner in [o for o in scope.owners if o == name or o.startswith(name + ".")]:
+            del scope.owners[owner]
+        scope.aliases.pop(name, None)
+        scope.configs.pop(name, None)
+        if cls is not None or name in scope.classes or name in CONFIG_CLASSES:
+            scope.classes[name] = cls
+        if value_node is not None:
+            scope.configs[name] = (value_node, None if self._cur is scope else self._cur)
+            self._track(name)
+        return scope
+
+    def _class_of_name(self, name):
+        """The config class `name` is bound to where the walk is, or None."""
+        if name not in CONFIG_CLASSES and not self._any_alias:
+            return None
+        scope = self._scope_of(name)
+        cls = scope.classes.get(name, _MISSING)
+        if cls is not _MISSING:
+            return cls
+        if scope.kind != "module":
+            return None   # a local name bound to something else (a parameter, ...)
+        return name if name in CONFIG_CLASSES else None
+
+    def _class_ref(self, node):
+        """The config class an expression names (`NPURunConfig`, `ncfg.MemoryConfig`, an
+        alias), or None."""
+        if isinstance(node, ast.Name):
+            return self._class_of_name(node.id)
+        if isinstance(node, ast.Attribute) and node.attr in CONFIG_CLASSES:
+            return node.attr
+        return None
+
     def _rebind(self, target, value_node):
         """A name (or attribute) bound anew: a parameter_map owner or alias of that name is
-        another object from here on; `name = <owner>.parameter_map` makes an alias."""
+        another object from here on; `name = <owner>.parameter_map` makes an alias,
+        `name = MemoryConfig` a class alias, `name = MemoryConfig(...)` a config instance."""
         if isinstance(target, (ast.Tuple, ast.List)):
             for elt in target.elts:
                 self._rebind(elt.value if isinstance(elt, ast.Starred) else elt, None)
             return
-        text = _dotted(target) if isinstance(target, (ast.Name, ast.Attribute)) else None
-        if text is None:
+        if isinstance(target, ast.Name):
+            name = target.id
+            cls = config = None
+            if value_node is not None:
+                cls = self._class_ref(value_node)
+                if cls is None and isinstance(value_node, ast.Call) \
+                        and self._class_name(value_node) in CONFIG_CLASSES:
+                    config = value_node
+            is_map = isinstance(value_node, ast.Attribute) and value_node.attr == "parameter_map"
+            if is_map:
+                self._followed.add(name)
+            scope = self._bind(name, cls, config)
+            if cls is not None:
+                self._any_alias = True
+                self._track(name)
+            if is_map:
+                owner, owner_scope = self._owner(value_node.value)
+                scope.aliases[name] = self._owner_group(owner, owner_scope, value_node)
+                if owner == name and owner_scope is scope:
+                    # `op = op.parameter_map`: the map outlives the name
+                    owner_scope.owners.pop(owner, None)
+                self._track(name)
             return
-        scope = self._scope[-1]
+        text = _dotted(target) if isinstance(target, ast.Attribute) else None
+        if text is None or text.partition(".")[0] not in self._followed:
+            return
+        scope = self._scope_of(text.partition(".")[0])
         for owner in [o for o in scope.owners if o == text or o.startswith(text + ".")]:
             del scope.owners[owner]
-        scope.aliases.pop(text, None)
-        if isinstance(target, ast.Name) and isinstance(value_node, ast.Attribute) \
-                and value_node.attr == "parameter_map":
-            owner = _dotted(value_node.value) or ast.dump(value_node.value)
-            scope.aliases[target.id] = self._owner_group(owner, value_node)
-            if owner == text:   # `op = op.parameter_map`: the map outlives the name
-                scope.owners.pop(owner, None)
 
-    def _owner_group(self, owner, node):
-        groups = self._scope[-1].owners
+    def _owner(self, node):
+        """`(text, scope)` of a parameter_map owner expression (`custom_op`, `self.op`)."""
+        text = _dotted(node)
+        if text is None:
+            return ast.dump(node), self._cur
+        return text, self._scope_of(text.partition(".")[0])
+
+    def _owner_group(self, owner, scope, node):
+        groups = scope.owners
         group = groups.get(owner)
         if group is None:
             group = groups[owner] = _Group("parameter_map", node.lineno, node.col_offset + 1)
+            self._followed.add(owner.partition(".")[0])
+            self._track(owner.rpartition(".")[2])
         return group
 
     def _assignment(self, target, value_node):
@@ -536,7 +785,7 @@ class _Collector:
             return
         sub = target.value
         pm = sub.value
-        alias = self._scope[-1].aliases.get(pm.id) if isinstance(pm, ast.Name) else None
+        alias = self._scope_of(pm.id).aliases.get(pm.id) if isinstance(pm, ast.Name) else None
         if alias is None and not ((isinstance(pm, ast.Attribute) and pm.attr == "parameter_map")
                                   or (isinstance(pm, ast.Name) and pm.id == "parameter_map")):
             return
@@ -563,16 +812,18 @@ class _Collector:
             value = _NOT_LITERAL
         if alias is not None:
             group = alias
+        elif isinstance(pm, ast.Attribute):
+            group = self._owner_group(*self._owner(pm.value), target)
         else:
-            owner = ((_dotted(pm.value) or ast.dump(pm.value)) if isinstance(pm, ast.Attribute)
-                     else "<parameter_map>")
-            group = self._owner_group(owner, target)
+            group = self._owner_group("<parameter_map>", self._scope_of("parameter_map"), target)
         if not group.added:
             group.added = True
             group.line, group.col = line, col
             self.groups.append(group)
         group.entries.append(_Entry(key, field, value, line, col,
                                     'parameter_map["%s"].%s' % (key, field), self._path))
+
+    # --- config calls -----------------------------------------------------------------------
 
     def visit_Call(self, node):
         name = self._class_name(node)
@@ -582,14 +833,17 @@ class _Collector:
             self.groups.append(group)
 
     def _class_name(self, node):
-        """The config class a call makes (through `import ... as` aliases), or another name."""
-        name = _call_name(node)
-        if isinstance(node.func, ast.Name):
-            return self.class_aliases.get(name, name)
-        return name
+        """The config class a call makes (through aliases of the class), or another name."""
+        func = node.func
+        if isinstance(func, ast.Name):
+            return self._class_of_name(func.id)
+        if isinstance(func, ast.Attribute):
+            return func.attr
+        return None
 
     def _config_call(self, node, name, group):
         self._done_calls.add(id(node))
+        group.calls.add(id(node))
         group.classes.add(name)
         group.class_pos.setdefault(name, (node.lineno, node.col_offset + 1))
         params = CONFIG_SIGNATURES.get(name, ())
@@ -602,9 +856,28 @@ class _Collector:
         if name == "MemoryConfig":
             arguments = _memory_config_seed_form(arguments)
         for arg_name, value, where in arguments:
-            if isinstance(value, ast.Call) and self._class_name(value) in CONFIG_CLASSES:
-                self._config_call(value, self._class_name(value), group)
-                continue
+            if isinstance(value, ast.Call):
+                inner = self._class_name(value)
+                if inner in CONFIG_CLASSES:
+                    if id(value) not in group.calls:
+                        self._config_call(value, inner, group)
+                    continue
+            elif isinstance(value, ast.Name) and value.id in self._followed:
+                # a name bound to a config call (`mem = MemoryConfig(...)`): that call's
+                # arguments, with their own positions, as the name's scope reads them
+                scope = self._scope_of(value.id)
+                bound = scope.configs.get(value.id)
+                if bound is not None:
+                    call, scope = bound[0], bound[1] or scope
+                    if id(call) not in group.calls:
+                        saved, self._cur = self._cur, scope
+                        try:
+                            inner = self._class_name(call)
+                            if inner in CONFIG_CLASSES:
+                                self._config_call(call, inner, group)
+                        finally:
+                            self._cur = saved
+                    continue
             group.entries.append(_Entry(CONFIG_CLASSES[name] + arg_name, None,
                                         literal_value(value), where.lineno,
                                         where.col_offset + 1, "%s(%s=...)" % (name, arg_name)))
@@ -738,7 +1011,7 @@ def _paths(entries):
     total = 1
     for point in points:
         total *= len(arms[point])
-    if total > _MAX_PATHS:
+    if total == 1 or total > _MAX_PATHS:   # (1: one arm each, as a function body's entries)
         return [entries]
     out, seen = [], set()
     for choice in itertools.product(*(sorted(arms[p]) for p in points)):
@@ -751,10 +1024,27 @@ def _paths(entries):
     return out
 
 
+def _by_function(entries):
+    """A group's entries split per function body: the entries outside any function (module
+    level) with those of one function, for each function that has some (`_FUNCTION_POINT`)."""
+    functions = {}
+    for i, e in enumerate(entries):
+        for point, arm in e.path:
+            if point == _FUNCTION_POINT:
+                functions.setdefault(arm, []).append(i)
+                break
+    if len(functions) <= 1:
+        return [entries]
+    inside = {i for indices in functions.values() for i in indices}
+    base = [i for i in range(len(entries)) if i not in inside]
+    return [[entries[i] for i in sorted(base + indices)] for indices in functions.values()]
+
+
 def _check_group(group, cat, product, env):
     """Findings of one group, as (line, col, code, severity, message, option): each set of
-    entries that can hold together (`_paths`) is resolved on its own."""
-    paths = _paths(group.entries)
+    entries that can hold together (`_paths`, per function: `_by_function`) is resolved on
+    its own."""
+    paths = [p for part in _by_function(group.entries) for p in _paths(part)]
     if len(paths) == 1:
         return _check_entries(group, paths[0], cat, product, env)
     out, seen = [], set()
@@ -869,11 +1159,36 @@ def _scan(pattern, text, newline, found, names=None, class_lines=None):
                     names.update(g for g in nm.groups() if g)
 
 
-def _candidate_lines(text, class_lines=None):
+def _word_lines(text, word):
+    """The numbers of the lines where identifier `word` occurs as a whole word."""
+    found = set()
+    is_bytes = isinstance(text, bytes)
+    newline = b"\n" if is_bytes else "\n"
+    size, end = len(word), len(text)
+    line, counted, pos = 1, 0, text.find(word)
+    while pos >= 0:
+        after = pos + size
+        if (pos == 0 or not _word_char(text[pos - 1:pos], is_bytes)) and (
+                after == end or not _word_char(text[after:after + 1], is_bytes)):
+            line += text.count(newline, counted, pos)
+            counted = pos
+            found.add(line)
+        pos = text.find(word, after)
+    return found
+
+
+def _word_char(char, is_bytes):
+    return (char.isalnum() or char == (b"_" if is_bytes else "_")) if char.isascii() \
+        else True   # a non-ASCII byte or character may continue an identifier
+
+
+def _candidate_lines(text, class_lines=None, names=None):
     """Sorted numbers of the lines where `_CANDIDATE` matches, and of the lines that use a
     name those lines bind or own (`_NAMES`): two passes, the second only when needed. With
-    `class_lines` (a set), also fills it with the lines naming a config class."""
-    found, names = set(), set()
+    `class_lines` (a set), also fills it with the lines naming a config class; with `names`
+    (a set), with those names (str)."""
+    found = set()
+    names = set() if names is None else names
     is_bytes = isinstance(text, bytes)
     newline = b"\n" if is_bytes else "\n"
     _scan(_CANDIDATE_B if is_bytes else _CANDIDATE, text, newline, found, names, class_lines)
@@ -883,6 +1198,10 @@ def _candidate_lines(text, class_lines=None):
             "|".join(sorted(map(re.escape, names)))
         pattern = (rb"\b(?:%s)\b" % alternatives) if is_bytes else (r"\b(?:%s)\b" % alternatives)
         _scan(re.compile(pattern), text, newline, found)
+        if is_bytes:
+            decoded = {n.decode("utf-8", "replace") for n in names}
+            names.clear()
+            names.update(decoded)
     return sorted(found)
 
 
@@ -918,12 +1237,12 @@ def lint_source(source, path="<string>", product=None, env=None, ignore=()):
         col = getattr(err, "offset", None) or 1
         msg = getattr(err, "msg", None) or str(err)
         return [Finding(path, line, max(col, 1), "NBL001", "error", "file does not parse: %s" % msg)]
-    class_lines = set()
-    lines = _candidate_lines(source, class_lines)
-    collector = _Collector(lines, sorted(class_lines))
+    class_lines, names = set(), set()
+    lines = _candidate_lines(source, class_lines, names)
+    collector = _Collector(lines, sorted(class_lines), source, names)
     try:
         if lines:
-            collector.visit_body(tree.body)
+            collector.visit_module(tree)
     except RecursionError:
         return [Finding(path, 1, 1, "NBL001", "error", "file nests too deeply to check")]
     findings = [Finding(path, line, col, code, sev, msg, opt)

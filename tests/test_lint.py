@@ -404,3 +404,232 @@ def test_lint_paths_parallel_matches_serial(tmp_path):
     serial = lint.lint_paths([str(tmp_path)], jobs=1)
     parallel = lint.lint_paths([str(tmp_path)], jobs=2)
     assert serial == parallel and serial[1] == 150 and serial[0]
+
+
+# --- scopes: module-level names used in functions, local shadowing, `global` ---------------
+
+def _errors(src, **kw):
+    """(line relative to the first line after HEAD, code, option) of each error."""
+    return [(f.line - LINE, f.code, f.option) for f in lint.lint_source(HEAD + src, "t.py", **kw)
+            if f.severity == "error"]
+
+
+@pytest.mark.parametrize("src,expected", [
+    # a parameter_map alias bound at module level, written in a function
+    ('''\
+pm = custom_op.parameter_map
+def main():
+    pm["static_memory_policy"].i = 9
+''', [(2, "E10001", "static_memory_policy")]),
+    # the module-level owner and a function's writes are one configuration
+    ('''\
+custom_op.parameter_map["static_memory_policy"].i = 2
+def main():
+    custom_op.parameter_map["graph_max_parallel_model_num"].i = 4
+''', [(0, "NPB120", "static_memory_policy")]),
+    # a class bound to another name at module level, called in a function and in a method
+    ('''\
+RunCfg = NPURunConfig
+def main():
+    return RunCfg(iterations_per_loop=0)
+class Trainer:
+    def config(self):
+        return RunCfg(iterations_per_loop=0)
+''', [(2, "E10001", "iterations_per_loop"), (5, "E10001", "iterations_per_loop")]),
+    ('''\
+import npu_bridge.estimator.npu.npu_config as ncfg
+Mem = ncfg.MemoryConfig
+def main():
+    return Mem(atomic_clean_policy=3)
+''', [(3, "E10001", "atomic_clean_policy")]),
+    # `import ... as` at module level, used in a method
+    ('''\
+from npu_bridge.npu_init import NPURunConfig as C
+class Trainer:
+    def config(self):
+        return C(iterations_per_loop=0)
+''', [(3, "E10001", "iterations_per_loop")]),
+    # a module-level MemoryConfig used in a function: combined with the NPURunConfig there
+    # (reported where the value is written)
+    ('''\
+MEM = MemoryConfig(static_memory_policy=2)
+def main():
+    return NPURunConfig(memory_config=MEM, graph_max_parallel_model_num=4)
+''', [(0, "NPB120", "static_memory_policy")]),
+    # ... and a local one (same scope), also through a name bound to a name
+    ('''\
+def main():
+    mem = MemoryConfig(static_memory_policy=2)
+    return NPURunConfig(iterations_per_loop=1, memory_config=mem,
+                        graph_max_parallel_model_num=4)
+''', [(1, "NPB120", "static_memory_policy")]),
+    ('''\
+mem = MemoryConfig(atomic_clean_policy=0, static_memory_policy=2)
+cfg = NPURunConfig(memory_config=mem)
+def main():
+    return NPURunConfig(iterations_per_loop=0, memory_config=mem)
+''', [(3, "E10001", "iterations_per_loop")]),
+    # functions run after the module body: a binding below the function counts
+    ('''\
+def main():
+    pm["sump_mode"].s = b"all"
+pm = custom_op.parameter_map
+''', [(1, "NPB100", "sump_mode")]),
+    # a closure: the enclosing function's alias
+    ('''\
+def outer():
+    pm = custom_op.parameter_map
+    def inner():
+        pm["sump_mode"].s = b"all"
+    return inner
+''', [(3, "NPB100", "sump_mode")]),
+])
+def test_module_level_names_are_followed_into_functions(src, expected):
+    assert _errors(src) == expected
+
+
+@pytest.mark.parametrize("src", [
+    # a name bound in the function is local there: it shadows the module-level alias
+    '''\
+from npu_bridge.npu_init import NPURunConfig as C
+def main():
+    C = dict
+    return C(iterations_per_loop=0)
+''',
+    '''\
+pm = custom_op.parameter_map
+def main():
+    pm = {}
+    pm["sump_mode"].s = b"all"
+def other(pm):
+    pm["sump_mode"].s = b"all"
+''',
+    '''\
+MEM = MemoryConfig(static_memory_policy=2)
+def main(MEM=None):
+    return NPURunConfig(memory_config=MEM, graph_max_parallel_model_num=4)
+''',
+    # a local owner of the same name is another configuration
+    '''\
+custom_op.parameter_map["static_memory_policy"].i = 2
+def main():
+    custom_op = eval_cfg.graph_options.rewrite_options.custom_optimizers.add()
+    custom_op.parameter_map["graph_max_parallel_model_num"].i = 4
+''',
+    # re-bound at module level: no longer the class / the MemoryConfig
+    '''\
+from npu_bridge.npu_init import NPURunConfig as C
+C = dict
+x = C(iterations_per_loop=0)
+''',
+    '''\
+RunCfg = NPURunConfig
+RunCfg = dict
+def main():
+    return RunCfg(iterations_per_loop=0)
+''',
+    '''\
+mem = MemoryConfig(static_memory_policy=2)
+mem = load_memory_config()
+run_config = NPURunConfig(memory_config=mem, graph_max_parallel_model_num=4)
+''',
+    # two functions writing the module-level owner are not combined with each other
+    '''\
+def train():
+    custom_op.parameter_map["static_memory_policy"].i = 2
+def serve():
+    custom_op.parameter_map["graph_max_parallel_model_num"].i = 4
+''',
+    # a config instance referring to itself does not loop
+    '''\
+rc = NPURunConfig(iterations_per_loop=1)
+rc = NPURunConfig(memory_config=rc)
+rc2 = NPURunConfig(memory_config=rc)
+''',
+])
+def test_local_rebinding_shadows_module_level_names(src):
+    assert _errors(src) == []
+
+
+def test_functions_writing_a_module_level_owner_are_checked_one_by_one():
+    # each function's writes go with the module-level ones, never with another function's,
+    # however many functions and branches there are (no "too many combinations" fallback)
+    src = 'custom_op.parameter_map["precision_mode"].s = b"allow_mix_precision"\n' + "".join(
+        'def f%d():\n'
+        '    if FLAGS.a:\n'
+        '        custom_op.parameter_map["static_memory_policy"].i = 2\n'
+        '    else:\n'
+        '        custom_op.parameter_map["graph_max_parallel_model_num"].i = 4\n' % i
+        for i in range(8))
+    assert _errors(src) == []
+    src = "".join('def f%d():\n    custom_op.parameter_map["atomic_clean_policy"].i = %d\n'
+                  % (i, 100 + i) for i in range(70))
+    assert _errors(src) == [(1 + 2 * i, "E10001", "atomic_clean_policy") for i in range(70)]
+
+
+def test_global_statement_binds_the_module_name():
+    # `global pm`: pm is the module's alias in main, although main assigns pm later
+    src = '''\
+pm = custom_op.parameter_map
+def main():
+    global pm
+    pm["sump_mode"].s = b"all"
+    pm = None
+'''
+    assert _errors(src) == [(3, "NPB100", "sump_mode")]
+    # an alias bound through `global` in one function is seen in another
+    src = '''\
+def setup():
+    global pm
+    pm = custom_op.parameter_map
+def main():
+    pm["sump_mode"].s = b"all"
+'''
+    assert _errors(src) == [(4, "NPB100", "sump_mode")]
+    # a module name re-bound through `global` is no longer the class
+    src = '''\
+C = NPURunConfig
+def setup():
+    global C
+    C = dict
+def main():
+    return C(iterations_per_loop=0)
+'''
+    assert _errors(src) == []
+
+
+# Every expression position of a statement is searched for config calls: decorators (whose
+# lines come before the `def` line), default values, annotations, class bases and keywords,
+# lambda and comprehension bodies, `except` types, `match` guards...
+@pytest.mark.parametrize("src,line", [
+    ("@some_decorator(config=NPURunConfig(iterations_per_loop=0))\ndef f():\n    pass\n", 0),
+    ("@some_decorator\n@other(NPURunConfig(iterations_per_loop=0))\nclass F:\n    pass\n", 1),
+    ("@app.route(cfg=lambda: NPURunConfig(iterations_per_loop=0))\nasync def f():\n    pass\n", 0),
+    ("def f(cfg=NPURunConfig(iterations_per_loop=0)):\n    pass\n", 0),
+    ("def f(*, cfg=NPURunConfig(iterations_per_loop=0)):\n    pass\n", 0),
+    ("def f(cfg: make(NPURunConfig(iterations_per_loop=0))):\n    pass\n", 0),
+    ("def f() -> make(NPURunConfig(iterations_per_loop=0)):\n    pass\n", 0),
+    ("class A(make_base(NPURunConfig(iterations_per_loop=0))):\n    pass\n", 0),
+    ("class A(Base, config=NPURunConfig(iterations_per_loop=0)):\n    pass\n", 0),
+    ("class A:\n    cfg = NPURunConfig(iterations_per_loop=0)\n", 1),
+    ("class A:\n    cfg: object = NPURunConfig(iterations_per_loop=0)\n", 1),
+    ("f = lambda c=NPURunConfig(iterations_per_loop=0): c\n", 0),
+    ("f = lambda: NPURunConfig(iterations_per_loop=0)\n", 0),
+    ("cs = {k: NPURunConfig(iterations_per_loop=0) for k in x}\n", 0),
+    ("cs = (c for c in [NPURunConfig(iterations_per_loop=0)])\n", 0),
+    ("try:\n    pass\nexcept pick(NPURunConfig(iterations_per_loop=0)):\n    pass\n", 2),
+    ("match x:\n    case 1 if NPURunConfig(iterations_per_loop=0):\n        pass\n", 1),
+    ("with make(NPURunConfig(iterations_per_loop=0)) as c:\n    pass\n", 0),
+    ("while check(NPURunConfig(iterations_per_loop=0)):\n    pass\n", 0),
+    ("for c in [NPURunConfig(iterations_per_loop=0)]:\n    pass\n", 0),
+    ("assert ok, NPURunConfig(iterations_per_loop=0)\n", 0),
+    ("x[NPURunConfig(iterations_per_loop=0)]: int = 1\n", 0),
+    ("x: int\nx += use(NPURunConfig(iterations_per_loop=0))\n", 1),
+    ("del x[NPURunConfig(iterations_per_loop=0)]\n", 0),
+    ("raise Stop(NPURunConfig(iterations_per_loop=0))\n", 0),
+    ("def f():\n    return (yield NPURunConfig(iterations_per_loop=0))\n", 1),
+    ("from npu_bridge.npu_init import NPURunConfig as RC\n"
+     "@dec(RC(iterations_per_loop=0))\ndef f():\n    pass\n", 1),
+])
+def test_config_calls_in_every_expression_position(src, line):
+    assert [(l, c) for l, c, _ in _errors(src)] == [(line, "E10001")]
