@@ -13,8 +13,11 @@ Signatures follow the real adapter's ``npu_bridge/estimator/npu/npu_estimator.py
   ``iterations_per_loop`` N > 1 the train op grouped into ``IterationOp`` with a
   ``SetIterationsVarHook``. ``IterationOp`` is registered as a loop op
   (``util.register_loop_op``), so each ``Session.run`` of it advances N steps (see
-  ``npu_bridge._session_patch``): hooks see the global step move by N per run and
-  ``train(max_steps=M)`` with M a multiple of N ends at global step M;
+  ``npu_bridge._session_patch``): hooks see the global step move by N per run; with
+  ``train(steps=...)`` / ``train(max_steps=M)`` the stop hook is ``npu_hook._LoopStopAtStepHook``,
+  which runs the last loop with only the steps left, so training ends exactly at M whatever M
+  and the start step (hooks see each loop's end step, the last one M). EVAL and PREDICT run no
+  loop: ``evaluate(steps=K)`` runs K steps;
 - ``host_call``: the real estimator sends the tensors through the device outfeed each step and
   runs ``host_fn`` on the host; here ``host_fn`` is built in the graph after the train op (after
   the loss in EVAL) and runs with every step, including every step of a loop.
@@ -39,6 +42,7 @@ from npu_bridge.estimator.npu.npu_hook import NPUBroadcastGlobalVariablesHook
 from npu_bridge.estimator.npu.npu_hook import NPUCheckpointSaverHook
 from npu_bridge.estimator.npu.npu_hook import NPUInfeedOutfeedSessionHook
 from npu_bridge.estimator.npu.npu_hook import SetIterationsVarHook
+from npu_bridge.estimator.npu.npu_hook import _LoopStopAtStepHook
 
 _logging = tf.compat.v1.logging
 _ModeKeys = tf.estimator.ModeKeys
@@ -169,6 +173,20 @@ class NPUEstimator(tf.estimator.Estimator):
         super().__init__(model_fn=self._npu_augment_model_fn(model_fn, model_dir, config),
                          model_dir=model_dir, config=config, params=params or {},
                          warm_start_from=warm_start_from)
+        # Estimator refuses subclasses that override its members (TPUEstimator, which replaces
+        # this one for its loops, is exempted by name): the step hooks of `train` are chosen
+        # on the instance, after that check.
+        self._convert_train_steps_to_hooks = self._npu_train_steps_to_hooks
+
+    def _npu_train_steps_to_hooks(self, steps, max_steps):
+        # With iterations_per_loop N > 1, one run of the train op does N steps: a stock
+        # StopAtStepHook would stop only after the loop that crosses the last step (max_steps=37
+        # with N=5 ending at 40). The loop-aware hook shortens the last loop instead.
+        iterations_per_loop = getattr(self.config, "iterations_per_loop", 1) or 1
+        if iterations_per_loop > 1 and (steps is not None or max_steps is not None) \
+                and not self._train_distribution:
+            return [_LoopStopAtStepHook(steps, max_steps)]
+        return _estimator_lib.Estimator._convert_train_steps_to_hooks(self, steps, max_steps)
 
     @property
     def npu_ge_options(self):

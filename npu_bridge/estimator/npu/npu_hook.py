@@ -146,6 +146,63 @@ class SetIterationsVarHook(tf.compat.v1.train.SessionRunHook):
         _logging.info("load iterations_per_loop value: %d", self._iterations_per_loop)
 
 
+class _LoopStopAtStepHook(tf.compat.v1.train.StopAtStepHook):
+    """`StopAtStepHook` for a train op run in loops (`NPUEstimator` with iterations_per_loop
+    N > 1 uses it for `train(steps=..., max_steps=...)`, as TPUEstimator does for its loops):
+    before each run, every loop op registered in the graph (`util.register_loop_op`) is set to
+    min(N, steps left), so the last loop runs only the steps left and training ends exactly at
+    the last step, also when the start step or the step count is not a multiple of N. The
+    registered counts are restored at the end.
+
+    The step before a run is known without an extra Session.run while a full loop surely fits:
+    the global step read in the previous run (in its last iteration, before or after that
+    iteration's increment) plus one bounds it from above. Near the last step it is read
+    exactly, as `StopAtStepHook` does.
+    """
+
+    def __init__(self, num_steps=None, last_step=None):
+        super().__init__(num_steps=num_steps, last_step=last_step)
+        self._loops = {}       # loop op -> its registered N
+        self._counts = {}      # loop op -> the count set for the next run
+        self._max_loop = 1
+        self._step = None      # the global step before the next run (an upper bound)
+
+    def begin(self):
+        super().begin()
+        self._loops = dict(util.loop_ops_of(tf.compat.v1.get_default_graph()) or {})
+        self._counts = dict(self._loops)
+        self._max_loop = max(self._loops.values(), default=1)
+
+    def after_create_session(self, session, coord):
+        self._step = int(session.run(self._global_step_tensor))
+        if self._last_step is None:
+            self._last_step = self._step + self._num_steps
+
+    def before_run(self, run_context):
+        left = max(1, self._last_step - self._step)
+        for op, n in self._loops.items():
+            count = min(n, left)
+            if self._counts[op] != count:
+                util.register_loop_op(op, count)
+                self._counts[op] = count
+        return tf.compat.v1.train.SessionRunArgs(self._global_step_tensor)
+
+    def after_run(self, run_context, run_values):
+        step = int(run_values.results) + 1
+        if step + self._max_loop <= self._last_step:
+            self._step = step          # a full loop fits whatever the exact step is
+            return
+        self._step = int(run_context.session.run(self._global_step_tensor))
+        if self._step >= self._last_step:
+            run_context.request_stop()
+
+    def end(self, session):
+        for op, n in self._loops.items():
+            if self._counts[op] != n:
+                util.register_loop_op(op, n)
+                self._counts[op] = n
+
+
 class NPULogOutfeedSessionHook(tf.compat.v1.train.SessionRunHook):
     """Prints the device log channel on the NPU. On the CPU there is no device log: it keeps
     the `output_stream` and does nothing."""

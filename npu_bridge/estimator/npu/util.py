@@ -227,6 +227,24 @@ def set_iteration_per_loop(sess, train_op, iterations_per_loop=1):
     return register_loop_op(group_train_op, iterations_per_loop)
 
 
+def _op_after(train_op, name):
+    """A NoOp named `name` that runs after `train_op`: what ``tf.group(train_op, name=name)``
+    builds, without changing `train_op`.
+
+    ``tf.group`` goes through ``ops.control_dependencies``, which (TF 2.x) sets the attribute
+    ``_has_manual_control_dependencies`` on each control input. When a session has already run
+    the graph (the usual `set_iteration_per_loop` script: create the session, run the
+    initializers, then call it), TensorFlow warns that the run op "was changed by setting
+    attribute after it was run by a session ... will trigger an error in the future". Here the
+    control edge is added to the new op instead, so no op a session has run is modified.
+    """
+    with train_op.graph.as_default(), ops.name_scope(name) as scope:
+        with ops.device(train_op.device):
+            op = tf.no_op(name=scope)
+    op._add_control_input(train_op)  # pylint: disable=protected-access
+    return op
+
+
 class IterationPerLoop:
     """Two-step form of `set_iteration_per_loop`: create the loop op, then load N.
 
@@ -252,7 +270,7 @@ class IterationPerLoop:
         self._loop_cond_var = create_or_get_var(_LOOP_COND_VAR)
         self._const_zero = create_or_get_var(_CONST_ZERO)
         self._const_one = create_or_get_var(_CONST_ONE)
-        self._loop_op = tf.group(train_op, name="IterationOp")
+        self._loop_op = _op_after(train_op, "IterationOp")
         return self._loop_op
 
     def load_iteration_per_loop_var(self, sess, iterations_per_loop=1):

@@ -1,0 +1,193 @@
+"""iterations_per_loop N with step counts that are not multiples of N: train(max_steps=M) and
+train(steps=K) end exactly at their step, the last loop running only the steps left (hooks see
+each loop's end step, the last one being M), from a fresh or a resumed model_dir, in
+train_and_evaluate too; evaluate(steps=K) runs K steps. And set_iteration_per_loop on a graph a
+session has already run changes no attribute of an op that was run."""
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from npu_bridge import npu_init  # noqa: F401  (patches the Session as scripts do)
+from npu_bridge.estimator.npu import util
+from npu_bridge.estimator.npu.npu_config import NPURunConfig
+from npu_bridge.estimator.npu.npu_estimator import NPUEstimator, NPUEstimatorSpec
+
+tf.compat.v1.disable_eager_execution()
+
+rng = np.random.RandomState(1)
+X = rng.randn(64, 3).astype(np.float32)
+Y = (X @ np.array([[1.0], [-1.0], [2.0]], np.float32)).astype(np.float32)
+
+
+def input_fn():
+    return tf.compat.v1.data.Dataset.from_tensor_slices((X, Y)).repeat().batch(16)
+
+
+def model_fn(features, labels, mode):
+    predictions = tf.compat.v1.layers.dense(features, 1, name="linear")
+    loss = tf.compat.v1.losses.mean_squared_error(labels, predictions)
+    if mode == tf.estimator.ModeKeys.EVAL:
+        # A metric counting the evaluation steps that actually ran.
+        count = tf.compat.v1.get_local_variable("eval_steps", [], tf.int64,
+                                                tf.zeros_initializer())
+        update = tf.compat.v1.assign_add(count, 1)
+        return NPUEstimatorSpec(mode=mode, loss=loss,
+                                eval_metric_ops={"eval_steps": (tf.identity(count), update)})
+    step = tf.compat.v1.train.get_or_create_global_step()
+    counter = tf.compat.v1.get_variable("train_steps", [], tf.int64, tf.zeros_initializer(),
+                                        trainable=False)
+    train_op = tf.compat.v1.train.GradientDescentOptimizer(0.05).minimize(loss, global_step=step)
+    with tf.control_dependencies([train_op]):
+        train_op = tf.compat.v1.assign_add(counter, 1).op    # counts the steps executed
+    return NPUEstimatorSpec(mode=mode, loss=loss, train_op=train_op)
+
+
+class StepRecorder(tf.compat.v1.train.SessionRunHook):
+    """Records the global step after every run."""
+
+    def __init__(self):
+        self.steps = []
+
+    def begin(self):
+        self._step = tf.compat.v1.train.get_global_step()
+
+    def after_run(self, run_context, run_values):
+        self.steps.append(int(run_context.session.run(self._step)))
+
+
+def make(model_dir, n, **kwargs):
+    kwargs.setdefault("save_checkpoints_steps", 1000)
+    return NPUEstimator(model_fn=model_fn,
+                        config=NPURunConfig(model_dir=str(model_dir), iterations_per_loop=n,
+                                            **kwargs))
+
+
+def train(estimator, **kwargs):
+    recorder = StepRecorder()
+    estimator.train(input_fn, hooks=[recorder], **kwargs)
+    return recorder.steps
+
+
+def test_max_steps_not_a_multiple_ends_at_max_steps(tmp_path):
+    estimator = make(tmp_path, 5)
+    assert train(estimator, max_steps=37) == [5, 10, 15, 20, 25, 30, 35, 37]
+    assert estimator.get_variable_value("global_step") == 37
+    assert estimator.get_variable_value("train_steps") == 37     # no step beyond M ran
+    # steps= counts from the current step: 37 + 13 = 50, in loops of 5 from 37.
+    assert train(estimator, steps=13) == [42, 47, 50]
+    assert estimator.get_variable_value("global_step") == 50
+    assert estimator.get_variable_value("train_steps") == 50
+
+
+def test_fewer_steps_than_one_loop(tmp_path):
+    estimator = make(tmp_path, 10)
+    assert train(estimator, max_steps=4) == [4]
+    assert train(estimator, steps=3) == [7]
+    assert train(estimator, steps=10) == [17]
+    assert estimator.get_variable_value("train_steps") == 17
+
+
+def test_multiples_keep_full_loops(tmp_path):
+    estimator = make(tmp_path, 4)
+    assert train(estimator, max_steps=12) == [4, 8, 12]
+    assert train(estimator, steps=8) == [16, 20]
+
+
+def test_resumed_model_dir_at_a_step_that_is_not_a_multiple(tmp_path):
+    make(tmp_path, 1).train(input_fn, max_steps=7)
+    estimator = make(tmp_path, 5)                     # same model_dir, resumes at 7
+    assert train(estimator, max_steps=20) == [12, 17, 20]
+    assert train(estimator, max_steps=20) == []       # already there: no training
+    assert train(estimator, steps=6) == [25, 26]
+    assert estimator.get_variable_value("global_step") == 26
+    assert estimator.get_variable_value("train_steps") == 26
+
+
+def test_checkpoint_at_the_last_step(tmp_path):
+    estimator = make(tmp_path, 5, save_checkpoints_steps=10)
+    estimator.train(input_fn, max_steps=23)
+    assert tf.train.latest_checkpoint(str(tmp_path)).endswith("-23")
+
+
+def test_evaluate_steps_runs_exactly_those_steps(tmp_path):
+    estimator = make(tmp_path, 5)
+    estimator.train(input_fn, max_steps=5)
+    metrics = estimator.evaluate(input_fn, steps=7)
+    assert metrics["eval_steps"] == 7 and metrics["global_step"] == 5
+
+
+def test_train_and_evaluate_ends_at_max_steps(tmp_path):
+    estimator = make(tmp_path, 5, save_checkpoints_steps=10)
+    recorder = StepRecorder()
+    train_spec = tf.estimator.TrainSpec(input_fn, max_steps=37, hooks=[recorder])
+    eval_spec = tf.estimator.EvalSpec(input_fn, steps=3, throttle_secs=0)
+    metrics, _ = tf.estimator.train_and_evaluate(estimator, train_spec, eval_spec)
+    assert metrics["global_step"] == 37 and metrics["eval_steps"] == 3
+    assert recorder.steps[-1] == 37 and all(s % 5 == 0 for s in recorder.steps[:-1])
+    assert estimator.get_variable_value("train_steps") == 37
+
+
+def test_loop_count_restored_after_a_short_last_loop(tmp_path):
+    # The short last loop changes the count of this graph's loop op only for that run; a new
+    # train call builds a new graph whose loop op runs N steps again.
+    estimator = make(tmp_path, 5)
+    assert train(estimator, max_steps=3) == [3]
+    assert train(estimator, max_steps=13) == [8, 13]
+
+
+def counting_graph():
+    graph = tf.Graph()
+    with graph.as_default():
+        step = tf.compat.v1.train.get_or_create_global_step()
+        train_op = tf.group(tf.compat.v1.assign_add(step, 1))    # named group_deps
+    return graph, step, train_op
+
+
+def test_set_iteration_per_loop_after_a_run_changes_no_run_op(capfd):
+    graph, step, train_op = counting_graph()
+    with graph.as_default(), tf.compat.v1.Session() as sess:
+        sess.run(tf.compat.v1.global_variables_initializer())
+        sess.run(train_op)                                 # the graph has been run
+        before = {op.name: op.node_def.SerializeToString(deterministic=True)
+                  for op in graph.get_operations()}
+        loop_op = util.set_iteration_per_loop(sess, train_op, 4)
+        after = {op.name: op.node_def.SerializeToString(deterministic=True)
+                 for op in graph.get_operations() if op.name in before}
+        assert after == before
+        assert [c.name for c in loop_op.control_inputs] == [train_op.name]
+        assert loop_op.name == "IterationOp"
+        for _ in range(3):
+            sess.run(loop_op)
+        assert sess.run(step) == 13
+    assert "after it was run by a session" not in capfd.readouterr().err
+
+
+def test_iteration_per_loop_class_after_a_run_changes_no_run_op(capfd):
+    graph, step, train_op = counting_graph()
+    with graph.as_default(), tf.compat.v1.Session() as sess:
+        sess.run(tf.compat.v1.global_variables_initializer())
+        before = train_op.node_def.SerializeToString(deterministic=True)
+        loop = util.IterationPerLoop()
+        loop_op = loop.create_iteration_per_loop_var(train_op)
+        loop.load_iteration_per_loop_var(sess, 3)
+        assert train_op.node_def.SerializeToString(deterministic=True) == before
+        sess.run(loop_op)
+        assert sess.run(step) == 3
+    assert "after it was run by a session" not in capfd.readouterr().err
+
+
+@pytest.mark.parametrize("device", ["", "/device:CPU:0"])
+def test_loop_op_keeps_the_device_and_name_scope(device):
+    graph = tf.Graph()
+    with graph.as_default():
+        with tf.device(device):
+            step = tf.compat.v1.train.get_or_create_global_step()
+            train_op = tf.compat.v1.assign_add(step, 1).op
+        with tf.compat.v1.Session() as sess:
+            sess.run(tf.compat.v1.global_variables_initializer())
+            with tf.name_scope("outer"):
+                loop_op = util.set_iteration_per_loop(sess, train_op, 2)
+            assert loop_op.name == "outer/IterationOp" and loop_op.type == "NoOp"
+            assert loop_op.device == train_op.device
+            sess.run(loop_op)
+            assert sess.run(step) == 2
