@@ -6,10 +6,13 @@ and the single-device Ascend job environment (`npu_bridge._jobenv.single_device_
 """
 import contextlib
 import dataclasses
+import importlib.util
+import io
+import marshal
 import os
-import runpy
 import sys
 import traceback
+import types
 
 
 @dataclasses.dataclass
@@ -74,6 +77,45 @@ def _forced_product(product, notes):
     return forced(product)
 
 
+def _code_of(path):
+    """The code object of the script at `path` (source, or a compiled `.pyc` as `python`
+    runs one), compiled with `path` as its file name, as `runpy.run_path` does."""
+    with io.open_code(path) as fh:
+        data = fh.read()
+    if data[:4] == importlib.util.MAGIC_NUMBER:
+        return marshal.loads(data[16:])
+    return compile(data, path, "exec", dont_inherit=True)
+
+
+def _run_main(path):
+    """Run the script at `path` (absolute) as `__main__`, like `runpy.run_path(path,
+    run_name="__main__")` (a fresh module in `sys.modules["__main__"]` while it runs, the same
+    globals), but leaving `sys.argv` alone: run_path sets `sys.argv[0]` to the path it is
+    given (absolute), while `python SCRIPT` keeps it as typed."""
+    code = _code_of(path)
+    module = types.ModuleType("__main__")
+    module.__dict__.update(__file__=path, __cached__=None, __loader__=None, __package__=None,
+                           __spec__=None, __doc__=None)
+    saved = sys.modules.get("__main__")
+    sys.modules["__main__"] = module
+    try:
+        exec(code, module.__dict__)  # pylint: disable=exec-used
+    finally:
+        if saved is None:
+            sys.modules.pop("__main__", None)
+        else:
+            sys.modules["__main__"] = saved
+
+
+def _print_traceback(exc):
+    """Print `exc` as Python prints an exception that ends a script: from the script's frame
+    on, without this module's frames."""
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_frame.f_code.co_filename == __file__:
+        tb = tb.tb_next
+    traceback.print_exception(type(exc), exc, tb or exc.__traceback__)
+
+
 def run_script(script, args, product=None):
     """Run `script` with `args`; returns a `RunResult`. Never raises for the script's own
     failures: `SystemExit` gives the exit code, any other exception is printed as Python
@@ -94,16 +136,16 @@ def run_script(script, args, product=None):
     result = RunResult(0, env_set, notes=notes)
     try:
         with forced:
-            runpy.run_path(script_path, run_name="__main__")
+            _run_main(script_path)
     except SystemExit as exc:
         result.script_exit_code = _exit_code(exc)
-    except KeyboardInterrupt:
-        traceback.print_exc()
+    except KeyboardInterrupt as exc:
+        _print_traceback(exc)
         result.script_exit_code = 130
         result.exception = ("KeyboardInterrupt", "")
     except Exception as exc:  # the script failed: report it the way Python would
         sys.stdout.flush()
-        traceback.print_exc()
+        _print_traceback(exc)
         result.script_exit_code = 1
         result.exception = (type(exc).__name__, str(exc))
         if NpuConfigError and isinstance(exc, NpuConfigError):

@@ -42,7 +42,16 @@ On top of that, each session creation here:
   with the key of its fetches and feeds (the same graph as ``run`` of them); under other
   policies the stock callable is returned unchanged. Each ``partial_run`` step enters the
   guard as the graph of its ``partial_run_setup`` handle. Iteration loops apply to ``run``
-  only.
+  only. Not a graph: a run (or callable) whose fetches are all ops of the graph's
+  QueueRunners (the ``tf.compat.v1.GraphKeys.QUEUE_RUNNERS`` collection: each runner's
+  ``enqueue_ops``, ``close_op``, ``cancel_op``), what ``tf.train.start_queue_runners``
+  threads run next to the training step; on the NPU that is the host-side input pipeline, not
+  a GE graph on the device, so it is never refused (the op set is cached per graph and
+  rebuilt when the collection's length changes; sessions without the guard pay nothing).
+  Each refusal is also recorded with the configuration of the session that hit it
+  (``npu_bridge._records.add_runtime_diagnostic``: once per set of graphs that executed
+  together, bounded), so ``npu-bridge run`` exits 1 on it even when the script catches the
+  error or a thread dies of it; the message names the policy as set (``1 (runs as 2)``).
 
 ``patch()`` is idempotent; ``unpatch()`` restores the original methods. Any ``import
 npu_bridge...`` installs ``patch(inject_defaults=False)`` once TensorFlow is imported (check
@@ -390,8 +399,9 @@ def _wrap_init(original):
         self._config = config
         self._npu_ge_options = ge_options
         self._npu_guard_policy = prepared.guard_policy
-        _records.record("session", "%s#%d" % (type(self).__name__, next(_session_numbers)),
-                        ge_options)
+        # the record, so that run-time refusals (NPB123) are attached to this configuration
+        self._npu_record = _records.record(
+            "session", "%s#%d" % (type(self).__name__, next(_session_numbers)), ge_options)
 
     __init__._npu_bridge_original = original
     __init__.__doc__ = original.__doc__
@@ -447,24 +457,58 @@ def graph_key(graph, fetches, feed_dict):
     return (id(graph), fetch_ids, feed_ids)
 
 
-def _concurrency_error(policy):
-    message = ("static_memory_policy=%s does not support graphs that execute concurrently: "
-               "another graph of this process is executing; run the graphs one after the "
-               "other, or use static_memory_policy 0 or 3 (allowed: 0, 1, 2, 3, 4; rule from "
-               "the MemoryConfig documentation, ge.exec.staticMemoryPolicy)" % policy)
+def _policy_text(policy, ge_options):
+    """`static_memory_policy=<as set>`, with what it runs as when GE changes it."""
+    given = None
+    if ge_options is not None:
+        given = ge_options.global_options.get(_POLICY_KEY)
+    if given is None or given == policy:
+        return policy, "static_memory_policy=%s" % policy
+    merged = str(ge_options.sources.get(_POLICY_KEY, "")).startswith("env:")
+    return given, "static_memory_policy=%s (runs as %s%s)" % (
+        given, policy, " merged with GE_USE_STATIC_MEMORY" if merged else "")
+
+
+def _concurrency_error(policy, ge_options=None):
+    """The `NpuConfigError` (NPB123) of a refused run; `policy` is the effective policy (2 or
+    4), `ge_options` the session's resolution (for the value as the script set it)."""
     ge = _ge()
-    diag = ge.Diagnostic(CONCURRENT_GRAPHS_CODE, "error", "static_memory_policy", policy, message)
+    value, shown = _policy_text(policy, ge_options)
+    from npu_bridge.ge import catalog
+    row = catalog.find("static_memory_policy")
+    allowed = row.allowed_text if row is not None else "0, 2, 3, 4, 1 (legacy)"
+    message = ("%s does not support graphs that execute concurrently: another graph of this "
+               "process is executing; run the graphs one after the other, or use "
+               "static_memory_policy 0 or 3; allowed: %s; GE key %s; source: seed "
+               "memoryconfig_constructor_zh.txt" % (shown, allowed, _POLICY_KEY))
+    from npu_bridge.ge.diagnostics import make
+    diag = make(CONCURRENT_GRAPHS_CODE, "static_memory_policy", value, message,
+                severity="error")
     return ge.NpuConfigError([diag])
 
 
-def _enter(key, policy):
+def _refusal(key, others, policy, session):
+    """The error for a run of graph `key` refused while the graphs `others` execute; recorded
+    with the session's configuration (`npu_bridge._records`), once per set of graphs, so
+    `npu-bridge run` fails on it even when the script catches it or a thread dies of it."""
+    error = _concurrency_error(policy, getattr(session, "_npu_ge_options", None))
+    rec = getattr(session, "_npu_record", None)
+    if rec is not None:
+        _records.add_runtime_diagnostic(rec, others | {key}, error.diagnostics[0])
+        _records.link(error, rec)
+    return error
+
+
+def _enter(key, policy, session=None):
     # _executing holds only the keys with a count > 0 (_leave removes a key at 0), so "any
     # other graph executing" is a size test, not a loop.
     with _guard_lock:
         count = _executing.get(key, 0)
-        if len(_executing) > (1 if count else 0):
-            raise _concurrency_error(policy)
-        _executing[key] = count + 1
+        if len(_executing) <= (1 if count else 0):
+            _executing[key] = count + 1
+            return
+        others = frozenset(k for k in _executing if k != key)
+    raise _refusal(key, others, policy, session)
 
 
 def _leave(key):
@@ -482,15 +526,59 @@ def executing_graphs():
         return len(_executing)
 
 
+_QUEUE_RUNNERS = tf.compat.v1.GraphKeys.QUEUE_RUNNERS
+_QR_CACHE_ATTR = "_npu_queue_runner_ops"
+
+
+def _queue_runner_ops(graph, runners):
+    """The ops the graph's QueueRunners run (each one's enqueue_ops, close_op, cancel_op), as
+    a frozenset cached on the graph and rebuilt when the collection's length changes."""
+    cached = getattr(graph, _QR_CACHE_ATTR, None)
+    if cached is not None and cached[0] == len(runners):
+        return cached[1]
+    ops = set()
+    for runner in list(runners):
+        ops.update(getattr(runner, "enqueue_ops", None) or ())
+        for name in ("close_op", "cancel_op"):
+            op = getattr(runner, name, None)
+            if op is not None:
+                ops.add(op)
+    cached = (len(runners), frozenset(ops))
+    try:
+        setattr(graph, _QR_CACHE_ATTR, cached)
+    except AttributeError:
+        pass
+    return cached[1]
+
+
+def _is_queue_runner_run(graph, fetches):
+    """True when every fetch is an op of one of the graph's QueueRunners (the
+    `tf.compat.v1.GraphKeys.QUEUE_RUNNERS` collection): what `tf.train.start_queue_runners`
+    threads run. On the NPU those enqueue/close ops are the host-side input pipeline, not a
+    GE graph executing on the device, so the concurrency guard leaves them alone. Cheap: a
+    graph without queue runners costs one dict lookup (no copy of the collection)."""
+    runners = graph._collections.get(_QUEUE_RUNNERS)  # pylint: disable=protected-access
+    if not runners:
+        return False
+    ops = _queue_runner_ops(graph, runners)
+    if isinstance(fetches, _ops.Operation):
+        return fetches in ops
+    if isinstance(fetches, (list, tuple)) and fetches:
+        return all(isinstance(f, _ops.Operation) and f in ops for f in fetches)
+    return False
+
+
 def _wrap_run(original):
     def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
         policy = getattr(self, "_npu_guard_policy", None)
+        if policy is not None and _is_queue_runner_run(self._graph, fetches):
+            policy = None   # the host-side input pipeline of QueueRunner threads: no GE graph
         loops = _util.loop_ops_of(self._graph) if _util._LOOP_OPS else None  # pylint: disable=protected-access
         if policy is None and loops is None:
             return original(self, fetches, feed_dict, options, run_metadata)
         if policy is not None:
             key = graph_key(self._graph, fetches, feed_dict)
-            _enter(key, policy)
+            _enter(key, policy, self)
             try:
                 if loops is None:
                     return original(self, fetches, feed_dict, options, run_metadata)
@@ -511,12 +599,14 @@ def _wrap_make_callable(original):
         policy = getattr(self, "_npu_guard_policy", None)
         if policy is None:
             return call   # nothing to watch: the stock callable, no overhead
+        if feed_list is None and _is_queue_runner_run(self._graph, fetches):
+            return call   # QueueRunner threads run their enqueue op through a callable
         # One GE graph per (tf.Graph, fetch set, feed set), as for run(); computed once. The
         # closure holds fetches and feeds, so the ids in the key stay theirs.
         key = graph_key(self._graph, fetches, feed_list)
 
         def guarded_callable(*args, **kwargs):
-            _enter(key, policy)
+            _enter(key, policy, self)
             try:
                 return call(*args, **kwargs)
             finally:
@@ -538,7 +628,7 @@ def _wrap_partial_run(original):
         if policy is None:
             return original(self, handle, fetches, feed_dict)
         key = (id(self._graph), "partial_run", handle)   # one graph per partial_run_setup
-        _enter(key, policy)
+        _enter(key, policy, self)
         try:
             return original(self, handle, fetches, feed_dict)
         finally:

@@ -219,6 +219,36 @@ def _typed_entry(text):
     return key, LiteralAttr(field, value)
 
 
+def _typed_entries(entries):
+    """The `--set` entries as a parameter_map dict. A key given twice (also through another
+    field, `KEY=...` and `KEY.FIELD=...`) is a usage error naming it: a parameter_map holds
+    one value per key, and silently keeping the last one hides a typo in a long command."""
+    config, seen = {}, {}
+    for text in entries:
+        key, value = _typed_entry(text)
+        if key in seen:
+            raise _UsageError("--set %s given more than once (%r and %r); give each key once"
+                              % (key, seen[key], text))
+        seen[key] = text
+        config[key] = value
+    return config
+
+
+def _quiet_tensorflow_import():
+    """Import TensorFlow's protobuf schemas without its C++ start-up banner (the CPU feature
+    and oneDNN INFO lines): `TF_CPP_MIN_LOG_LEVEL` is 1 while TensorFlow loads unless the
+    user set it, then restored. Warnings and errors still show."""
+    if "tensorflow" in sys.modules or "TF_CPP_MIN_LOG_LEVEL" in os.environ:
+        from tensorflow.core.protobuf import config_pb2
+        return config_pb2
+    os.environ["TF_CPP_MIN_LOG_LEVEL"] = "1"
+    try:
+        from tensorflow.core.protobuf import config_pb2
+    finally:
+        os.environ.pop("TF_CPP_MIN_LOG_LEVEL", None)
+    return config_pb2
+
+
 def _load_pbtxt(path):
     """The ConfigProto in text format in `path`. Every way the file cannot be used (unreadable,
     not UTF-8 text, not a text-format ConfigProto) is a usage error (exit 2) with one line
@@ -237,7 +267,7 @@ def _load_pbtxt(path):
                           "ConfigProto in protobuf text format"
                           % (path, line, col, data[err.start]))
     from google.protobuf import text_format
-    from tensorflow.core.protobuf import config_pb2  # noqa: the ConfigProto schema
+    config_pb2 = _quiet_tensorflow_import()   # the ConfigProto schema
     config = config_pb2.ConfigProto()
     try:
         text_format.Parse(text, config)
@@ -267,23 +297,27 @@ def _cmd_options(args):
         config = _load_pbtxt(args.pbtxt)
         given = {"pbtxt": os.path.abspath(args.pbtxt)}
     else:
-        config = dict(_typed_entry(e) for e in args.entries)
+        config = _typed_entries(args.entries)
         given = {"set": list(args.entries)}
     try:
         ge = resolve(config, product=args.product)
         conf = report.configuration_dict(ge)
         diags = conf["diagnostics"]
+        product = ge.product
     except NpuConfigError as err:
         conf = None
         diags = [report.diagnostic_dict(d) for d in err.diagnostics]
+        # the product the resolver used (product=, soc_config, $NPU_BRIDGE_PRODUCT), also
+        # when it refused the configuration: its product rules were applied
+        product = getattr(err.ge_options, "product", None) or args.product
     errors = [d for d in diags if d["severity"] == "error"]
     if args.format == "json":
         out = {"schema": "npu-bridge-options", "version": report.SCHEMA_VERSION, "input": given,
-               "product": args.product, "resolved": conf is not None, "configuration": conf,
+               "product": product, "resolved": conf is not None, "configuration": conf,
                "diagnostics": diags}
         sys.stdout.write(json.dumps(out, indent=2, ensure_ascii=False) + "\n")
     else:
-        print("product: %s" % ((conf or {}).get("product") or args.product or "none"))
+        print("product: %s" % (product or "none"))
         if conf is not None:
             print("\n".join(report.configuration_lines(conf, show_defaults=args.all,
                                                         hidden_hint="--all lists them")))
@@ -399,6 +433,9 @@ def explain_lines(row):
 def _cmd_explain(args):
     from npu_bridge.ge import catalog
 
+    if not args.option.strip():
+        raise _UsageError("OPTION is empty: give a parameter_map key, an NPURunConfig argument, "
+                          "a GE key or an ir_option name")
     row = catalog.find(args.option)
     if row is None:
         close = catalog.suggest(args.option, catalog.all_names())

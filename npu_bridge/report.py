@@ -81,18 +81,40 @@ def count_severities(diagnostics):
     return counts
 
 
+def _record_index(records, error):
+    """The 1-based index of the record `error` (an escaped `NpuConfigError`) came from: the
+    one it is linked to (`npu_bridge._records.link`: a refused configuration, or the session
+    whose run the guard refused), else the refused record holding its partial `GeOptions`;
+    None when it came from none."""
+    from npu_bridge._records import record_of
+    linked = record_of(error)
+    partial = getattr(error, "ge_options", None)
+    found = None
+    for i, r in enumerate(records):
+        if linked is not None and r is linked:
+            return i + 1
+        if partial is not None and r.get("refused") and r["options"] is partial:
+            found = i + 1
+    return found
+
+
 def build_run_report(*, script, argv, cwd, product, strict, environment_set, records,
                      script_exit_code, exit_code, exception=None, config_error=None, notes=()):
     """The report of one `npu-bridge run`, as an ordered dict (docs/report_schema.md).
 
     Args:
-      records: `npu_bridge._records.records()` (dicts with kind, name, options).
+      records: `npu_bridge._records.records()` (dicts with kind, name, options, refused and
+        runtime: errors raised later for that configuration, listed with its diagnostics).
       exception: None or (type name, message) of an exception that escaped the script.
       config_error: None or the `NpuConfigError` that escaped the script.
     """
-    configurations = [configuration_dict(r["options"], i + 1, r["kind"], r["name"],
-                                         refused=r.get("refused", False))
-                      for i, r in enumerate(records)]
+    configurations = []
+    for i, r in enumerate(records):
+        conf = configuration_dict(r["options"], i + 1, r["kind"], r["name"],
+                                  refused=r.get("refused", False))
+        # errors raised later for this configuration (the Session patch's NPB123)
+        conf["diagnostics"].extend(diagnostic_dict(d) for d in r.get("runtime", ()))
+        configurations.append(conf)
     all_diags = [d for c in configurations for d in c["diagnostics"]]
     uncaught = None
     if exception is not None:
@@ -101,11 +123,9 @@ def build_run_report(*, script, argv, cwd, product, strict, environment_set, rec
         if config_error is not None:
             uncaught["diagnostics"] = [diagnostic_dict(d)
                                        for d in getattr(config_error, "diagnostics", ())]
-            partial = getattr(config_error, "ge_options", None)
-            same = [i + 1 for i, r in enumerate(records)
-                    if r.get("refused") and partial is not None and r["options"] is partial]
-            if same:  # the refused configuration that escaped: already counted there
-                uncaught["configuration"] = same[-1]
+            index = _record_index(records, config_error)
+            if index is not None:  # the configuration it came from: already counted there
+                uncaught["configuration"] = index
             else:
                 all_diags = all_diags + uncaught["diagnostics"]
     summary = {"configurations": len(configurations),

@@ -476,3 +476,162 @@ def test_run_refuses_symlink_report_before_running(tmp_path, capsys):
     code, _, err = _main(capsys, "run", "--report", str(tmp_path / "r.json"), str(script))
     assert code == 2 and "symbolic link" in err
     assert target.read_text() == "keep" and not (tmp_path / "ran").exists()
+
+
+# --- run: run-time refusals (NPB123), refused NPURunConfig, argv -----------------------------
+
+CONCURRENT_SCRIPT = textwrap.dedent("""\
+    import sys, threading
+    import numpy as np
+    import tensorflow as tf
+    from npu_bridge.npu_init import *
+    from npu_bridge.ge import NpuConfigError
+    print("argv=%s" % sys.argv)
+    mode = sys.argv[1]
+    started, done = threading.Event(), threading.Event()
+
+    def block(x):
+        started.set()
+        done.wait(60)
+        return x
+
+    def cfg():
+        config = tf.ConfigProto()
+        op = config.graph_options.rewrite_options.custom_optimizers.add()
+        op.name = "NpuOptimizer"
+        op.parameter_map["static_memory_policy"].i = 2
+        return config
+
+    ga, gb = tf.Graph(), tf.Graph()
+    with ga.as_default():
+        slow = tf.py_func(block, [tf.constant(np.float32(1.0))], tf.float32)
+    with gb.as_default():
+        fast = tf.constant(2.0) * 3.0
+    sa, sb = tf.Session(graph=ga, config=cfg()), tf.Session(graph=gb, config=cfg())
+    first = threading.Thread(target=sa.run, args=(slow,))
+    first.start()
+    started.wait(60)
+
+    def second():
+        if mode == "catch":
+            for _ in range(20):          # a script retrying: recorded once
+                try:
+                    sb.run(fast)
+                except NpuConfigError:
+                    pass
+        else:
+            sb.run(fast)
+
+    try:
+        if mode == "thread":             # the thread dies with the error; the script goes on
+            t = threading.Thread(target=second)
+            t.start()
+            t.join()
+        else:
+            second()
+    finally:
+        done.set()
+        first.join()
+    print("done", mode)
+    """)
+
+
+@pytest.mark.parametrize("mode", ["catch", "thread", "main"])
+def test_run_fails_on_concurrency_refusal_caught_or_not(tmp_path, mode):
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "conc.py").write_text(CONCURRENT_SCRIPT)
+    proc = _run(["--report", "r.json", "sub/conc.py", mode], str(tmp_path))
+    assert proc.returncode == 1, proc.stderr[-3000:]
+    # sys.argv as typed, as `python sub/conc.py MODE` gives it
+    assert proc.stdout.splitlines()[0] == "argv=['sub/conc.py', '%s']" % mode
+    data = json.loads((tmp_path / "r.json").read_text())
+    assert data["script"]["argv"] == ["sub/conc.py", mode]
+    first, second = data["configurations"]
+    assert [d["code"] for d in first["diagnostics"] if d["severity"] == "error"] == []
+    assert [d["code"] for d in second["diagnostics"] if d["severity"] == "error"] == ["NPB123"]
+    assert data["summary"]["errors"] == 1 and data["summary"]["refused"] == 0
+    assert "1 error(s)" in proc.stderr and "error NPB123 [static_memory_policy]" in proc.stderr
+    unc = data["outcome"]["uncaught"]
+    if mode == "main":
+        assert data["outcome"]["script_exit_code"] == 1
+        assert unc["type"] == "NpuConfigError" and unc["configuration"] == 2
+    else:
+        assert data["outcome"]["script_exit_code"] == 0 and unc is None
+        assert proc.stdout.splitlines()[-1] == "done %s" % mode
+
+
+REFUSED_RUNCONFIG = textwrap.dedent("""\
+    import tensorflow as tf
+    from npu_bridge.npu_init import *
+    cfg = NPURunConfig(model_dir="m", memory_config=MemoryConfig(static_memory_policy=2),
+                       graph_max_parallel_model_num=2, precision_mode="allow_mix_precison")
+    """)
+
+
+def test_run_refused_runconfig_is_counted_once_with_its_product(tmp_path):
+    (tmp_path / "est_bad.py").write_text(REFUSED_RUNCONFIG)
+    proc = _run(["--product", "atlas-a2-inference", "--report", "r.json", "est_bad.py"],
+                str(tmp_path))
+    assert proc.returncode == 1, proc.stderr[-3000:]
+    data = json.loads((tmp_path / "r.json").read_text())
+    (conf,) = data["configurations"]
+    assert conf["refused"] is True and conf["product"] == "atlas-a2-inference"
+    errors = [d["code"] for d in conf["diagnostics"] if d["severity"] == "error"]
+    assert sorted(errors) == ["E10001", "NPB114", "NPB120"]
+    unc = data["outcome"]["uncaught"]
+    assert unc["type"] == "NpuArgumentError" and unc["configuration"] == 1
+    from npu_bridge import report
+    counts = report.count_severities(conf["diagnostics"])
+    assert {k: data["summary"][k] for k in counts} == counts      # each counted once
+    assert "(product: atlas-a2-inference) REFUSED" in proc.stderr
+    assert "3 error(s)" in proc.stderr
+
+
+# --- options: the product the resolver used; usage errors --------------------------------
+
+def test_options_refused_configuration_shows_the_product_used(capsys, monkeypatch):
+    monkeypatch.delenv("NPU_BRIDGE_PRODUCT", raising=False)
+    code, out, _ = _main(capsys, "options", "--set", "soc_config=Ascend310P3",
+                         "--set", "variable_use_1g_huge_page=1")
+    assert code == 1 and out.splitlines()[0] == "product: atlas-inference"
+    code, out, _ = _main(capsys, "options", "--format", "json", "--set", "soc_config=Ascend310P3",
+                         "--set", "variable_use_1g_huge_page=1")
+    assert code == 1 and json.loads(out)["product"] == "atlas-inference"
+    monkeypatch.setenv("NPU_BRIDGE_PRODUCT", "atlas-a2-inference")
+    code, out, _ = _main(capsys, "options", "--set", "variable_use_1g_huge_page=1")
+    assert code == 1 and out.splitlines()[0] == "product: atlas-a2-inference"
+    code, out, _ = _main(capsys, "options", "--format", "json",
+                         "--set", "variable_use_1g_huge_page=1")
+    assert code == 1 and json.loads(out)["product"] == "atlas-a2-inference"
+    # a resolved configuration: the product of the resolution too (not only --product)
+    code, out, _ = _main(capsys, "options", "--format", "json", "--set", "static_memory_policy=0")
+    assert code == 0 and json.loads(out)["product"] == "atlas-a2-inference"
+
+
+def test_options_repeated_key_is_a_usage_error(capsys):
+    code, out, err = _main(capsys, "options", "--set", "static_memory_policy=1",
+                           "--set", "atomic_clean_policy=1", "--set", "static_memory_policy=2")
+    assert code == 2 and out == ""
+    assert "static_memory_policy" in err and "more than once" in err
+    code, _, err = _main(capsys, "options", "--set", "precision_mode=x",
+                         "--set", "precision_mode.b=true")
+    assert code == 2 and "precision_mode" in err
+
+
+def test_explain_empty_name_is_a_usage_error(capsys):
+    code, out, err = _main(capsys, "explain", "")
+    assert code == 2 and out == "" and "error" in err
+    code, out, err = _main(capsys, "explain", "  ")
+    assert code == 2
+
+
+def test_options_pbtxt_prints_no_tensorflow_banner(tmp_path):
+    path = tmp_path / "config.pbtxt"
+    path.write_text(PBTXT)
+    env = dict(os.environ)
+    env["PYTHONPATH"] = REPO + os.pathsep + env.get("PYTHONPATH", "")
+    env.pop("TF_CPP_MIN_LOG_LEVEL", None)
+    proc = subprocess.run([sys.executable, "-m", "npu_bridge", "options", "--pbtxt", str(path)],
+                          cwd=str(tmp_path), env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == ""

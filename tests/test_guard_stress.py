@@ -49,11 +49,11 @@ def guard(monkeypatch):
     lock = threading.Lock()
     original_enter, original_leave = _session_patch._enter, _session_patch._leave
 
-    def enter(key, policy):
+    def enter(key, policy, *session):
         table.local.snapshot = None
         refused = False
         try:
-            original_enter(key, policy)
+            original_enter(key, policy, *session)
         except NpuConfigError:
             refused = True
             raise

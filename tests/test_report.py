@@ -138,3 +138,64 @@ def test_summary_hides_defaults_but_shows_set_keys_and_diagnostics():
     assert "ge.exec.atomicCleanPolicy" not in text          # source "default"
     assert "warning NPB103 [static_memory_policy]: legacy value 1 runs as 2" in text
     assert "environment set: RANK_ID=0 RANK_SIZE=1" in text
+
+
+def _npb123():
+    return Diagnostic("NPB123", "error", "static_memory_policy", "2",
+                      "static_memory_policy=2 does not support graphs that execute concurrently")
+
+
+def test_runtime_errors_are_counted_with_their_configuration():
+    rec = {"kind": "session", "name": "Session#1", "options": _ge(), "runtime": (_npb123(),)}
+    data = _run_report(records=[rec])
+    conf = data["configurations"][0]
+    assert [d["code"] for d in conf["diagnostics"]] == ["NPB103", "NPB123"]
+    assert conf["refused"] is False
+    assert data["summary"]["errors"] == 1 and data["summary"]["warnings"] == 1
+    assert "error NPB123 [static_memory_policy]" in "\n".join(report.summary_lines(data))
+
+
+def test_escaped_runtime_error_is_counted_once_with_its_configuration():
+    from npu_bridge import _records
+    diag = _npb123()
+    rec = {"kind": "session", "name": "Session#2", "options": _ge(), "runtime": (diag,)}
+    err = types.SimpleNamespace(diagnostics=[diag], ge_options=None)
+    _records.link(err, rec)
+    data = _run_report(records=[{"kind": "session", "name": "Session#1", "options": _ge()}, rec],
+                       exception=("NpuConfigError", "1 error"), config_error=err,
+                       script_exit_code=1, exit_code=1)
+    assert data["outcome"]["uncaught"]["configuration"] == 2
+    assert data["summary"]["errors"] == 1
+
+
+def test_escaped_refusal_without_partial_options_is_counted_once():
+    # NpuArgumentError of a constructor: the record is linked to the error itself
+    from npu_bridge import _records
+    from npu_bridge.ge import NpuConfigError
+    err = NpuConfigError([Diagnostic("NPB160", "error", "x", 1, "bad type"),
+                          Diagnostic("NPB110", "info", "product", None, "no product")])
+    _records.clear()
+    try:
+        _records.record_refused("estimator", "NPURunConfig(model_dir=m)", err)
+        records = _records.records()
+    finally:
+        _records.clear()
+    data = _run_report(records=records, exception=("NpuArgumentError", "1 error"),
+                       config_error=err, script_exit_code=1, exit_code=1)
+    assert data["outcome"]["uncaught"]["configuration"] == 1
+    assert data["summary"]["errors"] == 1 and data["summary"]["infos"] == 1
+
+
+def test_refused_record_keeps_the_product_of_the_resolution():
+    from npu_bridge import _records
+    from npu_bridge.ge import GeOptions, NpuConfigError
+    diags = [Diagnostic("NPB112", "error", "variable_use_1g_huge_page", 1,
+                        "not supported on atlas-inference")]
+    err = NpuConfigError(diags, GeOptions(diagnostics=list(diags), product="atlas-inference"))
+    rec = _records.record_refused("options", "x", err)
+    try:
+        data = _run_report(records=[rec])
+    finally:
+        _records.clear()
+    assert data["configurations"][0]["product"] == "atlas-inference"
+    assert "(product: atlas-inference) REFUSED" in "\n".join(report.summary_lines(data))

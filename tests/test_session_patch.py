@@ -535,3 +535,177 @@ def test_changed_config_is_resolved_again_and_gets_a_new_copy():
         sess.close()
     assert len(seen) == 2 and seen[0] is not seen[1]
     assert not npu_optimizers(seen[1])
+
+
+# run-time refusals are recorded with the session's configuration (npu-bridge run counts them)
+
+def test_guard_refusal_is_recorded_once_per_graph_pair_with_the_session():
+    sess, slow, fast, started, release = blocking_graph(2)
+    other_graph = tf.Graph()
+    with other_graph.as_default():
+        other_op = tf.constant(1)
+        other_op2 = tf.constant(2)
+    other = tf.compat.v1.Session(graph=other_graph, config=proto(static_memory_policy=2))
+    count = len(_records.records())
+    thread, _ = run_in_thread(sess, slow)
+    assert started.wait(30)
+    try:
+        for _ in range(50):                            # a script retrying in a loop
+            with pytest.raises(NpuConfigError):
+                other.run(other_op)
+        with pytest.raises(NpuConfigError):            # another graph of the same session
+            other.run(other_op2)
+        with pytest.raises(NpuConfigError):            # a graph of the executing session
+            sess.run(fast)
+    finally:
+        release.set()
+        thread.join(30)
+    new = _records.records()[count:]
+    assert new == []                                   # no new configuration, only errors
+    (first,) = [r for r in _records.records() if r is sess._npu_record]
+    (second,) = [r for r in _records.records() if r is other._npu_record]
+    # each refusal is attached to the configuration of the session that hit it
+    codes = [d.code for d in second["runtime"]]
+    assert codes == ["NPB123", "NPB123"]               # 50 retries of one pair: recorded once
+    assert [d.code for d in first["runtime"]] == ["NPB123"]
+    assert all(d.severity == "error" for d in second["runtime"])
+    sess.close()
+    other.close()
+
+
+def test_runtime_records_are_bounded():
+    rec = _records.record("session", "Session#x", None)
+    diag = _session_patch._ge().Diagnostic("NPB123", "error", "static_memory_policy", "2", "m")
+    for i in range(1000):
+        _records.add_runtime_diagnostic(rec, ("pair", i), diag)
+    (copy,) = [r for r in _records.records() if r["name"] == "Session#x"]
+    assert 1 <= len(copy["runtime"]) <= _records.RUNTIME_LIMIT < 1000
+
+
+def test_uncaught_guard_error_names_its_record():
+    sess, slow, fast, started, release = blocking_graph(2)
+    thread, _ = run_in_thread(sess, slow)
+    assert started.wait(30)
+    try:
+        with pytest.raises(NpuConfigError) as info:
+            sess.run(fast)
+    finally:
+        release.set()
+        thread.join(30)
+    assert _records.record_of(info.value) is sess._npu_record
+    assert sess._npu_record["runtime"][0] == info.value.diagnostics[0]
+    sess.close()
+
+
+def test_guard_message_names_the_policy_as_set_legacy_values_and_the_seed():
+    sess, slow, fast, started, release = blocking_graph(1)      # 1 runs as 2
+    thread, _ = run_in_thread(sess, slow)
+    assert started.wait(30)
+    try:
+        with pytest.raises(NpuConfigError) as info:
+            sess.run(fast)
+    finally:
+        release.set()
+        thread.join(30)
+    (diag,) = info.value.diagnostics
+    assert diag.code == "NPB123" and diag.value == "1"
+    assert diag.message.startswith("static_memory_policy=1 (runs as 2) does not support")
+    assert "1 (legacy)" in diag.message and "allowed: 0, 1, 2" not in diag.message
+    assert "source: vendor page 'MemoryConfig constructor (zh)' " \
+           "(seed:memoryconfig_constructor_zh.txt)" in diag.message
+    assert "rule from the MemoryConfig documentation" not in diag.message
+    sess.close()
+
+
+# queue runners: the host-side input pipeline is not a GE graph
+
+def _queue_graph():
+    started, release = threading.Event(), threading.Event()
+
+    def block(x):
+        started.set()
+        release.wait(30)
+        return x
+
+    graph = tf.Graph()
+    with graph.as_default():
+        queue = tf.compat.v1.FIFOQueue(100, tf.float32, shapes=[[]])
+        enqueue = queue.enqueue(tf.constant(1.0))
+        enqueue2 = queue.enqueue(tf.constant(2.0))
+        runner = tf.compat.v1.train.QueueRunner(queue, [enqueue])
+        tf.compat.v1.train.add_queue_runner(runner)
+        slow = tf.compat.v1.py_func(block, [queue.dequeue()], tf.float32)
+        fast = tf.constant(2.0) * 3.0
+    return graph, queue, runner, enqueue2, slow, fast, started, release
+
+
+def test_queue_runner_ops_are_not_guarded():
+    graph, queue, runner, enqueue2, slow, fast, started, release = _queue_graph()
+    sess = tf.compat.v1.Session(graph=graph, config=proto(static_memory_policy=2))
+    sess.run(runner.enqueue_ops[0])
+    thread, first = run_in_thread(sess, slow)          # the training step, executing
+    assert started.wait(30)
+    try:
+        for _ in range(3):
+            sess.run(runner.enqueue_ops[0])            # what QueueRunner threads run
+        sess.run(runner.enqueue_ops)                   # a list of them: still the pipeline
+        with pytest.raises(NpuConfigError):            # not a queue runner's op: a graph
+            sess.run(enqueue2)
+        with pytest.raises(NpuConfigError):            # mixed with another fetch: a graph
+            sess.run([runner.enqueue_ops[0], fast])
+        # a runner added later is seen (the cached set follows the collection)
+        with graph.as_default():
+            tf.compat.v1.train.add_queue_runner(
+                tf.compat.v1.train.QueueRunner(queue, [enqueue2]))
+        sess.run(enqueue2)
+        sess.run(runner.close_op)
+    finally:
+        release.set()
+        thread.join(30)
+    assert first == {"value": 1.0}
+    assert _session_patch.executing_graphs() == 0
+    sess.close()
+
+
+def test_queue_runner_input_pipeline_trains_under_policy_2():
+    with tf.Graph().as_default():
+        data = tf.constant(np.random.RandomState(0).randn(200, 4).astype(np.float32))
+        sample = tf.compat.v1.train.slice_input_producer([data], shuffle=True)
+        batch = tf.compat.v1.train.batch(sample, batch_size=8, num_threads=4)
+        w = tf.compat.v1.get_variable("w", [4, 1])
+        x = batch[0] if isinstance(batch, (list, tuple)) else batch
+        loss = tf.reduce_mean(tf.square(tf.matmul(x, w) - 1.0))
+        train_op = tf.compat.v1.train.GradientDescentOptimizer(0.05).minimize(loss)
+        with tf.compat.v1.Session(config=proto(static_memory_policy=2)) as sess:
+            sess.run(tf.compat.v1.global_variables_initializer())
+            sess.run(tf.compat.v1.local_variables_initializer())
+            coord = tf.compat.v1.train.Coordinator()
+            threads = tf.compat.v1.train.start_queue_runners(sess=sess, coord=coord)
+            try:
+                for _ in range(150):
+                    sess.run([train_op, loss])
+            finally:
+                coord.request_stop()
+                coord.join(threads)
+
+
+def test_queue_runner_callable_is_not_guarded():
+    # QueueRunner._run makes a callable of its enqueue op (TF 2.x)
+    graph, queue, runner, enqueue2, slow, fast, started, release = _queue_graph()
+    sess = tf.compat.v1.Session(graph=graph, config=proto(static_memory_policy=2))
+    enqueue_call = sess.make_callable(runner.enqueue_ops[0])
+    other_call = sess.make_callable(enqueue2)
+    assert not getattr(enqueue_call, "_npu_guarded", False)
+    assert getattr(other_call, "_npu_guarded", False)
+    enqueue_call()
+    thread, first = run_in_thread(sess, slow)
+    assert started.wait(30)
+    try:
+        enqueue_call()
+        with pytest.raises(NpuConfigError):
+            other_call()
+    finally:
+        release.set()
+        thread.join(30)
+    assert first == {"value": 1.0}
+    sess.close()

@@ -23,6 +23,7 @@ real stack fails at ``NPUEstimator(...)`` with a protobuf TypeError, so it is re
 construction time instead. All problems of one constructor call are reported together in
 one `NpuArgumentError`.
 """
+import dataclasses
 import enum
 import inspect
 import json
@@ -71,7 +72,9 @@ class NpuArgumentError(NpuConfigError, TypeError):
     ``.diagnostics``: every problem as a `Diagnostic` with a code (``NPB160`` wrong type,
     ``NPB161`` a real-class check, and the resolver's codes, e.g. ``E10001``, for values,
     including its warnings and infos); ``.problems``: the error messages; ``.owner``: what was
-    called (e.g. "NPURunConfig").
+    called (e.g. "NPURunConfig"); ``.ge_options``: for an ``NPURunConfig`` whose arguments
+    reached the resolver, what they resolve to (options, the product used) holding these
+    diagnostics, else None.
     """
 
     def __init__(self, owner, problems, extra=()):
@@ -574,19 +577,23 @@ def _validate(owner, npu_args, record_as=None):
     repeat."""
     problems, values = [], []
     _check_npu_args(npu_args, problems, values)
-    extra = []
+    extra, resolved = [], None
     if not problems:
         from npu_bridge.ge import resolve
         probe = NPURunConfig.__new__(NPURunConfig)   # no RunConfig state: only the NPU fields
         probe._assign_npu_args(npu_args)
         try:
-            resolve(probe)
+            resolved = resolve(probe)
         except NpuConfigError as err:
-            extra = err.diagnostics
+            extra, resolved = err.diagnostics, err.ge_options
         reported = {d.option for d in extra if d.severity == "error"}
         values = [d for d in values if d.option not in reported]
     if problems or values or any(d.severity == "error" for d in extra):
         error = NpuArgumentError(owner, problems + values, extra)
+        if resolved is not None:
+            # what it would have resolved to (options, the product the resolver used), with
+            # every diagnostic of the error: the record and report show that product
+            error.ge_options = dataclasses.replace(resolved, diagnostics=list(error.diagnostics))
         if record_as is not None:
             # Recorded as refused (the estimator it was made for never gets it), so
             # `npu-bridge run` counts it even when the script catches the error.
