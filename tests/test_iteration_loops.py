@@ -191,3 +191,30 @@ def test_loop_op_keeps_the_device_and_name_scope(device):
             assert loop_op.device == train_op.device
             sess.run(loop_op)
             assert sess.run(step) == 2
+
+
+def _npb124(estimator):
+    from npu_bridge import _records
+    rec = [r for r in _records.records() if r.get("options") is estimator.npu_ge_options]
+    assert len(rec) == 1
+    return [d for d in rec[0].get("runtime", ()) if d.code == "NPB124"]
+
+
+def test_steps_not_a_multiple_of_the_loop_warn_npb124_once(tmp_path):
+    # The vendor docs require the training steps to be a multiple of iterations_per_loop
+    # (reference option_values.json, iterations_per_loop notes): on the NPU every loop runs N.
+    estimator = make(tmp_path, 5)
+    train(estimator, max_steps=37)
+    (d,) = _npb124(estimator)
+    assert d.severity == "warning" and d.option == "iterations_per_loop" and d.value == 5
+    assert "37" in d.message and "40" in d.message and "multiple" in d.message
+    train(estimator, max_steps=37)          # already there: nothing new
+    train(estimator, steps=10)              # 37 -> 47: 10 is a multiple of 5, but the
+    assert len(_npb124(estimator)) == 1     # loops start at 37: fine, as on the NPU
+
+
+def test_multiples_do_not_warn(tmp_path):
+    estimator = make(tmp_path, 4)
+    train(estimator, max_steps=12)
+    train(estimator, steps=8)
+    assert _npb124(estimator) == []

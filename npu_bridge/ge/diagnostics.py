@@ -114,6 +114,10 @@ CODES = MappingProxyType({
                "seed ge_memory_options_zh.txt"),
     "NPB123": ("error", "two graphs of one process executed concurrently under static_memory_policy "
                "2 or 4 (raised at run time by the Session patch)", "seed memoryconfig_constructor_zh.txt"),
+    "NPB124": ("warning", "training steps of a train() call not a multiple of iterations_per_loop "
+               "(on the NPU every loop runs iterations_per_loop steps; raised at run time by "
+               "NPUEstimator)", "reference option_values.json (iterations_per_loop notes); vendor "
+               "docs npu_config/npurunconfig_constructor/performance_tuning.md"),
     "NPB130": ("error", "GE option given at a level GE does not accept it at",
                "seeds (生效级别), else reference ge_option_scopes.json"),
     "NPB131": ("warning", "reuse index at or beyond the graph's input/output count: dropped",

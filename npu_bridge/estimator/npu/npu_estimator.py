@@ -166,7 +166,8 @@ class NPUEstimator(tf.estimator.Estimator):
         model_dir = self._npu_check_model_dir(model_dir, config)
         self._npu_job_start_file = job_start_file
         self._npu_ge_options = ge_options
-        _records.record("estimator", "NPUEstimator(model_dir=%s)" % model_dir, ge_options)
+        self._npu_record = _records.record("estimator", "NPUEstimator(model_dir=%s)" % model_dir,
+                                           ge_options)
 
         if not warm_start_from:
             warm_start_from = os.getenv("RESTORE_FROM") or None
@@ -185,7 +186,8 @@ class NPUEstimator(tf.estimator.Estimator):
         iterations_per_loop = getattr(self.config, "iterations_per_loop", 1) or 1
         if iterations_per_loop > 1 and (steps is not None or max_steps is not None) \
                 and not self._train_distribution:
-            return [_LoopStopAtStepHook(steps, max_steps)]
+            return [_LoopStopAtStepHook(steps, max_steps, iterations_per_loop,
+                                        getattr(self, "_npu_record", None))]
         return _estimator_lib.Estimator._convert_train_steps_to_hooks(self, steps, max_steps)
 
     @property

@@ -160,8 +160,10 @@ class _LoopStopAtStepHook(tf.compat.v1.train.StopAtStepHook):
     exactly, as `StopAtStepHook` does.
     """
 
-    def __init__(self, num_steps=None, last_step=None):
+    def __init__(self, num_steps=None, last_step=None, iterations_per_loop=None, record=None):
         super().__init__(num_steps=num_steps, last_step=last_step)
+        self._iterations = iterations_per_loop   # the configured N, for NPB124
+        self._record = record  # the estimator's configuration record (npu_bridge._records)
         self._loops = {}       # loop op -> its registered N
         self._counts = {}      # loop op -> the count set for the next run
         self._max_loop = 1
@@ -177,6 +179,28 @@ class _LoopStopAtStepHook(tf.compat.v1.train.StopAtStepHook):
         self._step = int(session.run(self._global_step_tensor))
         if self._last_step is None:
             self._last_step = self._step + self._num_steps
+        self._check_multiple()
+
+    def _check_multiple(self):
+        """NPB124 when the steps to run are not a multiple of N: the vendor docs require one,
+        because on the NPU every loop runs N steps (training would end past the last step)."""
+        n, start, last = self._iterations, self._step, self._last_step
+        if not n or n <= 1 or last <= start or (last - start) % n == 0:
+            return
+        npu_end = start + -(-(last - start) // n) * n
+        from npu_bridge import _records
+        from npu_bridge.ge.diagnostics import make
+        diag = make("NPB124", "iterations_per_loop", n,
+                    "train() runs %d steps (global step %d to %d), not a multiple of "
+                    "iterations_per_loop=%d: on the NPU every loop runs %d steps, so training "
+                    "would end at step %d; here the last loop runs %d and training ends at %d. "
+                    "The docs require the training steps to be a multiple of iterations_per_loop; "
+                    "source: reference option_values.json (iterations_per_loop notes), vendor docs "
+                    "npu_config/npurunconfig_constructor/performance_tuning.md"
+                    % (last - start, start, last, n, n, npu_end, (last - start) % n, last))
+        added = _records.add_runtime_diagnostic(self._record, ("NPB124", start, last), diag)
+        if added or self._record is None:
+            tf.compat.v1.logging.warning("%s %s", diag.code, diag.message)
 
     def before_run(self, run_context):
         left = max(1, self._last_step - self._step)
