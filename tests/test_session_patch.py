@@ -1,5 +1,6 @@
 """The Session patch: config injection, resolution, records, the static-memory concurrency
 guard, and iteration loops (set_iteration_per_loop)."""
+import contextlib
 import threading
 from unittest import mock
 
@@ -217,17 +218,25 @@ def run_in_thread(sess, fetch):
     return thread, out
 
 
-@pytest.mark.parametrize("policy", [2, 4])
-def test_guard_refuses_a_second_graph_under_policy_2_and_4(policy):
-    sess, slow, fast, started, release = blocking_graph(policy)
-    thread, first = run_in_thread(sess, slow)
+@contextlib.contextmanager
+def while_running(sess, slow, started, release):
+    """Run `slow` in a thread for the duration of the block (it blocks until `release`);
+    yields the thread's result dict, filled once the block has ended."""
+    thread, out = run_in_thread(sess, slow)
     assert started.wait(30)
     try:
-        with pytest.raises(NpuConfigError) as info:
-            sess.run(fast)
+        yield out
     finally:
         release.set()
         thread.join(30)
+
+
+@pytest.mark.parametrize("policy", [2, 4])
+def test_guard_refuses_a_second_graph_under_policy_2_and_4(policy):
+    sess, slow, fast, started, release = blocking_graph(policy)
+    with while_running(sess, slow, started, release) as first:
+        with pytest.raises(NpuConfigError) as info:
+            sess.run(fast)
     assert first == {"value": 1.0}                     # the earlier run finished normally
     message = str(info.value)
     assert "static_memory_policy=%d" % policy in message
@@ -241,13 +250,8 @@ def test_guard_refuses_a_second_graph_under_policy_2_and_4(policy):
 @pytest.mark.parametrize("policy", [0, 3])
 def test_guard_never_refuses_under_policy_0_and_3(policy):
     sess, slow, fast, started, release = blocking_graph(policy)
-    thread, first = run_in_thread(sess, slow)
-    assert started.wait(30)
-    try:
+    with while_running(sess, slow, started, release) as first:
         assert sess.run(fast) == 6.0                   # runs while `slow` executes
-    finally:
-        release.set()
-        thread.join(30)
     assert first == {"value": 1.0}
     sess.close()
 
@@ -258,14 +262,9 @@ def test_guard_counts_graphs_across_sessions():
     with other_graph.as_default():
         other_op = tf.constant(1)
     other = tf.compat.v1.Session(graph=other_graph, config=proto(static_memory_policy=2))
-    thread, _ = run_in_thread(sess, slow)
-    assert started.wait(30)
-    try:
+    with while_running(sess, slow, started, release):
         with pytest.raises(NpuConfigError):
             other.run(other_op)
-    finally:
-        release.set()
-        thread.join(30)
     sess.close()
     other.close()
 
@@ -273,13 +272,8 @@ def test_guard_counts_graphs_across_sessions():
 def test_same_graph_from_two_threads_is_not_refused():
     # One fetch set is one GE graph: GE serialises its executions, it is not two graphs.
     sess, slow, _, started, release = blocking_graph(2)
-    thread, first = run_in_thread(sess, slow)
-    assert started.wait(30)
-    try:
+    with while_running(sess, slow, started, release) as first:
         assert sess.run(slow) == 1.0                   # second call does not block
-    finally:
-        release.set()
-        thread.join(30)
     assert first == {"value": 1.0}
     sess.close()
 
@@ -459,15 +453,10 @@ def test_make_callable_with_feeds_and_options_through_the_guard():
 
 def test_guard_watches_partial_run():
     sess, slow, fast, started, release = blocking_graph(2)
-    thread, first = run_in_thread(sess, slow)
-    assert started.wait(30)
-    try:
+    with while_running(sess, slow, started, release) as first:
         handle = sess.partial_run_setup([fast], [])
         with pytest.raises(NpuConfigError):
             sess.partial_run(handle, fast)
-    finally:
-        release.set()
-        thread.join(30)
     assert first == {"value": 1.0} and _session_patch.executing_graphs() == 0
     handle = sess.partial_run_setup([fast], [])
     assert sess.partial_run(handle, fast) == 6.0
@@ -547,9 +536,7 @@ def test_guard_refusal_is_recorded_once_per_graph_pair_with_the_session():
         other_op2 = tf.constant(2)
     other = tf.compat.v1.Session(graph=other_graph, config=proto(static_memory_policy=2))
     count = len(_records.records())
-    thread, _ = run_in_thread(sess, slow)
-    assert started.wait(30)
-    try:
+    with while_running(sess, slow, started, release):
         for _ in range(50):                            # a script retrying in a loop
             with pytest.raises(NpuConfigError):
                 other.run(other_op)
@@ -557,9 +544,6 @@ def test_guard_refusal_is_recorded_once_per_graph_pair_with_the_session():
             other.run(other_op2)
         with pytest.raises(NpuConfigError):            # a graph of the executing session
             sess.run(fast)
-    finally:
-        release.set()
-        thread.join(30)
     new = _records.records()[count:]
     assert new == []                                   # no new configuration, only errors
     (first,) = [r for r in _records.records() if r is sess._npu_record]
@@ -584,14 +568,9 @@ def test_runtime_records_are_bounded():
 
 def test_uncaught_guard_error_names_its_record():
     sess, slow, fast, started, release = blocking_graph(2)
-    thread, _ = run_in_thread(sess, slow)
-    assert started.wait(30)
-    try:
+    with while_running(sess, slow, started, release):
         with pytest.raises(NpuConfigError) as info:
             sess.run(fast)
-    finally:
-        release.set()
-        thread.join(30)
     assert _records.record_of(info.value) is sess._npu_record
     assert sess._npu_record["runtime"][0] == info.value.diagnostics[0]
     sess.close()
@@ -599,14 +578,9 @@ def test_uncaught_guard_error_names_its_record():
 
 def test_guard_message_names_the_policy_as_set_legacy_values_and_the_seed():
     sess, slow, fast, started, release = blocking_graph(1)      # 1 runs as 2
-    thread, _ = run_in_thread(sess, slow)
-    assert started.wait(30)
-    try:
+    with while_running(sess, slow, started, release):
         with pytest.raises(NpuConfigError) as info:
             sess.run(fast)
-    finally:
-        release.set()
-        thread.join(30)
     (diag,) = info.value.diagnostics
     assert diag.code == "NPB123" and diag.value == "1"
     assert diag.message.startswith("static_memory_policy=1 (runs as 2) does not support")
@@ -698,14 +672,9 @@ def test_queue_runner_callable_is_not_guarded():
     assert not getattr(enqueue_call, "_npu_guarded", False)
     assert getattr(other_call, "_npu_guarded", False)
     enqueue_call()
-    thread, first = run_in_thread(sess, slow)
-    assert started.wait(30)
-    try:
+    with while_running(sess, slow, started, release) as first:
         enqueue_call()
         with pytest.raises(NpuConfigError):
             other_call()
-    finally:
-        release.set()
-        thread.join(30)
     assert first == {"value": 1.0}
     sess.close()
