@@ -339,13 +339,24 @@ def _cmd_lint(args):
             raise _UsageError("no such file or folder: %s" % p)
     if args.jobs is not None and args.jobs < 1:
         raise _UsageError("--jobs must be at least 1")
+    if args.max_bytes is not None and args.max_bytes < 0:
+        raise _UsageError("--max-bytes must be at least 0")
+    ignore = tuple(c.strip().upper() for c in args.ignore.split(",") if c.strip())
+    known = lint.known_codes()
+    unknown = [c for c in ignore if c not in known]
+    if unknown:
+        raise _UsageError("--ignore: unknown code%s %s; known codes: %s" % (
+            "s" if len(unknown) > 1 else "", ", ".join(unknown), ", ".join(known)))
     env = {}
     if os.environ.get("NPU_BRIDGE_PRODUCT"):  # the only environment a static check reads
         env["NPU_BRIDGE_PRODUCT"] = os.environ["NPU_BRIDGE_PRODUCT"]
     findings, nfiles = lint.lint_paths(
         args.paths, product=args.product, env=env, jobs=args.jobs,
-        max_bytes=args.max_bytes or lint.DEFAULT_MAX_BYTES,
-        ignore=tuple(c.strip() for c in args.ignore.split(",") if c.strip()))
+        max_bytes=lint.DEFAULT_MAX_BYTES if args.max_bytes is None else args.max_bytes,
+        ignore=ignore)
+    if nfiles == 0:   # only folders without a *.py: nothing was checked
+        raise _UsageError("no Python files checked: no *.py file under %s (a file named "
+                          "explicitly is checked whatever its suffix)" % ", ".join(args.paths))
     if args.format == "json":
         out = {"schema": "npu-bridge-lint", "version": 1, "files": nfiles,
                "findings": [f.to_dict() for f in findings]}

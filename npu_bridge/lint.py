@@ -23,7 +23,13 @@ The only checks of this module's own are about the file and about protobuf itsel
 | NBL002 | the file is larger than the size limit and was not checked |
 | NBL003 | the file cannot be read |
 | NBL010 | `AttrValue` has no such field (protobuf raises `AttributeError` at run time) |
-| NBL011 | the literal does not fit the `AttrValue` field (protobuf: `TypeError`; `ValueError` for an int outside int64) |
+| NBL011 | the literal does not fit the `AttrValue` field: the `TypeError` (`ValueError` for an int outside int64, `OverflowError` for a float) protobuf raises, word for word |
+| NBL012 | a config class called with an argument it does not have (Python's `TypeError`: unexpected keyword argument, too many positional arguments), with a "did you mean" |
+
+A literal config-class argument of a type its constructor refuses is reported with the
+constructor's own code and message, NPB160 (the rules are `npu_bridge._argtypes`, the ones
+`npu_config` applies at construction); such a value is then not resolved (the constructor
+never accepts it, so no value rule applies to it).
 
 Groups: one owner's assignments; re-binding the owner's name starts a new group. Names are
 resolved per scope as Python does (function locals shadow module names; `global`, `nonlocal`,
@@ -39,6 +45,7 @@ import ast
 import bisect
 import concurrent.futures
 import dataclasses
+import difflib
 import gc
 import itertools
 import multiprocessing
@@ -46,6 +53,8 @@ import os
 import re
 import stat
 import sys
+
+from npu_bridge import _argtypes
 
 # Files above this size are reported (NBL002) instead of parsed: bounded time per file.
 DEFAULT_MAX_BYTES = 2 * 1024 * 1024
@@ -122,6 +131,22 @@ CONFIG_SIGNATURES = {
 }
 
 _INT64 = (-(1 << 63), (1 << 63) - 1)
+
+# Lint's own codes (the resolver's are npu_bridge.ge.diagnostics.CODES): code -> meaning.
+LINT_CODES = {
+    "NBL001": "the file does not parse",
+    "NBL002": "the file is larger than the size limit and was not checked",
+    "NBL003": "the file cannot be read",
+    "NBL010": "AttrValue has no such field (AttributeError at run time)",
+    "NBL011": "the literal does not fit the AttrValue field (protobuf's TypeError/ValueError)",
+    "NBL012": "config class called with an argument it does not have (TypeError at run time)",
+}
+
+
+def known_codes():
+    """Every code lint can report: its own and the resolver's (for `--ignore`)."""
+    from npu_bridge.ge.diagnostics import CODES
+    return sorted(set(LINT_CODES) | set(CODES))
 
 # Calls whose result is their (single) argument converted to bytes or str.
 _CONVERTERS = {"as_bytes", "as_str", "as_text", "compat.as_bytes", "str", "bytes", "int",
@@ -341,6 +366,28 @@ def _attr_for_field(field, value):
     return None
 
 
+def _protobuf_error(field, value):
+    """The exception protobuf (4.25, upb) raises for `attr.FIELD = value`, as
+    "TypeError: ..." text, or None when it accepts the value (a bool is an int there)."""
+    name = type(value).__name__
+    if field == "s":
+        return None if isinstance(value, bytes) else "TypeError: expected bytes, %s found" % name
+    if field in ("i", "b"):
+        if not isinstance(value, int):
+            return "TypeError: '%s' object cannot be interpreted as an integer" % name
+        if field == "i" and not _INT64[0] <= value <= _INT64[1]:
+            return "ValueError: Value out of range: %d (outside the int64 range of .i)" % value
+        return None
+    if field == "f":
+        if not isinstance(value, (int, float)):
+            return "TypeError: must be real number, not %s" % name
+        try:
+            float(value)
+        except OverflowError:
+            return "OverflowError: int too large to convert to float"
+    return None
+
+
 def _misfit_reason(field, value):
     """Why `value` does not fit AttrValue field `field` (for NBL011)."""
     if field == "i" and isinstance(value, int) and not isinstance(value, bool):
@@ -503,6 +550,7 @@ class _Collector:
         self._pending = []             # function bodies to visit: (def, enclosing scope, path)
         self._functions = 0
         self._done_calls = set()
+        self._checked_calls = set()    # config calls whose arguments were checked (NBL012, NPB160)
         self._lines = candidate_lines  # sorted line numbers
         # sorted numbers of the lines naming a config class (None: unknown, walk everything)
         self._class_lines = class_lines
@@ -801,13 +849,16 @@ class _Collector:
             return
         value = literal_value(value_node)
         if value is not _NOT_LITERAL and field in SCALAR_FIELDS:
-            typed = _attr_for_field(field, value)
-            if typed is None:
+            error = _protobuf_error(field, value)
+            if error is not None:
+                hint = ""
+                if field == "s" and isinstance(value, str):
+                    hint = " (write b%r or tf.compat.as_bytes(%r))" % (value, value)
                 self.findings.append((line, col, "NBL011", "error",
-                                      'parameter_map["%s"].%s = %r: %s'
-                                      % (key, field, value, _misfit_reason(field, value)), key))
+                                      'parameter_map["%s"].%s = %r: protobuf raises %s%s'
+                                      % (key, field, value, error, hint), key))
                 return
-            value = typed
+            value = _attr_for_field(field, value)
         elif field not in SCALAR_FIELDS:
             value = _NOT_LITERAL
         if alias is not None:
@@ -847,12 +898,26 @@ class _Collector:
         group.classes.add(name)
         group.class_pos.setdefault(name, (node.lineno, node.col_offset + 1))
         params = CONFIG_SIGNATURES.get(name, ())
+        check = id(node) not in self._checked_calls
+        self._checked_calls.add(id(node))
         arguments = []
         for i, arg in enumerate(node.args):
-            if isinstance(arg, ast.Starred) or i >= len(params):
+            if isinstance(arg, ast.Starred):
                 break   # *args: the positions after it are unknown
+            if i >= len(params):
+                if check:
+                    self._too_many_positional(node, name, params)
+                break
             arguments.append((params[i], arg, arg))
         arguments += [(kw.arg, kw.value, kw) for kw in node.keywords if kw.arg is not None]
+        if check:
+            known = set(params)
+            for kw in node.keywords:
+                if kw.arg is not None and kw.arg not in known:
+                    self._unknown_keyword(kw, name, params)
+            arguments = [a for a in arguments if a[0] in known]
+        else:
+            arguments = [a for a in arguments if a[0] in params]
         if name == "MemoryConfig":
             arguments = _memory_config_seed_form(arguments)
         for arg_name, value, where in arguments:
@@ -878,9 +943,48 @@ class _Collector:
                         finally:
                             self._cur = saved
                     continue
+            literal = literal_value(value)
+            if literal is not _NOT_LITERAL:
+                problems = []
+                _argtypes.check_arg(name, arg_name, literal, problems)
+                if problems:
+                    # the constructor refuses it (NPB160): never written, nothing to resolve
+                    if check:
+                        opt = _catalog().by_arg.get(CONFIG_CLASSES[name] + arg_name)
+                        for diag in problems:
+                            self.findings.append((where.lineno, where.col_offset + 1,
+                                                  diag.code, diag.severity, diag.message,
+                                                  opt.key if opt is not None else arg_name))
+                    literal = _NOT_LITERAL
             group.entries.append(_Entry(CONFIG_CLASSES[name] + arg_name, None,
-                                        literal_value(value), where.lineno,
+                                        literal, where.lineno,
                                         where.col_offset + 1, "%s(%s=...)" % (name, arg_name)))
+
+    def _unknown_keyword(self, kw, name, params):
+        """NBL012: Python's TypeError for a keyword the class does not have, with the close
+        names of its signature, or the config class that has it."""
+        message = "%s.__init__() got an unexpected keyword argument %r (TypeError at run time)" \
+            % (name, kw.arg)
+        close = difflib.get_close_matches(kw.arg, params, n=2, cutoff=0.75)
+        owners = [cls for cls, other in CONFIG_SIGNATURES.items()
+                  if cls != name and kw.arg in other]
+        if close:
+            message += "; did you mean %s?" % " or ".join(repr(c) for c in close)
+        elif owners:
+            message += "; it is an argument of %s" % " and ".join(
+                "%s(%s=...)" % (cls, kw.arg) for cls in owners)
+        self.findings.append((kw.lineno, kw.col_offset + 1, "NBL012", "error", message, kw.arg))
+
+    def _too_many_positional(self, node, name, params):
+        given = len(node.args) + 1   # with self, as Python counts
+        if name == "DynamicInputConfig":   # no defaults
+            takes = "takes %d positional arguments" % (len(params) + 1)
+        else:
+            takes = "takes from 1 to %d positional arguments" % (len(params) + 1)
+        arg = node.args[len(params)]
+        self.findings.append((arg.lineno, arg.col_offset + 1, "NBL012", "error",
+                              "%s.__init__() %s but %d were given (TypeError at run time)"
+                              % (name, takes, given), ""))
 
 
 def _memory_config_seed_form(arguments):

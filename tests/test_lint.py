@@ -370,9 +370,11 @@ def test_int_out_of_int64_is_nbl011(expr):
     assert _codes('custom_op.parameter_map["iterations_per_loop"].i = 2 ** 62\n') == [] or True
 
 
-def test_config_argument_out_of_int64_is_nbl011():
+def test_config_argument_out_of_int64_is_the_constructors_npb160():
+    # MemoryConfig refuses it itself (NpuArgumentError NPB160): lint reports that code
     findings = lint.lint_source(HEAD + "m = MemoryConfig(static_memory_policy=2 ** 70)\n", "t.py")
-    assert [(f.line, f.code) for f in findings] == [(LINE, "NBL011")]
+    assert [(f.line, f.code) for f in findings] == [(LINE, "NPB160")]
+    assert "int64" in findings[0].message
 
 
 def test_config_calls_found_inside_larger_candidate_statements():
@@ -633,3 +635,186 @@ def main():
 ])
 def test_config_calls_in_every_expression_position(src, line):
     assert [(l, c) for l, c, _ in _errors(src)] == [(line, "E10001")]
+
+
+# --- what crashes the script at run time: protobuf's and the config classes' own checks ---
+
+@pytest.mark.parametrize("field,expr", [
+    ("s", '"all"'), ("s", "1"), ("s", "True"), ("s", "1.5"), ("s", "None"),
+    ("i", '"3"'), ("i", "1.5"), ("i", 'b"1"'), ("i", "None"),
+    ("b", '"true"'), ("b", "1.5"), ("b", 'b"x"'),
+    ("f", '"1"'), ("f", 'b"1"'),
+])
+def test_parameter_map_literal_protobuf_rejects_is_nbl011_with_its_text(field, expr):
+    """The literal is written into a real AttrValue (protobuf 4.25): lint's finding carries
+    the exception protobuf raises, word for word."""
+    attr_value_pb2 = pytest.importorskip("tensorflow.core.framework.attr_value_pb2")
+    value = ast.literal_eval(expr)
+    with pytest.raises((TypeError, ValueError)) as raised:
+        setattr(attr_value_pb2.AttrValue(), field, value)
+    src = 'custom_op.parameter_map["dump_mode"].%s = %s\n' % (field, expr)
+    findings = lint.lint_source(HEAD + src, "t.py")
+    assert [(f.line, f.code) for f in findings] == [(LINE, "NBL011")]
+    expected = "%s: %s" % (type(raised.value).__name__, raised.value)
+    assert expected in findings[0].message
+
+
+@pytest.mark.parametrize("field,expr", [("i", "True"), ("b", "1"), ("b", "0"), ("f", "1"),
+                                        ("f", "True"), ("s", 'b"all"')])
+def test_parameter_map_literal_protobuf_accepts_is_no_nbl011(field, expr):
+    attr_value_pb2 = pytest.importorskip("tensorflow.core.framework.attr_value_pb2")
+    setattr(attr_value_pb2.AttrValue(), field, ast.literal_eval(expr))   # does not raise
+    src = 'custom_op.parameter_map["dump_mode"].%s = %s\n' % (field, expr)
+    assert "NBL011" not in [c for _, _, c, _ in _codes(src)]
+
+
+CONFIG_TYPE_MISTAKES = [
+    'MemoryConfig(static_memory_policy="2")',
+    "MemoryConfig(static_memory_policy=True)",
+    "MemoryConfig(static_memory_policy=2.0)",
+    "MemoryConfig(static_memory_policy=2 ** 70)",
+    "MemoryConfig(atomic_clean_policy=None)",
+    'NPURunConfig(iterations_per_loop="10")',
+    "NPURunConfig(iterations_per_loop=None)",
+    "NPURunConfig(iterations_per_loop=True)",
+    "NPURunConfig(mix_compile_mode=1)",
+    "NPURunConfig(jit_compile=1)",
+    "NPURunConfig(horovod_mode=None)",
+    'NPURunConfig(graph_run_mode="1")',
+    "NPURunConfig(enable_exception_dump=1.0)",
+    "NPURunConfig(memory_config=3)",
+    'NPURunConfig(precision_mode=b"allow_mix_precision", op_debug_level="1")',
+    'DumpConfig(enable_dump="yes")',
+    "DumpConfig(dump_path=3)",
+    'ProfilingConfig(enable_profiling="true")',
+    'ExperimentalConfig(graph_memory_optimize_config="auto")',
+    'DynamicInputConfig("data:-1,3", "1;2", "0", 0)',
+]
+
+
+@pytest.mark.parametrize("call", CONFIG_TYPE_MISTAKES)
+def test_config_argument_types_are_the_constructors_npb160(call):
+    """The same NPB160 findings, with the same messages, as the real constructor raises."""
+    pytest.importorskip("tensorflow")
+    from npu_bridge.estimator.npu import npu_config
+    with pytest.raises(npu_config.NpuArgumentError) as raised:
+        eval(call, vars(npu_config))
+    expected = [(d.code, d.message) for d in raised.value.diagnostics]
+    findings = lint.lint_source(HEAD + "c = %s\n" % call, "t.py")
+    assert [(f.code, f.message) for f in findings if f.code == "NPB160"] == expected
+    # no value finding from a value the constructor never accepts (no NPB103 for True)
+    assert [f.code for f in findings if f.code != "NPB160"] == []
+    assert all(f.line == LINE for f in findings)
+
+
+def test_config_argument_type_finding_is_at_the_argument_and_nested():
+    src = 'c = NPURunConfig(iterations_per_loop=10,\n' \
+          '                 memory_config=MemoryConfig(static_memory_policy="2"))\n'
+    findings = lint.lint_source(HEAD + src, "t.py")
+    assert [(f.line, f.col, f.code, f.option) for f in findings] == [
+        (LINE + 1, 45, "NPB160", "static_memory_policy")]
+
+
+def test_tester_scripts_train_b_and_train_c():
+    src_b = ('c = NPURunConfig(precison_mode="allow_mix_precision", iterations_per_loop="10", '
+             'memory_config=MemoryConfig(static_memory_policy="2"))\n')
+    assert sorted(c for _, _, c, _ in _codes(src_b)) == ["NBL012", "NPB160", "NPB160"]
+    src_c = ('m = MemoryConfig(static_memory_policy="2")\n'
+             'm2 = MemoryConfig(static_memory_policy=2.0)\n'
+             'm3 = MemoryConfig(static_memory_policy=True)\n'
+             'c = NPURunConfig(iterations_per_loop="10")\n'
+             'c2 = NPURunConfig(iterations_per_loop=0)\n'
+             'c3 = NPURunConfig(enable_dump=True)\n')
+    assert [(line - LINE, c) for line, _, c, _ in _codes(src_c)] == [
+        (0, "NPB160"), (1, "NPB160"), (2, "NPB160"), (3, "NPB160"), (4, "E10001"),
+        (5, "NBL012")]
+
+
+def test_config_type_rules_are_shared_with_the_config_classes():
+    """One copy of the type rules: npu_config uses the module lint uses."""
+    pytest.importorskip("tensorflow")
+    from npu_bridge import _argtypes
+    from npu_bridge.estimator.npu import npu_config
+    assert npu_config._check_row_type is _argtypes._check_row_type
+    assert npu_config._check_int is _argtypes._check_int
+    assert set(_argtypes.CLASS_ARGS["NPURunConfig"]) == set(npu_config._CLASS_ARGS)
+    assert "tensorflow" not in getattr(_argtypes, "__dict__")
+
+
+@pytest.mark.parametrize("call,name,hint", [
+    ('NPURunConfig(precison_mode="allow_mix_precision")', "precison_mode", "precision_mode"),
+    ("NPURunConfig(variable_use_1g_huge_page=1)", "variable_use_1g_huge_page",
+     "MemoryConfig"),
+    ("MemoryConfig(static_memory_polcy=2)", "static_memory_polcy", "static_memory_policy"),
+    ("DumpConfig(enable_dumps=True)", "enable_dumps", "enable_dump"),
+])
+def test_unknown_keyword_argument_is_nbl012_with_did_you_mean(call, name, hint):
+    findings = lint.lint_source(HEAD + "c = %s\n" % call, "t.py")
+    assert [(f.line, f.code, f.severity) for f in findings] == [(LINE, "NBL012", "error")]
+    cls = call.partition("(")[0]
+    # the TypeError Python raises at run time, then the hint
+    assert ("%s.__init__() got an unexpected keyword argument %r" % (cls, name)
+            in findings[0].message)
+    assert hint in findings[0].message
+
+
+def test_too_many_positional_arguments_is_nbl012():
+    findings = lint.lint_source(HEAD + "m = MemoryConfig(0, 2, None, 0, 1)\n", "t.py")
+    assert [(f.line, f.code) for f in findings] == [(LINE, "NBL012")]
+    assert "MemoryConfig.__init__() takes from 1 to 5 positional arguments but 6 were given" \
+        in findings[0].message
+
+
+def test_known_keywords_and_kwargs_are_not_nbl012():
+    src = ("c = NPURunConfig(model_dir='/m', iterations_per_loop=1, **extra)\n"
+           "m = MemoryConfig(*args, atomic_clean_policy=0)\n")
+    assert _codes(src) == []
+
+
+def test_lint_codes_are_listed():
+    assert {"NBL001", "NBL002", "NBL003", "NBL010", "NBL011", "NBL012"} <= set(lint.LINT_CODES)
+    for path in ("docs/cli.md", "README.md"):
+        with open(os.path.join(os.path.dirname(__file__), "..", path), encoding="utf-8") as fh:
+            text = fh.read()
+        for code in lint.LINT_CODES:
+            assert code in text, (path, code)
+
+
+def _cli(capsys, *argv):
+    from npu_bridge import cli
+    code = cli.main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_cli_negative_max_bytes_is_a_usage_error(capsys, tmp_path):
+    (tmp_path / "a.py").write_text("x = 1\n")
+    code, _, err = _cli(capsys, "lint", "--max-bytes", "-1", str(tmp_path))
+    assert code == 2 and "--max-bytes" in err
+    code, _, _ = _cli(capsys, "lint", "--max-bytes", "0", str(tmp_path))
+    assert code == 1   # 0 is a limit: every non-empty file is skipped with NBL002
+
+
+def test_cli_unknown_ignore_code_is_a_usage_error(capsys, tmp_path):
+    (tmp_path / "a.py").write_text("x = 1\n")
+    code, _, err = _cli(capsys, "lint", "--ignore", "NPB103,BOGUS", str(tmp_path))
+    assert code == 2 and "BOGUS" in err and "NBL011" in err and "NPB160" in err
+    code, _, _ = _cli(capsys, "lint", "--ignore", "nbl012, NPB103,E10001", str(tmp_path))
+    assert code == 0
+
+
+def test_cli_explicit_file_of_any_name_is_checked_as_python(capsys, tmp_path):
+    script = tmp_path / "notpy.txt"
+    script.write_text(HEAD + "m = MemoryConfig(static_memory_policy='2')\n")
+    code, out, _ = _cli(capsys, "lint", str(script))
+    assert code == 1 and "NPB160" in out
+    prose = tmp_path / "notes.txt"
+    prose.write_text("these are notes, not Python\n")
+    code, out, _ = _cli(capsys, "lint", str(prose))
+    assert code == 1 and "NBL001" in out
+
+
+def test_cli_no_python_file_found_is_a_usage_error(capsys, tmp_path):
+    (tmp_path / "notes.txt").write_text("x\n")
+    code, out, err = _cli(capsys, "lint", str(tmp_path))
+    assert code == 2 and "no Python files" in err and out == ""

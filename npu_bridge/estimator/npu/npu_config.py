@@ -37,6 +37,7 @@ from tensorflow.core.protobuf import rewriter_config_pb2
 # npu_bridge.ge.catalog is imported on first use (an NPURunConfig, a render): not at import.
 from npu_bridge.ge.diagnostics import Diagnostic as _Diagnostic
 from npu_bridge.ge.diagnostics import NpuConfigError
+from npu_bridge._argtypes import _REAL_CONFIG, TYPE_CODE
 
 __all__ = [
     "NPURunConfig", "ProfilingConfig", "MemoryConfig", "DumpConfig", "ExperimentalConfig",
@@ -45,8 +46,6 @@ __all__ = [
 ]
 
 _NPU_OPTIMIZER = "NpuOptimizer"
-_REAL_CONFIG = "hicann/tensorflow npu_config.py"
-_REAL_ESTIMATOR = "hicann/tensorflow npu_estimator.py (NPUEstimator.__load_graph_optimizers)"
 
 # Grappler optimizers the real NPUEstimator appends to rewrite_options.optimizers.
 _ESTIMATOR_GRAPPLER_OPTIMIZERS = ("pruning", "function", "constfold", "shape", "arithmetic",
@@ -58,7 +57,7 @@ _NONE_WRITTEN_AS = {"profiling_options": ""}
 
 
 # Codes of the problems found here (the resolver's own codes for value rules: E10001, NPB1xx).
-TYPE_CODE = "NPB160"      # an argument of a type the real estimator cannot write
+# TYPE_CODE (NPB160, an argument of a type the real estimator cannot write): from _argtypes.
 CLASS_CHECK_CODE = "NPB161"  # one of the real class's own Python checks (ps mode)
 
 
@@ -90,153 +89,12 @@ class NpuArgumentError(NpuConfigError, TypeError):
         Exception.__init__(self, "\n".join(lines))
 
 
-def _problem(arg, value, message, code=TYPE_CODE):
-    """One problem of a constructor call, as a Diagnostic (code NPB160 unless given)."""
-    return _Diagnostic(code, "error", arg, value, message)
-
-
-# ---------------------------------------------------------------------------------------------
-# Type rules derived from the catalog.
-
-def _catalog_options():
-    from npu_bridge.ge import catalog
-    return catalog.OPTIONS
-
-
-_ROWS_BY_ARG = None   # runconfig argument -> catalog row; built on first use
-
-
-def _rows_by_arg():
-    global _ROWS_BY_ARG
-    rows = _ROWS_BY_ARG
-    if rows is None:
-        rows = {}
-        for row in _catalog_options():
-            if row.key and row.runconfig_arg and row.estimator_write != "never":
-                rows.setdefault(row.runconfig_arg, row)
-        _ROWS_BY_ARG = rows
-    return rows
-
-_FIELD_TYPES = {"b": "a bool", "i": "an int", "s": "a str", "f": "a number"}
-
-
-_INT64 = (-2 ** 63, 2 ** 63 - 1)
-
-
-def _utf8_ok(text):
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
-def _matches_field(value, field, row):
-    """Whether the estimator can write `value` into AttrValue field `field` for `row`."""
-    if field == "b":
-        return isinstance(value, (bool, numbers.Integral))
-    if field == "i":  # AttrValue.i is an int64: protobuf raises ValueError beyond it
-        # a bool is not an int here (MemoryConfig(static_memory_policy=True) is a mistake,
-        # although protobuf would write it as 1)
-        return isinstance(value, numbers.Integral) and not isinstance(value, bool) \
-            and _INT64[0] <= value <= _INT64[1]
-    if field == "f":
-        return isinstance(value, numbers.Real)
-    if field == "s":
-        if isinstance(value, str):  # the estimator's as_bytes raises on a lone surrogate
-            return _utf8_ok(value)
-        if isinstance(value, bytes):
-            return True
-        # Memory sizes are written as str(int) (real estimator).
-        return row.type == "bytes" and isinstance(value, numbers.Integral) \
-            and not isinstance(value, bool)
-    return False
-
-
-def _write_field(value, row):
-    """The AttrValue field the estimator writes `value` to: the row's field, or an
-    alternative field of the row (`other_fields`) whose type the value has (e.g. a bool
-    `jit_compile` goes to `.b`, as older adapters wrote it)."""
-    if _matches_field(value, row.field, row):
-        return row.field
-    for alt in row.other_fields:
-        if _matches_field(value, alt, row):
-            return alt
-    return None
-
-
-def _allowed_types_text(row):
-    texts = [_FIELD_TYPES[row.field]]
-    if row.field == "s" and row.type == "bytes":
-        texts.append("an int (bytes)")
-    texts += [_FIELD_TYPES[f] + " (older adapters' form)" for f in row.other_fields
-              if f in _FIELD_TYPES and _FIELD_TYPES[f] not in texts]
-    if row.estimator_write != "always":
-        texts.append("None")
-    return " or ".join(texts)
-
-
-def _check_row_type(owner, arg, value, row, problems):
-    """Append a problem when `value` cannot be written the way the estimator writes `row`."""
-    if value is None:
-        if row.estimator_write == "always":
-            problems.append(_problem(arg, None,
-                "%s=None: not allowed, expected %s; the real NPUEstimator always writes it to "
-                "parameter_map[%r].%s (source: %s)"
-                % (arg, _FIELD_TYPES[row.field], row.key, row.field, _REAL_ESTIMATOR)))
-        return
-    if _write_field(value, row) is None:
-        got = type(value).__name__
-        if isinstance(value, numbers.Integral) and not isinstance(value, bool) \
-                and not _INT64[0] <= value <= _INT64[1]:
-            got += " outside the int64 range of AttrValue.i"
-        elif isinstance(value, str) and not _utf8_ok(value):
-            got += " that is not encodable as UTF-8"
-        problems.append(_problem(arg, value,
-            "%s=%r: expected %s, got %s; written to parameter_map[%r].%s (source: %s)"
-            % (arg, value, _allowed_types_text(row), got, row.key, row.field,
-               _REAL_ESTIMATOR)))
-
-
-def _check_instance(arg, value, cls, problems, exception_note=""):
-    if value is not None and not isinstance(value, cls):
-        problems.append(_problem(arg, value, "%s=%r: expected a %s or None, got %s (source: %s%s)"
-                                 % (arg, value, cls.__name__, type(value).__name__,
-                                    _REAL_CONFIG, exception_note)))
-
-
-def _check_bool(arg, value, problems):
-    if not isinstance(value, bool):
-        problems.append(_problem(arg, value, "%s=%r: expected True or False, got %s (source: %s)"
-                                 % (arg, value, type(value).__name__, _REAL_CONFIG)))
-
-
-def _check_int(arg, value, problems, minimum, values=None):
-    """The real util.check_positive_integer / check_nonnegative_integer. A value below
-    `minimum` goes to `values` when given (value problems the resolver reports too)."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        problems.append(_problem(arg, value, "%s=%r: expected an int >= %d, got %s (source: %s)"
-                                 % (arg, value, minimum, type(value).__name__, _REAL_CONFIG)))
-        return False
-    if value < minimum:
-        (problems if values is None else values).append(_problem(
-            arg, value, "invalid value for %s: %r; allowed: an int >= %d (source: %s)"
-            % (arg, value, minimum, _REAL_CONFIG), code="E10001"))
-        return False
-    if value > _INT64[1]:  # written to AttrValue.i: protobuf raises ValueError beyond int64
-        problems.append(_problem(arg, value,
-                                 "%s=%r: must be at most %d (an int64, AttrValue.i; source: %s)"
-                                 % (arg, value, _INT64[1], _REAL_ESTIMATOR)))
-        return False
-    return True
-
-
-def _check_class_args(owner, prefix, args, problems):
-    """Type-check the arguments of a config class against their catalog rows."""
-    for arg, value in args.items():
-        row = _rows_by_arg().get(prefix + "." + arg)
-        if row is not None:
-            _check_row_type(owner, arg, value, row, problems)
+# Type rules (derived from the catalog; shared with `npu-bridge lint`, which never imports
+# TensorFlow): npu_bridge/_argtypes.py.
+from npu_bridge._argtypes import (  # noqa: E402
+    NPU_ARG_RULES, _check_class_args, _check_instance, _check_int, _check_row_type, _problem,
+    _catalog_options, _rows_by_arg, _write_field, check_npu_arg,
+)
 
 
 def _field_value(obj, name):
@@ -515,41 +373,26 @@ def _check_npu_args(args, problems, values=None):
     Type problems (NPB160) go to `problems`; value problems (E10001, NPB141, the real class's
     ps-mode check NPB161) to `values` when given, else to `problems` too. Each a Diagnostic."""
     values = problems if values is None else values
-    ipl_ok = _check_int("iterations_per_loop", args["iterations_per_loop"], problems, 1, values)
+    ok = {}
+    for arg in NPU_ARG_RULES:   # the real class's own type checks, in its order (_argtypes)
+        value = args[arg]
+        ok[arg] = check_npu_arg(arg, value, problems, values)
+        if arg == "mix_compile_mode" and ok[arg] and value and ok["iterations_per_loop"] \
+                and args["iterations_per_loop"] != 1:
+            values.append(_problem("mix_compile_mode", True,
+                                   "mix_compile_mode=true needs iterations_per_loop == 1, got %r "
+                                   "(source: %s)" % (args["iterations_per_loop"], _REAL_CONFIG),
+                                   code="NPB141"))
+        elif arg == "graph_run_mode" and ok[arg] and value > 1:
+            values.append(_problem("graph_run_mode", value,
+                                   "invalid value for graph_run_mode: %r; allowed: 0, 1 (source: %s)"
+                                   % (value, _REAL_CONFIG), code="E10001"))
     mix = args["mix_compile_mode"]
-    if not isinstance(mix, bool):
-        problems.append(_problem("mix_compile_mode", mix,
-                                 "mix_compile_mode=%r: expected True or False, got %s (source: %s)"
-                                 % (mix, type(mix).__name__, _REAL_CONFIG)))
-    elif mix and ipl_ok and args["iterations_per_loop"] != 1:
-        values.append(_problem("mix_compile_mode", True,
-                               "mix_compile_mode=true needs iterations_per_loop == 1, got %r "
-                               "(source: %s)" % (args["iterations_per_loop"], _REAL_CONFIG),
-                               code="NPB141"))
-    jit = args["jit_compile"]
-    if isinstance(jit, str) and not _utf8_ok(jit):
-        problems.append(_problem("jit_compile", jit,
-                                 "jit_compile=%r: not encodable as UTF-8 (the estimator writes it "
-                                 "with as_bytes; source: %s)" % (jit, _REAL_ESTIMATOR)))
-    elif not isinstance(jit, (str, bool)):
-        problems.append(_problem("jit_compile", jit,
-                                 "jit_compile=%r: expected a str ('auto', 'true', 'false') or, as "
-                                 "older adapters took it, a bool; got %s (source: %s)"
-                                 % (jit, type(jit).__name__, _REAL_CONFIG)))
-    _check_bool("horovod_mode", args["horovod_mode"], problems)
-    if _check_int("graph_run_mode", args["graph_run_mode"], problems, 0, values) \
-            and args["graph_run_mode"] > 1:
-        values.append(_problem("graph_run_mode", args["graph_run_mode"],
-                               "invalid value for graph_run_mode: %r; allowed: 0, 1 (source: %s)"
-                               % (args["graph_run_mode"], _REAL_CONFIG), code="E10001"))
-    _check_int("enable_exception_dump", args["enable_exception_dump"], problems, 0, values)
     for arg, cls in _CLASS_ARGS.items():
         _check_instance(arg, args[arg], cls, problems)
-    checked = {"iterations_per_loop", "mix_compile_mode", "jit_compile", "graph_run_mode",
-               "enable_exception_dump"}
     for arg, value in args.items():
         row = _rows_by_arg().get(arg)
-        if row is not None and arg not in checked:
+        if row is not None and arg not in NPU_ARG_RULES:
             _check_row_type("NPURunConfig", arg, value, row, problems)
     # Parameter-server mode needs both a TF_CONFIG cluster and a ParameterServerStrategy.
     cluster = _tf_config_cluster()

@@ -1,0 +1,247 @@
+"""The argument-type rules of the NPU config classes, shared by the classes themselves
+(`npu_bridge.estimator.npu.npu_config`: checked at construction, NPB160) and by
+`npu-bridge lint` (`npu_bridge.lint`: the same checks on literal arguments, statically).
+
+No TensorFlow here (lint never imports it). The rules come from the catalog (each argument's
+`parameter_map` row: field, type, when the estimator writes it) plus the few arguments the
+real `NPURunConfig` checks in Python itself (`NPU_ARG_RULES`, `CLASS_ARGS`).
+"""
+import numbers
+
+from npu_bridge.ge.diagnostics import Diagnostic as _Diagnostic
+
+_REAL_CONFIG = "hicann/tensorflow npu_config.py"
+_REAL_ESTIMATOR = "hicann/tensorflow npu_estimator.py (NPUEstimator.__load_graph_optimizers)"
+
+TYPE_CODE = "NPB160"      # an argument of a type the real estimator cannot write
+
+# Config class -> its arguments' prefix in the catalog's `runconfig_arg` column.
+CLASS_PREFIXES = {
+    "NPURunConfig": "",
+    "MemoryConfig": "memory_config",
+    "DumpConfig": "dump_config",
+    "ProfilingConfig": "profiling_config",
+    "ExperimentalConfig": "experimental_config",
+    "DynamicInputConfig": "dynamic_input_config",
+}
+
+# Arguments that take a config-class object (class -> argument -> class name).
+CLASS_ARGS = {
+    "NPURunConfig": {"profiling_config": "ProfilingConfig", "dump_config": "DumpConfig",
+                     "memory_config": "MemoryConfig", "experimental_config": "ExperimentalConfig",
+                     "dynamic_input_config": "DynamicInputConfig"},
+    "ExperimentalConfig": {"graph_memory_optimize_config": "GraphMemoryOptimizeConfig"},
+}
+
+# NPURunConfig arguments the real class checks in Python before anything is written
+# (util.check_positive_integer / check_nonnegative_integer, isinstance), in the order it
+# checks them: argument -> (kind, minimum). Their catalog rows are not used for the type.
+NPU_ARG_RULES = {
+    "iterations_per_loop": ("int", 1),
+    "mix_compile_mode": ("bool", None),
+    "jit_compile": ("str_or_bool", None),
+    "horovod_mode": ("bool", None),
+    "graph_run_mode": ("int", 0),
+    "enable_exception_dump": ("int", 0),
+}
+
+
+def _problem(arg, value, message, code=TYPE_CODE):
+    """One problem of a constructor call, as a Diagnostic (code NPB160 unless given)."""
+    return _Diagnostic(code, "error", arg, value, message)
+
+
+# ---------------------------------------------------------------------------------------------
+# Type rules derived from the catalog.
+
+
+def _catalog_options():
+    from npu_bridge.ge import catalog
+    return catalog.OPTIONS
+
+
+_ROWS_BY_ARG = None   # runconfig argument -> catalog row; built on first use
+
+
+def _rows_by_arg():
+    global _ROWS_BY_ARG
+    rows = _ROWS_BY_ARG
+    if rows is None:
+        rows = {}
+        for row in _catalog_options():
+            if row.key and row.runconfig_arg and row.estimator_write != "never":
+                rows.setdefault(row.runconfig_arg, row)
+        _ROWS_BY_ARG = rows
+    return rows
+
+_FIELD_TYPES = {"b": "a bool", "i": "an int", "s": "a str", "f": "a number"}
+
+
+_INT64 = (-2 ** 63, 2 ** 63 - 1)
+
+
+def _utf8_ok(text):
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _matches_field(value, field, row):
+    """Whether the estimator can write `value` into AttrValue field `field` for `row`."""
+    if field == "b":
+        return isinstance(value, (bool, numbers.Integral))
+    if field == "i":  # AttrValue.i is an int64: protobuf raises ValueError beyond it
+        # a bool is not an int here (MemoryConfig(static_memory_policy=True) is a mistake,
+        # although protobuf would write it as 1)
+        return isinstance(value, numbers.Integral) and not isinstance(value, bool) \
+            and _INT64[0] <= value <= _INT64[1]
+    if field == "f":
+        return isinstance(value, numbers.Real)
+    if field == "s":
+        if isinstance(value, str):  # the estimator's as_bytes raises on a lone surrogate
+            return _utf8_ok(value)
+        if isinstance(value, bytes):
+            return True
+        # Memory sizes are written as str(int) (real estimator).
+        return row.type == "bytes" and isinstance(value, numbers.Integral) \
+            and not isinstance(value, bool)
+    return False
+
+
+def _write_field(value, row):
+    """The AttrValue field the estimator writes `value` to: the row's field, or an
+    alternative field of the row (`other_fields`) whose type the value has (e.g. a bool
+    `jit_compile` goes to `.b`, as older adapters wrote it)."""
+    if _matches_field(value, row.field, row):
+        return row.field
+    for alt in row.other_fields:
+        if _matches_field(value, alt, row):
+            return alt
+    return None
+
+
+def _allowed_types_text(row):
+    texts = [_FIELD_TYPES[row.field]]
+    if row.field == "s" and row.type == "bytes":
+        texts.append("an int (bytes)")
+    texts += [_FIELD_TYPES[f] + " (older adapters' form)" for f in row.other_fields
+              if f in _FIELD_TYPES and _FIELD_TYPES[f] not in texts]
+    if row.estimator_write != "always":
+        texts.append("None")
+    return " or ".join(texts)
+
+
+def _check_row_type(owner, arg, value, row, problems):
+    """Append a problem when `value` cannot be written the way the estimator writes `row`."""
+    if value is None:
+        if row.estimator_write == "always":
+            problems.append(_problem(arg, None,
+                "%s=None: not allowed, expected %s; the real NPUEstimator always writes it to "
+                "parameter_map[%r].%s (source: %s)"
+                % (arg, _FIELD_TYPES[row.field], row.key, row.field, _REAL_ESTIMATOR)))
+        return
+    if _write_field(value, row) is None:
+        got = type(value).__name__
+        if isinstance(value, numbers.Integral) and not isinstance(value, bool) \
+                and not _INT64[0] <= value <= _INT64[1]:
+            got += " outside the int64 range of AttrValue.i"
+        elif isinstance(value, str) and not _utf8_ok(value):
+            got += " that is not encodable as UTF-8"
+        problems.append(_problem(arg, value,
+            "%s=%r: expected %s, got %s; written to parameter_map[%r].%s (source: %s)"
+            % (arg, value, _allowed_types_text(row), got, row.key, row.field,
+               _REAL_ESTIMATOR)))
+
+
+def _check_instance(arg, value, cls, problems, exception_note=""):
+    if value is not None and not isinstance(value, cls):
+        problems.append(_problem(arg, value, "%s=%r: expected a %s or None, got %s (source: %s%s)"
+                                 % (arg, value, cls.__name__, type(value).__name__,
+                                    _REAL_CONFIG, exception_note)))
+
+
+def _check_bool(arg, value, problems):
+    if not isinstance(value, bool):
+        problems.append(_problem(arg, value, "%s=%r: expected True or False, got %s (source: %s)"
+                                 % (arg, value, type(value).__name__, _REAL_CONFIG)))
+
+
+def _check_int(arg, value, problems, minimum, values=None):
+    """The real util.check_positive_integer / check_nonnegative_integer. A value below
+    `minimum` goes to `values` when given (value problems the resolver reports too)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        problems.append(_problem(arg, value, "%s=%r: expected an int >= %d, got %s (source: %s)"
+                                 % (arg, value, minimum, type(value).__name__, _REAL_CONFIG)))
+        return False
+    if value < minimum:
+        (problems if values is None else values).append(_problem(
+            arg, value, "invalid value for %s: %r; allowed: an int >= %d (source: %s)"
+            % (arg, value, minimum, _REAL_CONFIG), code="E10001"))
+        return False
+    if value > _INT64[1]:  # written to AttrValue.i: protobuf raises ValueError beyond int64
+        problems.append(_problem(arg, value,
+                                 "%s=%r: must be at most %d (an int64, AttrValue.i; source: %s)"
+                                 % (arg, value, _INT64[1], _REAL_ESTIMATOR)))
+        return False
+    return True
+
+
+def _check_class_args(owner, prefix, args, problems):
+    """Type-check the arguments of a config class against their catalog rows."""
+    for arg, value in args.items():
+        row = _rows_by_arg().get(prefix + "." + arg)
+        if row is not None:
+            _check_row_type(owner, arg, value, row, problems)
+
+
+
+def check_npu_arg(arg, value, problems, values=None):
+    """Type-check one `NPURunConfig` argument in `NPU_ARG_RULES` as the real class does;
+    True when it passed (then its value checks may follow). Value problems (an int below the
+    minimum: E10001) go to `values` when given, else to `problems`."""
+    kind, minimum = NPU_ARG_RULES[arg]
+    if kind == "int":
+        return _check_int(arg, value, problems, minimum, values)
+    if kind == "bool":
+        before = len(problems)
+        _check_bool(arg, value, problems)
+        return len(problems) == before
+    # str_or_bool: jit_compile
+    if isinstance(value, str) and not _utf8_ok(value):
+        problems.append(_problem(arg, value,
+                                 "%s=%r: not encodable as UTF-8 (the estimator writes it "
+                                 "with as_bytes; source: %s)" % (arg, value, _REAL_ESTIMATOR)))
+        return False
+    if not isinstance(value, (str, bool)):
+        problems.append(_problem(arg, value,
+                                 "%s=%r: expected a str ('auto', 'true', 'false') or, as "
+                                 "older adapters took it, a bool; got %s (source: %s)"
+                                 % (arg, value, type(value).__name__, _REAL_CONFIG)))
+        return False
+    return True
+
+
+class _NoInstance:
+    """Stands for a config class where only its name is at hand (lint): no literal is one."""
+
+
+def check_arg(owner, arg, value, problems, classes=None):
+    """Type-check one argument of config class `owner` (a name) as its constructor does,
+    appending NPB160 Diagnostics to `problems`. `classes` maps class names to the classes
+    (npu_config); without it, only the name of a class argument's class is known, which is
+    all a literal needs. Value problems are left to the resolver."""
+    if owner == "NPURunConfig" and arg in NPU_ARG_RULES:
+        check_npu_arg(arg, value, problems, [])
+        return
+    class_name = CLASS_ARGS.get(owner, {}).get(arg)
+    if class_name is not None:
+        cls = (classes or {}).get(class_name) or type(class_name, (_NoInstance,), {})
+        _check_instance(arg, value, cls, problems)
+        return
+    prefix = CLASS_PREFIXES.get(owner)
+    if prefix is not None:
+        row = _rows_by_arg().get(prefix + "." + arg if prefix else arg)
+        if row is not None:
+            _check_row_type(owner, arg, value, row, problems)
