@@ -94,6 +94,11 @@ def bench_guard(args):
     sessions = {}
     for variant, policy in (("baseline", 0), ("shim", 2), ("control", 0)):
         config = npu_config({"static_memory_policy": policy})
+        # One thread each way: a trivial run is then the same work every time instead of a
+        # hand-off between pool threads whose wake-up time dominates and varies (all three
+        # sessions alike).
+        config.intra_op_parallelism_threads = 1
+        config.inter_op_parallelism_threads = 1
         sessions[variant] = tf.compat.v1.Session(graph=graph, config=config)
     assert sessions["shim"]._npu_guard_policy == "2", "the guard is not armed"  # pylint: disable=protected-access
     assert sessions["baseline"]._npu_guard_policy is None  # pylint: disable=protected-access
