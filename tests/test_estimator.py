@@ -12,6 +12,7 @@ from npu_bridge import npu_init  # noqa: F401  (patches the Session as scripts d
 from npu_bridge.estimator.npu.npu_config import MemoryConfig, NPURunConfig
 from npu_bridge.estimator.npu.npu_estimator import NPUEstimator, NPUEstimatorSpec
 from npu_bridge.ge import NpuConfigError
+from step_recorder import StepRecorder  # noqa: E402  (tests/step_recorder.py)
 
 tf.compat.v1.disable_eager_execution()
 
@@ -39,19 +40,6 @@ def model_fn(features, labels, mode, params):
     train_op = tf.compat.v1.train.GradientDescentOptimizer(params.get("lr", 0.1)).minimize(
         loss, global_step=tf.compat.v1.train.get_or_create_global_step())
     return NPUEstimatorSpec(mode=mode, loss=loss, train_op=train_op)
-
-
-class StepRecorder(tf.compat.v1.train.SessionRunHook):
-    """Records the global step after every run."""
-
-    def __init__(self):
-        self.steps = []
-
-    def begin(self):
-        self._step = tf.compat.v1.train.get_global_step()
-
-    def after_run(self, run_context, run_values):
-        self.steps.append(int(run_context.session.run(self._step)))
 
 
 def make(tmp_path, **kwargs):

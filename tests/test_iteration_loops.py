@@ -11,6 +11,7 @@ from npu_bridge import npu_init  # noqa: F401  (patches the Session as scripts d
 from npu_bridge.estimator.npu import util
 from npu_bridge.estimator.npu.npu_config import NPURunConfig
 from npu_bridge.estimator.npu.npu_estimator import NPUEstimator, NPUEstimatorSpec
+from step_recorder import StepRecorder  # noqa: E402  (tests/step_recorder.py)
 
 tf.compat.v1.disable_eager_execution()
 
@@ -40,19 +41,6 @@ def model_fn(features, labels, mode):
     with tf.control_dependencies([train_op]):
         train_op = tf.compat.v1.assign_add(counter, 1).op    # counts the steps executed
     return NPUEstimatorSpec(mode=mode, loss=loss, train_op=train_op)
-
-
-class StepRecorder(tf.compat.v1.train.SessionRunHook):
-    """Records the global step after every run."""
-
-    def __init__(self):
-        self.steps = []
-
-    def begin(self):
-        self._step = tf.compat.v1.train.get_global_step()
-
-    def after_run(self, run_context, run_values):
-        self.steps.append(int(run_context.session.run(self._step)))
 
 
 def make(model_dir, n, **kwargs):
