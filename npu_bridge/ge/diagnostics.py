@@ -113,7 +113,9 @@ CODES = MappingProxyType({
     "NPB122": ("info", "input_fusion_size only acts on static-shape graphs run asynchronously",
                "seed ge_memory_options_zh.txt"),
     "NPB123": ("error", "two graphs of one process executed concurrently under static_memory_policy "
-               "2 or 4 (raised at run time by the Session patch)", "seed memoryconfig_constructor_zh.txt"),
+               "2 or 4 (raised at run time by the Session patch, recorded on the session's "
+               "configuration; runs of QueueRunner ops, the host input pipeline, are exempt)",
+               "seed memoryconfig_constructor_zh.txt"),
     "NPB124": ("warning", "training steps of a train() call not a multiple of iterations_per_loop "
                "(on the NPU every loop runs iterations_per_loop steps; raised at run time by "
                "NPUEstimator)", "reference option_values.json (iterations_per_loop notes); vendor "
