@@ -7,7 +7,9 @@ each `train()` call in its own fresh model_dir:
 - baseline: `tf.estimator.Estimator` with `tf.estimator.RunConfig`, the stock Session
   (the Session patch removed with `npu_bridge._session_patch.unpatch()` while it runs);
 - shim_ipl1 / shim_ipl10: `NPUEstimator` with `NPURunConfig(iterations_per_loop=1 / 10)`,
-  Session patch installed (as after `from npu_bridge.npu_init import *`).
+  Session patch installed (as after `from npu_bridge.npu_init import *`);
+- control: the baseline again; its ratio to the baseline (printed, no bound) is the noise
+  floor of the figures.
 Both configs are the same otherwise: checkpoints (NPURunConfig's default cadence), summaries and step logging every 100
 steps, one intra-/inter-op thread (the machine is shared; this keeps the noise down).
 
@@ -126,7 +128,7 @@ COMMON = dict(save_checkpoints_steps=100, save_checkpoints_secs=None, save_summa
 def run_once(variant, model, steps, warmup, root):
     model_dir = tempfile.mkdtemp(prefix="%s_%s_" % (model, variant), dir=root)
     model_fn = make_model_fn(MODELS[model])
-    if variant == "baseline":
+    if variant in ("baseline", "control"):
         _session_patch.unpatch()
         config = tf.estimator.RunConfig(model_dir=model_dir, session_config=_session_config(),
                                         **COMMON)
@@ -154,7 +156,9 @@ def main(argv=None):
     parser.add_argument("--models", default="mlp,cnn")
     args = parser.parse_args(argv)
     tf.compat.v1.logging.set_verbosity(tf.compat.v1.logging.ERROR)
-    variants = ["baseline", "shim_ipl1", "shim_ipl10"]
+    # control: a second stock baseline, timed like the others; its ratio to the baseline is
+    # the noise floor of the figures (1.000 on a quiet machine); printed, no bound
+    variants = ["baseline", "shim_ipl1", "shim_ipl10", "control"]
     total = args.warmup + args.steps
     total += (-total) % 10  # a multiple of iterations_per_loop 10
     root = tempfile.mkdtemp(prefix="npu_bench_train_")
@@ -166,7 +170,7 @@ def main(argv=None):
             times = {v: [] for v in variants}
             means = {v: [] for v in variants}
             for r in range(args.repeats):
-                order = variants[r % 3:] + variants[:r % 3]
+                order = variants[r % 4:] + variants[:r % 4]
                 for v in order:
                     med, mean = run_once(v, model, total, args.warmup, root)
                     times[v].append(med)
@@ -177,7 +181,12 @@ def main(argv=None):
                       "%d warm-up)" % (model, v, 1 / _common.median(times[v]),
                                        _common.spread(times[v]), args.repeats, total - args.warmup,
                                        args.warmup), flush=True)
-            for v in variants[1:]:
+            control = [c / b for c, b in zip(times["control"], times["baseline"])]
+            print("train_%s control (informational, the noise floor) ratio_of_medians=%.3f "
+                  "paired_ratio_median=%.3f per-repeat %.3f..%.3f"
+                  % (model, _common.median(times["control"]) / base, _common.median(control),
+                     min(control), max(control)), flush=True)
+            for v in ("shim_ipl1", "shim_ipl10"):
                 shim = _common.median(times[v])
                 paired = _common.median([s / b for s, b in zip(times[v], times["baseline"])])
                 span = _common.median(means[v]) / _common.median(means["baseline"])
