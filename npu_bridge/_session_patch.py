@@ -151,10 +151,8 @@ def apply_npu_session_defaults(config, _has_npu_optimizer=None):
 # Grappler optimizers only the NPU stack implements: the NpuOptimizer custom optimizer (the
 # configuration carrier) and the NPU's gradient fusion pass the estimator's list ends with.
 NPU_ONLY_OPTIMIZERS = frozenset((_NPU_OPTIMIZER, "GradFusionOptimizer"))
-# The grappler list the real NPUEstimator appends to rewrite_options.optimizers
-# (npu_config._ESTIMATOR_GRAPPLER_OPTIMIZERS; repeated here: this module must not import it).
-_ESTIMATOR_OPTIMIZERS = ("pruning", "function", "constfold", "shape", "arithmetic", "loop",
-                         "dependency", "layout", "GradFusionOptimizer")
+# The grappler list the real NPUEstimator appends to rewrite_options.optimizers.
+_ESTIMATOR_OPTIMIZERS = _util._ESTIMATOR_GRAPPLER_OPTIMIZERS  # pylint: disable=protected-access
 
 
 def cpu_session_config(config):

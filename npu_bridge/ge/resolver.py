@@ -451,16 +451,13 @@ def _near_miss(name):
     return hit
 
 
-_effect_of = _entry_effect
-
-
 def _on(attr):
     return attr is not None and _value_of(attr, None)[1] not in (None, "", 0, False, "0")
 
 
 def _is_default(key, attr):
     """True when the entry forwards exactly the adapter defaults (a reset changes nothing)."""
-    forward, _, writes, _ = _effect_of(key, attr)
+    forward, _, writes, _ = _entry_effect(key, attr)
     return forward is not None and all(_DEFAULTS[idx].get(gekey) == text
                                        for idx, gekey, text in writes)
 
@@ -535,7 +532,7 @@ def _report_several(several, merged, sources, diags):
     count = len(maps)
     seen = {(d.code, d.option, repr(d.value), d.message) for d in diags}
     for key, attr in replaced:   # each map is validated as the adapter reads it
-        for diag in _effect_of(key, attr)[3]:
+        for diag in _entry_effect(key, attr)[3]:
             ident = (diag.code, diag.option, repr(diag.value), diag.message)
             if ident not in seen:
                 seen.add(ident)

@@ -48,8 +48,7 @@ __all__ = [
 _NPU_OPTIMIZER = "NpuOptimizer"
 
 # Grappler optimizers the real NPUEstimator appends to rewrite_options.optimizers.
-_ESTIMATOR_GRAPPLER_OPTIMIZERS = ("pruning", "function", "constfold", "shape", "arithmetic",
-                                  "loop", "dependency", "layout", "GradFusionOptimizer")
+from npu_bridge.estimator.npu.util import _ESTIMATOR_GRAPPLER_OPTIMIZERS  # noqa: E402
 
 # STOPGAP (catalog gap): when profiling is enabled the real estimator writes
 # profiling_options = "" for a None value; the catalog has no column for "None written as".

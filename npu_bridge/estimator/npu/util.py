@@ -31,6 +31,11 @@ _CONST_ONE = "one"
 # ---------------------------------------------------------------------------------------------
 # Argument checks (the real util's messages and exception types, used by the config classes).
 
+# Grappler optimizers the real NPUEstimator appends to rewrite_options.optimizers (written by
+# npu_config, recognised and removed for TensorFlow's CPU session by the Session patch).
+_ESTIMATOR_GRAPPLER_OPTIMIZERS = ("pruning", "function", "constfold", "shape", "arithmetic",
+                                  "loop", "dependency", "layout", "GradFusionOptimizer")
+
 def check_not_none(value, name):
     """Raise ValueError when `value` is None."""
     if value is None:
