@@ -186,8 +186,7 @@ class NPUEstimator(tf.estimator.Estimator):
         iterations_per_loop = getattr(self.config, "iterations_per_loop", 1) or 1
         if iterations_per_loop > 1 and (steps is not None or max_steps is not None) \
                 and not self._train_distribution:
-            return [_LoopStopAtStepHook(steps, max_steps, iterations_per_loop,
-                                        getattr(self, "_npu_record", None))]
+            return [_LoopStopAtStepHook(steps, max_steps, getattr(self, "_npu_record", None))]
         return _estimator_lib.Estimator._convert_train_steps_to_hooks(self, steps, max_steps)
 
     @property

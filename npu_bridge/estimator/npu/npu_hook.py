@@ -160,9 +160,8 @@ class _LoopStopAtStepHook(tf.compat.v1.train.StopAtStepHook):
     exactly, as `StopAtStepHook` does.
     """
 
-    def __init__(self, num_steps=None, last_step=None, iterations_per_loop=None, record=None):
+    def __init__(self, num_steps=None, last_step=None, record=None):
         super().__init__(num_steps=num_steps, last_step=last_step)
-        self._iterations = iterations_per_loop   # the configured N, for NPB124
         self._record = record  # the estimator's configuration record (npu_bridge._records)
         self._loops = {}       # loop op -> its registered N
         self._counts = {}      # loop op -> the count set for the next run
@@ -184,8 +183,8 @@ class _LoopStopAtStepHook(tf.compat.v1.train.StopAtStepHook):
     def _check_multiple(self):
         """NPB124 when the steps to run are not a multiple of N: the vendor docs require one,
         because on the NPU every loop runs N steps (training would end past the last step)."""
-        n, start, last = self._iterations, self._step, self._last_step
-        if not n or n <= 1 or last <= start or (last - start) % n == 0:
+        n, start, last = self._max_loop, self._step, self._last_step   # N: the registered loop
+        if n <= 1 or last <= start or (last - start) % n == 0:
             return
         npu_end = start + -(-(last - start) // n) * n
         from npu_bridge import _records
