@@ -17,6 +17,7 @@ every `parameter_map` it is given once any `npu_bridge` module is loaded. The de
 upgrades the patch. This holds under `NPU_BRIDGE_TF2=1` too (the opt-out is about the API).
 """
 import importlib as _importlib
+import sys as _sys
 
 from npu_bridge import tf1_mode as _tf1_mode
 
@@ -54,6 +55,11 @@ def _check_sessions():
     """Session configs that carry an NpuOptimizer are resolved, checked, recorded and guarded
     (as the real adapter library does once any npu_bridge module is loaded); the defaults
     `npu_init` adds stay with `npu_init` (`_session_patch.patch(inject_defaults=False)`)."""
+    loading = _sys.modules.get("npu_bridge._session_patch")
+    if loading is not None and getattr(loading.__spec__, "_initializing", False):
+        # _session_patch itself is importing TensorFlow: it patches once it is loaded
+        loading._patch_when_loaded = True   # pylint: disable=protected-access
+        return
     from npu_bridge import _session_patch
     _session_patch.patch(inject_defaults=False)
 

@@ -151,8 +151,9 @@ def apply_npu_session_defaults(config, _has_npu_optimizer=None):
 # Grappler optimizers only the NPU stack implements: the NpuOptimizer custom optimizer (the
 # configuration carrier) and the NPU's gradient fusion pass the estimator's list ends with.
 NPU_ONLY_OPTIMIZERS = frozenset((_NPU_OPTIMIZER, "GradFusionOptimizer"))
-# The grappler list the real NPUEstimator appends to rewrite_options.optimizers.
-_ESTIMATOR_OPTIMIZERS = _util._ESTIMATOR_GRAPPLER_OPTIMIZERS  # pylint: disable=protected-access
+# The grappler list the real NPUEstimator appends to rewrite_options.optimizers is
+# `_util._ESTIMATOR_GRAPPLER_OPTIMIZERS`, read when used: `util` may still be importing
+# TensorFlow (which installs this patch) when this module is loaded.
 
 
 def cpu_session_config(config):
@@ -181,8 +182,9 @@ def cpu_session_config(config):
         for o in kept:
             customs.add().CopyFrom(o)
     names = list(rewrite.optimizers)
-    n = len(_ESTIMATOR_OPTIMIZERS)
-    while len(names) >= n and tuple(names[-n:]) == _ESTIMATOR_OPTIMIZERS:
+    estimator = _util._ESTIMATOR_GRAPPLER_OPTIMIZERS  # pylint: disable=protected-access
+    n = len(estimator)
+    while len(names) >= n and tuple(names[-n:]) == estimator:
         del names[-n:]
     names = [name for name in names if name not in NPU_ONLY_OPTIMIZERS]
     if names != list(rewrite.optimizers):
@@ -716,3 +718,9 @@ def clear_caches():
     with _logged_lock:
         _logged.clear()
         _logged_results.clear()
+
+
+# Imported first (before TensorFlow), this module's own `import tensorflow` ran
+# `npu_bridge._check_sessions` while it was half loaded; that left the patch to us.
+if globals().pop("_patch_when_loaded", False):
+    patch(inject_defaults=False)

@@ -130,3 +130,47 @@ def test_npu_bridge_ge_alone_stays_tensorflow_free():
             " or m == 'npu_bridge._session_patch']\n"
             "assert not bad, bad[:5]\n")
     subprocess.run([sys.executable, "-c", code], check=True, cwd=REPO, timeout=120)
+
+
+def _modules_importing_tensorflow():
+    """Every module of the two packages that imports TensorFlow at its top level."""
+    found = []
+    for package in ("npu_bridge", "hccl"):
+        root = os.path.join(REPO, package)
+        for folder, _, files in os.walk(root):
+            for name in sorted(files):
+                if not name.endswith(".py"):
+                    continue
+                path = os.path.join(folder, name)
+                with open(path, encoding="utf-8") as f:
+                    top = [l for l in f if l.startswith(("import tensorflow", "from tensorflow"))]
+                if top:
+                    rel = os.path.relpath(path, REPO)[:-3].replace(os.sep, ".")
+                    found.append(rel[:-len(".__init__")] if rel.endswith(".__init__") else rel)
+    return sorted(found)
+
+
+def test_every_module_imports_first_and_installs_the_check():
+    # Importing a module of the package first (before tensorflow, in a fresh interpreter)
+    # runs the Session check's installation while that module is half imported: it must
+    # neither crash (a circular import) nor be skipped. Real scripts begin with any of
+    # these (`from npu_bridge.estimator.npu import util`: usage_census.md).
+    from concurrent.futures import ThreadPoolExecutor
+
+    modules = _modules_importing_tensorflow()
+    assert "npu_bridge.estimator.npu.util" in modules and len(modules) >= 15
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NPU_BRIDGE_")}
+    env["PYTHONPATH"] = os.pathsep.join([REPO] + [p for p in [os.environ.get("PYTHONPATH")] if p])
+    env["TF_CPP_MIN_LOG_LEVEL"] = "3"
+
+    def first_import(module):
+        code = ("import %s\nfrom npu_bridge import _session_patch as p\n"
+                "print('PATCHED', p.is_patched())\n" % module)
+        proc = subprocess.run([sys.executable, "-c", code], cwd=REPO, env=env,
+                              capture_output=True, text=True, timeout=600)
+        return module, proc.returncode, proc.stdout + proc.stderr[-1500:]
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        results = list(pool.map(first_import, modules))
+    failed = ["%s: exit %d\n%s" % r for r in results if r[1] != 0 or "PATCHED True" not in r[2]]
+    assert not failed, "\n\n".join(failed)
