@@ -1,7 +1,8 @@
 """iterations_per_loop N with step counts that are not multiples of N: train(max_steps=M) and
 train(steps=K) end exactly at their step, the last loop running only the steps left (hooks see
 each loop's end step, the last one being M), from a fresh or a resumed model_dir, in
-train_and_evaluate too; evaluate(steps=K) runs K steps. And set_iteration_per_loop on a graph a
+train_and_evaluate too; a user StopAtStepHook ends exactly at its step as well (the smaller
+bound winning); evaluate(steps=K) runs K steps. And set_iteration_per_loop on a graph a
 session has already run changes no attribute of an op that was run."""
 import numpy as np
 import pytest
@@ -206,3 +207,122 @@ def test_multiples_do_not_warn(tmp_path):
     train(estimator, max_steps=12)
     train(estimator, steps=8)
     assert _npb124(estimator) == []
+
+
+# A user StopAtStepHook (train(hooks=...), TrainSpec hooks, or the model_fn's training hooks)
+# with iterations_per_loop N > 1: the last loop is shortened to its last step as for
+# steps/max_steps (it used to end at the end of the loop crossing it: last_step=25 with N=10
+# ended at 30); with max_steps/steps as well, the smaller bound wins. N == 1 is stock.
+
+def train_with(estimator, *user_hooks, **kwargs):
+    recorder = StepRecorder()
+    estimator.train(input_fn, hooks=[recorder, *user_hooks], **kwargs)
+    return recorder.steps
+
+
+@pytest.mark.parametrize("make_hook", [
+    lambda: tf.estimator.StopAtStepHook(last_step=25),
+    lambda: tf.compat.v1.train.StopAtStepHook(last_step=25),
+    lambda: tf.estimator.StopAtStepHook(num_steps=25),
+    lambda: tf.compat.v1.train.StopAtStepHook(25),
+    lambda: type("MyStop", (tf.compat.v1.train.StopAtStepHook,), {})(last_step=25),
+], ids=["estimator-last", "v1-last", "estimator-num", "v1-num-positional", "subclass"])
+def test_user_stop_at_step_hook_ends_at_its_step(tmp_path, make_hook):
+    estimator = make(tmp_path, 10)
+    assert train_with(estimator, make_hook()) == [10, 20, 25]
+    assert estimator.get_variable_value("global_step") == 25
+    assert estimator.get_variable_value("train_steps") == 25     # no step beyond 25 ran
+
+
+def test_user_stop_at_step_hook_num_steps_from_a_resumed_step(tmp_path):
+    make(tmp_path, 1).train(input_fn, max_steps=7)
+    estimator = make(tmp_path, 5)
+    hook = tf.estimator.StopAtStepHook(num_steps=13)
+    assert train_with(estimator, hook) == [12, 17, 20]
+    assert estimator.get_variable_value("train_steps") == 20
+
+
+@pytest.mark.parametrize("last_step, kwargs, expected", [
+    (25, {"max_steps": 37}, [10, 20, 25]),    # the hook is the smaller bound
+    (37, {"max_steps": 25}, [10, 20, 25]),    # max_steps is
+    (12, {"steps": 30}, [10, 12]),
+    (40, {"steps": 15}, [10, 15]),
+])
+def test_user_stop_at_step_hook_and_train_bounds_the_smaller_wins(tmp_path, last_step, kwargs,
+                                                                  expected):
+    estimator = make(tmp_path, 10)
+    assert train_with(estimator, tf.estimator.StopAtStepHook(last_step=last_step),
+                      **kwargs) == expected
+    assert estimator.get_variable_value("train_steps") == expected[-1]
+
+
+def test_several_user_stop_at_step_hooks_the_smallest_wins(tmp_path):
+    estimator = make(tmp_path, 4)
+    hooks = [tf.estimator.StopAtStepHook(last_step=30), tf.estimator.StopAtStepHook(num_steps=9)]
+    assert train_with(estimator, *hooks) == [4, 8, 9]
+
+
+def test_user_stop_at_step_hook_in_train_spec(tmp_path):
+    estimator = make(tmp_path, 10, save_checkpoints_steps=10)
+    recorder = StepRecorder()
+    train_spec = tf.estimator.TrainSpec(
+        input_fn, hooks=[tf.estimator.StopAtStepHook(last_step=25), recorder])
+    eval_spec = tf.estimator.EvalSpec(input_fn, steps=3, throttle_secs=0)
+    metrics, _ = tf.estimator.train_and_evaluate(estimator, train_spec, eval_spec)
+    assert recorder.steps == [10, 20, 25]
+    assert metrics["global_step"] == 25 and metrics["eval_steps"] == 3
+    assert estimator.get_variable_value("train_steps") == 25
+
+
+def test_user_stop_at_step_hook_in_train_spec_with_max_steps(tmp_path):
+    estimator = make(tmp_path, 10, save_checkpoints_steps=10)
+    recorder = StepRecorder()
+    train_spec = tf.estimator.TrainSpec(
+        input_fn, max_steps=37, hooks=[recorder, tf.estimator.StopAtStepHook(last_step=25)])
+    eval_spec = tf.estimator.EvalSpec(input_fn, steps=3, throttle_secs=0)
+    metrics, _ = tf.estimator.train_and_evaluate(estimator, train_spec, eval_spec)
+    assert recorder.steps == [10, 20, 25] and metrics["global_step"] == 25
+
+
+def test_stop_at_step_hook_in_the_model_fn_training_hooks(tmp_path):
+    def hooked_model_fn(features, labels, mode):
+        spec = model_fn(features, labels, mode)
+        if mode == tf.estimator.ModeKeys.TRAIN:
+            spec = spec._replace(training_hooks=[tf.estimator.StopAtStepHook(last_step=13)])
+        return spec
+    estimator = NPUEstimator(model_fn=hooked_model_fn,
+                             config=NPURunConfig(model_dir=str(tmp_path), iterations_per_loop=5,
+                                                 save_checkpoints_steps=1000))
+    assert train_with(estimator) == [5, 10, 13]
+
+
+def test_user_stop_at_step_hook_with_one_iteration_per_loop_is_stock(tmp_path):
+    estimator = make(tmp_path, 1)
+    assert train_with(estimator, tf.estimator.StopAtStepHook(last_step=6)) == [1, 2, 3, 4, 5, 6]
+
+
+@pytest.mark.parametrize("n", [1, 5])
+def test_reused_user_stop_at_step_hooks_behave_as_stock(tmp_path, n):
+    # The user's hook keeps running its own (stock) code: a last_step hook is reusable as is; a
+    # num_steps hook fixes its last step in the first session (stock StopAtStepHook sets
+    # _last_step then), so a second train() runs a single step, whatever N.
+    last = tf.estimator.StopAtStepHook(last_step=12)
+    for sub in ("a", "b"):
+        assert train_with(make(tmp_path / sub, n), last)[-1] == 12
+    assert last._last_step == 12 and last._num_steps is None
+    num = tf.estimator.StopAtStepHook(num_steps=12)
+    estimator = make(tmp_path / "c", n)
+    assert train_with(estimator, num)[-1] == 12
+    assert train_with(estimator, num) == [13]
+    assert estimator.get_variable_value("train_steps") == 13
+
+
+def test_user_stop_at_step_hook_not_a_multiple_warns_npb124(tmp_path):
+    estimator = make(tmp_path, 10)
+    train_with(estimator, tf.estimator.StopAtStepHook(last_step=25))
+    (d,) = _npb124(estimator)
+    assert d.value == 10 and "25" in d.message and "30" in d.message
+    assert "StopAtStepHook" in d.message
+    estimator = make(tmp_path / "multiple", 10)
+    train_with(estimator, tf.estimator.StopAtStepHook(last_step=20), max_steps=37)
+    assert _npb124(estimator) == []       # 20, the smaller bound, is a multiple of 10

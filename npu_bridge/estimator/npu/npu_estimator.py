@@ -16,8 +16,10 @@ Signatures follow the real adapter's ``npu_bridge/estimator/npu/npu_estimator.py
   ``npu_bridge._session_patch``): hooks see the global step move by N per run; with
   ``train(steps=...)`` / ``train(max_steps=M)`` the stop hook is ``npu_hook._LoopStopAtStepHook``,
   which runs the last loop with only the steps left, so training ends exactly at M whatever M
-  and the start step (hooks see each loop's end step, the last one M). EVAL and PREDICT run no
-  loop: ``evaluate(steps=K)`` runs K steps;
+  and the start step (hooks see each loop's end step, the last one M). It also follows every
+  ``StopAtStepHook`` of the session (``train(hooks=...)``, ``TrainSpec.hooks``, the model_fn's
+  training hooks): training ends exactly at the smallest of their last steps and M. EVAL and
+  PREDICT run no loop: ``evaluate(steps=K)`` runs K steps;
 - ``host_call``: the real estimator sends the tensors through the device outfeed each step and
   runs ``host_fn`` on the host; here ``host_fn`` is built in the graph after the train op (after
   the loss in EVAL) and runs with every step, including every step of a loop.
@@ -175,9 +177,10 @@ class NPUEstimator(tf.estimator.Estimator):
                          model_dir=model_dir, config=config, params=params or {},
                          warm_start_from=warm_start_from)
         # Estimator refuses subclasses that override its members (TPUEstimator, which replaces
-        # this one for its loops, is exempted by name): the step hooks of `train` are chosen
-        # on the instance, after that check.
+        # this one for its loops, is exempted by name): the step hooks of `train`, and the
+        # user's StopAtStepHooks they follow, are chosen on the instance, after that check.
         self._convert_train_steps_to_hooks = self._npu_train_steps_to_hooks
+        self._train_with_estimator_spec = self._npu_train_with_estimator_spec
 
     def _npu_train_steps_to_hooks(self, steps, max_steps):
         # With iterations_per_loop N > 1, one run of the train op does N steps: a stock
@@ -188,6 +191,43 @@ class NPUEstimator(tf.estimator.Estimator):
                 and not self._train_distribution:
             return [_LoopStopAtStepHook(steps, max_steps, getattr(self, "_npu_record", None))]
         return _estimator_lib.Estimator._convert_train_steps_to_hooks(self, steps, max_steps)
+
+    def _npu_train_with_estimator_spec(self, estimator_spec, worker_hooks, hooks,
+                                       global_step_tensor, saving_listeners):
+        # Every hook of the training session is known here: the input hooks (worker_hooks),
+        # train(hooks=...) / TrainSpec hooks with the step hooks of train() (hooks), and the
+        # model_fn's training (and, on the chief, chief-only) hooks.
+        hooks = self._npu_with_loop_stop_hook(estimator_spec, worker_hooks, hooks)
+        stock = _estimator_lib.Estimator
+        return stock._train_with_estimator_spec(  # pylint: disable=protected-access
+            self, estimator_spec, worker_hooks, hooks, global_step_tensor, saving_listeners)
+
+    def _npu_with_loop_stop_hook(self, estimator_spec, worker_hooks, hooks):
+        # A user StopAtStepHook checks its step only between runs, so with N > 1 training would
+        # end at the end of the loop that crosses its step (last_step=25 with N=10 ending at
+        # 30). The loop-aware hook of train() (or a new one) also follows it and shortens the
+        # loop that reaches it; the smallest bound wins. The user's hooks stay in the session
+        # unchanged. N == 1 is left to the stock hooks.
+        iterations_per_loop = getattr(self.config, "iterations_per_loop", 1) or 1
+        if iterations_per_loop <= 1 or self._train_distribution:
+            return hooks
+        candidates = list(worker_hooks) + list(hooks) + list(estimator_spec.training_hooks or ())
+        if self.config.is_chief:
+            candidates += list(estimator_spec.training_chief_hooks or ())
+        stop_hooks = []
+        for hook in candidates:
+            if isinstance(hook, tf.compat.v1.train.StopAtStepHook) and \
+                    not isinstance(hook, _LoopStopAtStepHook) and \
+                    not any(hook is seen for seen in stop_hooks):
+                stop_hooks.append(hook)
+        if not stop_hooks:
+            return hooks
+        loop_hooks = [hook for hook in hooks if isinstance(hook, _LoopStopAtStepHook)]
+        if loop_hooks:
+            return [hook.following(stop_hooks) if hook is loop_hooks[0] else hook
+                    for hook in hooks]
+        return list(hooks) + [_LoopStopAtStepHook(record=getattr(self, "_npu_record", None),
+                                                  stop_hooks=stop_hooks)]
 
     @property
     def npu_ge_options(self):

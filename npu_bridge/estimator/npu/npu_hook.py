@@ -148,11 +148,17 @@ class SetIterationsVarHook(tf.compat.v1.train.SessionRunHook):
 
 class _LoopStopAtStepHook(tf.compat.v1.train.StopAtStepHook):
     """`StopAtStepHook` for a train op run in loops (`NPUEstimator` with iterations_per_loop
-    N > 1 uses it for `train(steps=..., max_steps=...)`, as TPUEstimator does for its loops):
-    before each run, every loop op registered in the graph (`util.register_loop_op`) is set to
-    min(N, steps left), so the last loop runs only the steps left and training ends exactly at
-    the last step, also when the start step or the step count is not a multiple of N. The
-    registered counts are restored at the end.
+    N > 1 uses it for `train(steps=..., max_steps=...)`, as TPUEstimator does for its loops,
+    and for the user's own `StopAtStepHook`s): before each run, every loop op registered in the
+    graph (`util.register_loop_op`) is set to min(N, steps left), so the last loop runs only
+    the steps left and training ends exactly at the last step, also when the start step or the
+    step count is not a multiple of N. The registered counts are restored at the end.
+
+    The last step is the smallest of its own bound (`num_steps`/`last_step`, which may both be
+    None when it only follows other hooks) and those of the `StopAtStepHook`s it follows
+    (`stop_hooks`, see `following`). Those keep running their own code (they request the stop
+    at their step, which the shortened loop ends on); this hook only reads their bound. Its
+    own configuration is not changed by a session, so it can be reused.
 
     The step before a run is known without an extra Session.run while a full loop surely fits:
     the global step read in the previous run (in its last iteration, before or after that
@@ -160,13 +166,29 @@ class _LoopStopAtStepHook(tf.compat.v1.train.StopAtStepHook):
     exactly, as `StopAtStepHook` does.
     """
 
-    def __init__(self, num_steps=None, last_step=None, record=None):
-        super().__init__(num_steps=num_steps, last_step=last_step)
+    def __init__(self, num_steps=None, last_step=None, record=None, stop_hooks=()):
+        self._stop_hooks = tuple(stop_hooks)
+        if num_steps is None and last_step is None and self._stop_hooks:
+            # No bound of its own (StopAtStepHook's constructor refuses that): the followed
+            # hooks give it.
+            tf.compat.v1.train.SessionRunHook.__init__(self)
+            self._num_steps = self._last_step = None
+        else:
+            super().__init__(num_steps=num_steps, last_step=last_step)
         self._record = record  # the estimator's configuration record (npu_bridge._records)
         self._loops = {}       # loop op -> its registered N
         self._counts = {}      # loop op -> the count set for the next run
         self._max_loop = 1
+        self._start = None     # the global step when the session was created
         self._step = None      # the global step before the next run (an upper bound)
+        self._end = None       # the last step of this session (None: not resolved yet)
+        self._end_by = None    # what set it (for NPB124)
+
+    def following(self, stop_hooks):
+        """A new hook with this one's bound that also stops at the steps of `stop_hooks`
+        (StopAtStepHook instances)."""
+        return _LoopStopAtStepHook(self._num_steps, self._last_step, self._record,
+                                   self._stop_hooks + tuple(stop_hooks))
 
     def begin(self):
         super().begin()
@@ -175,34 +197,56 @@ class _LoopStopAtStepHook(tf.compat.v1.train.StopAtStepHook):
         self._max_loop = max(self._loops.values(), default=1)
 
     def after_create_session(self, session, coord):
-        self._step = int(session.run(self._global_step_tensor))
-        if self._last_step is None:
-            self._last_step = self._step + self._num_steps
+        # Unlike StopAtStepHook, `_last_step` is left as configured: the session's last step
+        # is `_end`, resolved at the first run (once every hook's after_create_session ran).
+        self._start = self._step = int(session.run(self._global_step_tensor))
+        self._end = None
+
+    def _resolve_end(self):
+        bounds = []
+        if self._last_step is not None:
+            bounds.append((self._last_step, "max_steps"))
+        elif self._num_steps is not None:
+            bounds.append((self._start + self._num_steps, "steps"))
+        for hook in self._stop_hooks:
+            # Reads the private fields of the user's StopAtStepHook, never writes them: its
+            # own after_create_session (already run, before this first run) sets _last_step
+            # from _num_steps as stock does, so a reused hook behaves as it does with N == 1;
+            # the fallback covers a subclass that does not.
+            last = getattr(hook, "_last_step", None)
+            if last is None and getattr(hook, "_num_steps", None) is not None:
+                last = self._start + hook._num_steps   # pylint: disable=protected-access
+            if last is not None:
+                bounds.append((int(last), "a StopAtStepHook"))
+        self._end, self._end_by = min(bounds, key=lambda b: b[0])
         self._check_multiple()
 
     def _check_multiple(self):
         """NPB124 when the steps to run are not a multiple of N: the vendor docs require one,
         because on the NPU every loop runs N steps (training would end past the last step)."""
-        n, start, last = self._max_loop, self._step, self._last_step   # N: the registered loop
+        n, start, last = self._max_loop, self._start, self._end   # N: the registered loop
         if n <= 1 or last <= start or (last - start) % n == 0:
             return
         npu_end = start + -(-(last - start) // n) * n
         from npu_bridge import _records
         from npu_bridge.ge.diagnostics import make
         diag = make("NPB124", "iterations_per_loop", n,
-                    "train() runs %d steps (global step %d to %d), not a multiple of "
+                    "train() runs %d steps (global step %d to %d, set by %s), not a multiple of "
                     "iterations_per_loop=%d: on the NPU every loop runs %d steps, so training "
                     "would end at step %d; here the last loop runs %d and training ends at %d. "
                     "The docs require the training steps to be a multiple of iterations_per_loop; "
                     "source: reference option_values.json (iterations_per_loop notes), vendor docs "
                     "npu_config/npurunconfig_constructor/performance_tuning.md"
-                    % (last - start, start, last, n, n, npu_end, (last - start) % n, last))
+                    % (last - start, start, last, self._end_by, n, n, npu_end,
+                       (last - start) % n, last))
         added = _records.add_runtime_diagnostic(self._record, ("NPB124", start, last), diag)
         if added or self._record is None:
             tf.compat.v1.logging.warning("%s %s", diag.code, diag.message)
 
     def before_run(self, run_context):
-        left = max(1, self._last_step - self._step)
+        if self._end is None:
+            self._resolve_end()
+        left = max(1, self._end - self._step)
         for op, n in self._loops.items():
             count = min(n, left)
             if self._counts[op] != count:
@@ -212,11 +256,11 @@ class _LoopStopAtStepHook(tf.compat.v1.train.StopAtStepHook):
 
     def after_run(self, run_context, run_values):
         step = int(run_values.results) + 1
-        if step + self._max_loop <= self._last_step:
+        if step + self._max_loop <= self._end:
             self._step = step          # a full loop fits whatever the exact step is
             return
         self._step = int(run_context.session.run(self._global_step_tensor))
-        if self._step >= self._last_step:
+        if self._step >= self._end:
             run_context.request_stop()
 
     def end(self, session):
