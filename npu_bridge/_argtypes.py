@@ -9,11 +9,13 @@ real `NPURunConfig` checks in Python itself (`NPU_ARG_RULES`, `CLASS_ARGS`).
 import numbers
 
 from npu_bridge.ge.diagnostics import Diagnostic as _Diagnostic
+from npu_bridge.ge.diagnostics import make as _make
 
 _REAL_CONFIG = "hicann/tensorflow npu_config.py"
 _REAL_ESTIMATOR = "hicann/tensorflow npu_estimator.py (NPUEstimator.__load_graph_optimizers)"
 
 TYPE_CODE = "NPB160"      # an argument of a type the real estimator cannot write
+BOOL_INT_CODE = "NPB162"  # a bool argument given another int: protobuf stores True
 
 # Config class -> its arguments' prefix in the catalog's `runconfig_arg` column.
 CLASS_PREFIXES = {
@@ -93,10 +95,9 @@ def _matches_field(value, field, row):
     if field == "b":
         return isinstance(value, (bool, numbers.Integral))
     if field == "i":  # AttrValue.i is an int64: protobuf raises ValueError beyond it
-        # a bool is not an int here (MemoryConfig(static_memory_policy=True) is a mistake,
-        # although protobuf would write it as 1)
-        return isinstance(value, numbers.Integral) and not isinstance(value, bool) \
-            and _INT64[0] <= value <= _INT64[1]
+        # a bool is an int there: the real estimator writes `.i = value` and protobuf
+        # stores True/False as 1/0 (the value rules then apply to that 0/1)
+        return isinstance(value, numbers.Integral) and _INT64[0] <= value <= _INT64[1]
     if field == "f":
         return isinstance(value, numbers.Real)
     if field == "s":
@@ -122,8 +123,30 @@ def _write_field(value, row):
     return None
 
 
+def protobuf_error(field, value):
+    """The exception protobuf (4.25, upb) raises for `attr_value.FIELD = value`, as
+    "TypeError: ..." text, or None when it accepts the value (a bool is an int there)."""
+    name = type(value).__name__
+    if field == "s":
+        return None if isinstance(value, bytes) else "TypeError: expected bytes, %s found" % name
+    if field in ("i", "b"):
+        if not isinstance(value, numbers.Integral):
+            return "TypeError: '%s' object cannot be interpreted as an integer" % name
+        if field == "i" and not _INT64[0] <= value <= _INT64[1]:
+            return "ValueError: Value out of range: %d (outside the int64 range of .i)" % value
+        return None
+    if field == "f":
+        if not isinstance(value, numbers.Real):
+            return "TypeError: must be real number, not %s" % name
+        try:
+            float(value)
+        except OverflowError:
+            return "OverflowError: int too large to convert to float"
+    return None
+
+
 def _allowed_types_text(row):
-    texts = [_FIELD_TYPES[row.field]]
+    texts = [_FIELD_TYPES[row.field] + (" (a bool is written as 1/0)" if row.field == "i" else "")]
     if row.field == "s" and row.type == "bytes":
         texts.append("an int (bytes)")
     texts += [_FIELD_TYPES[f] + " (older adapters' form)" for f in row.other_fields
@@ -149,10 +172,50 @@ def _check_row_type(owner, arg, value, row, problems):
             got += " outside the int64 range of AttrValue.i"
         elif isinstance(value, str) and not _utf8_ok(value):
             got += " that is not encodable as UTF-8"
+        raised = protobuf_error(row.field, value) if row.field != "s" else None
         problems.append(_problem(arg, value,
-            "%s=%r: expected %s, got %s; written to parameter_map[%r].%s (source: %s)"
+            "%s=%r: expected %s, got %s; the real NPUEstimator writes it with "
+            "parameter_map[%r].%s = value%s (source: %s)"
             % (arg, value, _allowed_types_text(row), got, row.key, row.field,
-               _REAL_ESTIMATOR)))
+               ", where protobuf raises " + raised if raised else "", _REAL_ESTIMATOR)))
+
+
+def bool_int_warning(arg, value, row):
+    """NPB162 (a warning) when `value`, an int other than 0 and 1, is given for an argument
+    the real NPUEstimator writes to an AttrValue `.b` field (`row.field == "b"`): protobuf
+    stores it as True, so GE gets the row's "on" value. Names what is sent, and, when the
+    row's GE key itself takes that number (its catalog row's allowed values), how to get it.
+    None otherwise. The one rule for every bool argument (catalog-driven)."""
+    if row.field != "b" or isinstance(value, bool) or not isinstance(value, numbers.Integral) \
+            or value in (0, 1):
+        return None
+    from npu_bridge.ge import catalog
+    from npu_bridge.ge.resolver import _formatter   # how each route formats a .b value
+    sent = ", ".join("%s %r (%s)" % (route.key, _formatter(route, "b")(True), route.level)
+                     for route in row.routes if route.level != "adapter")
+    message = ("%s=%r: a bool argument (allowed: True, False); the real NPUEstimator writes "
+               "it with parameter_map[%r].b = %r, which protobuf stores as True, so GE gets "
+               "%s (source: %s)" % (arg, value, row.key, value, sent or "its 'on' value",
+                                     _REAL_ESTIMATOR))
+    ge_row = catalog.find(row.ge_key) if row.ge_key else None
+    if ge_row is not None and ge_row.allowed and str(value) in ge_row.allowed:
+        where = "a GE option"
+        if ge_row.levels:
+            where += " at the %s level" % " or ".join(ge_row.levels)
+        if ge_row.ir_option:
+            where += ", or the ir_option %s" % ge_row.ir_option
+        message += ("; GE's own %s also takes %r (%s): to get it, set %s=%r directly as %s, "
+                    "which %s cannot express (source: %s)"
+                    % (row.ge_key, str(value), ge_row.notes or catalog.allowed_text(ge_row),
+                       row.ge_key, str(value), where, arg, ge_row.source))
+    return _make(BOOL_INT_CODE, arg, value, message)
+
+
+def _check_bool_int(arg, value, row, warnings):
+    if warnings is not None:
+        diag = bool_int_warning(arg, value, row)
+        if diag is not None:
+            warnings.append(diag)
 
 
 def _check_instance(arg, value, cls, problems, exception_note=""):
@@ -169,10 +232,15 @@ def _check_bool(arg, value, problems):
 
 
 def _check_int(arg, value, problems, minimum, values=None):
-    """The real util.check_positive_integer / check_nonnegative_integer. A value below
-    `minimum` goes to `values` when given (value problems the resolver reports too)."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        problems.append(_problem(arg, value, "%s=%r: expected an int >= %d, got %s (source: %s)"
+    """The real util.check_positive_integer / check_nonnegative_integer: `isinstance(value,
+    six.integer_types)`, which a bool passes (then written as 1/0 by `.i = value`). A value
+    below `minimum` goes to `values` when given (value problems the resolver reports too)."""
+    if not isinstance(value, numbers.Integral):
+        problems.append(_problem(arg, value,
+                                 "%s=%r: expected an int >= %d (a bool counts as 1/0), got %s; "
+                                 "the real NPURunConfig raises TypeError ('must be int') "
+                                 "(source: %s, util.check_positive_integer / "
+                                 "check_nonnegative_integer)"
                                  % (arg, value, minimum, type(value).__name__, _REAL_CONFIG)))
         return False
     if value < minimum:
@@ -227,9 +295,10 @@ class _NoInstance:
     """Stands for a config class where only its name is at hand (lint): no literal is one."""
 
 
-def check_arg(owner, arg, value, problems, classes=None):
+def check_arg(owner, arg, value, problems, classes=None, warnings=None):
     """Type-check one argument of config class `owner` (a name) as its constructor does,
-    appending NPB160 Diagnostics to `problems`. `classes` maps class names to the classes
+    appending NPB160 Diagnostics to `problems`, and, when `warnings` is a list, NPB162
+    (`bool_int_warning`) to it. `classes` maps class names to the classes
     (npu_config); without it, only the name of a class argument's class is known, which is
     all a literal needs. Value problems are left to the resolver."""
     if owner == "NPURunConfig" and arg in NPU_ARG_RULES:
@@ -244,4 +313,7 @@ def check_arg(owner, arg, value, problems, classes=None):
     if prefix is not None:
         row = _rows_by_arg().get(prefix + "." + arg if prefix else arg)
         if row is not None:
+            before = len(problems)
             _check_row_type(owner, arg, value, row, problems)
+            if len(problems) == before:
+                _check_bool_int(arg, value, row, warnings)

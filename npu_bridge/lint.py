@@ -4,7 +4,12 @@ Reads Python files with `ast` only (never imports or runs them) and finds the tw
 script configures the NPU:
 
 * `<obj>.parameter_map["KEY"].FIELD = VALUE` assignments (a hand-written `NpuOptimizer`),
-  also through an alias (`pm = op.parameter_map; pm["KEY"].FIELD = VALUE`);
+  also through an alias (`pm = op.parameter_map; pm["KEY"].FIELD = VALUE`), with the
+  custom optimizer's literal name (`<obj>.name = "..."`, `<obj>` bound to
+  `...custom_optimizers.add()` or owning the parameter_map): the real adapter reads only
+  custom optimizers named exactly `NpuOptimizer`, so the entries of another one are not
+  checked, and a name close to it is reported as the resolver reports it (NPB107, at the
+  name's line);
 * keyword and positional arguments of `NPURunConfig`, `MemoryConfig`, `DumpConfig`,
   `ProfilingConfig`, `ExperimentalConfig`, `GraphMemoryOptimizeConfig` and
   `DynamicInputConfig` calls (also imported under another name).
@@ -418,6 +423,10 @@ class _Group:
     class_pos: dict = dataclasses.field(default_factory=dict)  # class name -> (line, col)
     calls: set = dataclasses.field(default_factory=set)        # ids of the config calls in it
     added: bool = False            # appended to the collector's groups (at its first entry)
+    # parameter_map groups: the custom optimizer's literal name (None: unknown or not set,
+    # read as NpuOptimizer) and the (line, col) of the `.name = ...` that set it
+    opt_name: object = None
+    name_pos: tuple = None
 
 
 class _Scope:
@@ -525,7 +534,9 @@ _MATCH = getattr(ast, "Match", ())
 _FUNCTION_POINT = 0
 _MISSING = object()
 # Lines that can hold what lint looks for; statements spanning none are skipped unvisited.
-_CANDIDATE = re.compile(r"parameter_map|" + "|".join(CONFIG_CLASSES))
+_CUSTOM_OPTIMIZERS = "custom_optimizers"
+_CANDIDATE = re.compile(r"parameter_map|%s|" % _CUSTOM_OPTIMIZERS + "|".join(CONFIG_CLASSES))
+_NPU_OPTIMIZER = "NpuOptimizer"   # the only custom optimizer name the real adapter reads
 _CANDIDATE_B = re.compile(_CANDIDATE.pattern.encode())
 
 
@@ -803,13 +814,35 @@ class _Collector:
                     # `op = op.parameter_map`: the map outlives the name
                     owner_scope.owners.pop(owner, None)
                 self._track(name)
+            elif _adds_custom_optimizer(value_node):
+                self._owner_group(*self._owner(target), value_node)
             return
         text = _dotted(target) if isinstance(target, ast.Attribute) else None
-        if text is None or text.partition(".")[0] not in self._followed:
+        if text is None:
             return
-        scope = self._scope_of(text.partition(".")[0])
-        for owner in [o for o in scope.owners if o == text or o.startswith(text + ".")]:
-            del scope.owners[owner]
+        if text.partition(".")[0] in self._followed:
+            scope = self._scope_of(text.partition(".")[0])
+            for owner in [o for o in scope.owners if o == text or o.startswith(text + ".")]:
+                del scope.owners[owner]
+        if _adds_custom_optimizer(value_node):   # `self.op = ...custom_optimizers.add()`
+            self._owner_group(*self._owner(target), value_node)
+
+    def _optimizer_name(self, target, value_node):
+        """`<owner>.name = VALUE` for a custom optimizer lint follows (bound to
+        `...custom_optimizers.add()` or owning a parameter_map): its group takes the name
+        when it is a literal string (else the name is unknown: read as NpuOptimizer). A
+        group named otherwise is checked even without entries (NPB107)."""
+        owner, scope = self._owner(target.value)
+        group = scope.owners.get(owner)
+        if group is None or group.kind != "parameter_map":
+            return
+        value = literal_value(value_node)
+        group.opt_name = value if isinstance(value, str) else None
+        group.name_pos = (target.lineno, target.col_offset + 1)
+        if group.opt_name not in (None, _NPU_OPTIMIZER) and not group.added:
+            group.added = True
+            group.line, group.col = group.name_pos
+            self.groups.append(group)
 
     def _owner(self, node):
         """`(text, scope)` of a parameter_map owner expression (`custom_op`, `self.op`)."""
@@ -830,6 +863,8 @@ class _Collector:
     def _assignment(self, target, value_node):
         # <owner>.parameter_map["KEY"].FIELD = VALUE
         if not (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Subscript)):
+            if isinstance(target, ast.Attribute) and target.attr == "name":
+                self._optimizer_name(target, value_node)
             return
         sub = target.value
         pm = sub.value
@@ -945,16 +980,16 @@ class _Collector:
                     continue
             literal = literal_value(value)
             if literal is not _NOT_LITERAL:
-                problems = []
-                _argtypes.check_arg(name, arg_name, literal, problems)
+                problems, warnings = [], []
+                _argtypes.check_arg(name, arg_name, literal, problems, warnings=warnings)
+                if check and (problems or warnings):
+                    opt = _catalog().by_arg.get(CONFIG_CLASSES[name] + arg_name)
+                    for diag in problems + warnings:
+                        self.findings.append((where.lineno, where.col_offset + 1,
+                                              diag.code, diag.severity, diag.message,
+                                              opt.key if opt is not None else arg_name))
                 if problems:
                     # the constructor refuses it (NPB160): never written, nothing to resolve
-                    if check:
-                        opt = _catalog().by_arg.get(CONFIG_CLASSES[name] + arg_name)
-                        for diag in problems:
-                            self.findings.append((where.lineno, where.col_offset + 1,
-                                                  diag.code, diag.severity, diag.message,
-                                                  opt.key if opt is not None else arg_name))
                     literal = _NOT_LITERAL
             group.entries.append(_Entry(CONFIG_CLASSES[name] + arg_name, None,
                                         literal, where.lineno,
@@ -985,6 +1020,18 @@ class _Collector:
         self.findings.append((arg.lineno, arg.col_offset + 1, "NBL012", "error",
                               "%s.__init__() %s but %d were given (TypeError at run time)"
                               % (name, takes, given), ""))
+
+
+def _adds_custom_optimizer(node):
+    """`...custom_optimizers.add()` (a new custom optimizer of a ConfigProto)."""
+    if not isinstance(node, ast.Call) or node.args or node.keywords:
+        return False
+    func = node.func
+    if not (isinstance(func, ast.Attribute) and func.attr == "add"):
+        return False
+    holder = func.value
+    return (isinstance(holder, ast.Attribute) and holder.attr == _CUSTOM_OPTIMIZERS) or (
+        isinstance(holder, ast.Name) and holder.id == _CUSTOM_OPTIMIZERS)
 
 
 def _memory_config_seed_form(arguments):
@@ -1148,6 +1195,10 @@ def _check_group(group, cat, product, env):
     """Findings of one group, as (line, col, code, severity, message, option): each set of
     entries that can hold together (`_paths`, per function: `_by_function`) is resolved on
     its own."""
+    if group.kind == "parameter_map" and group.opt_name not in (None, _NPU_OPTIMIZER):
+        return _misnamed_optimizer(group, product, env)
+    if not group.entries:
+        return []
     paths = [p for part in _by_function(group.entries) for p in _paths(part)]
     if len(paths) == 1:
         return _check_entries(group, paths[0], cat, product, env)
@@ -1158,6 +1209,39 @@ def _check_group(group, cat, product, env):
                 seen.add(finding)
                 out.append(finding)
     return out
+
+
+class _Namespace:
+    def __init__(self, **values):
+        self.__dict__.update(values)
+
+
+_NAMED = {}   # memo: (custom optimizer name, product, env) -> the resolver's NPB107 findings
+
+
+def _misnamed_optimizer(group, product, env):
+    """Findings of a custom optimizer not named exactly NpuOptimizer. The real adapter
+    ignores it and its parameter_map (its entries are not checked); whether the name is
+    close enough to be a typo (NPB107), and the message, are the resolver's: a ConfigProto
+    holding only that custom optimizer is resolved and its NPB107 kept, at the name."""
+    from npu_bridge.ge import NpuConfigError, resolve
+    memo = (group.opt_name, product, tuple(sorted(env.items())))
+    found = _NAMED.get(memo)
+    if found is None:
+        optimizer = _Namespace(name=group.opt_name, parameter_map={})
+        config = _Namespace(graph_options=_Namespace(rewrite_options=_Namespace(
+            custom_optimizers=(optimizer,))))
+        try:
+            diags = resolve(config, product=product, env=env).diagnostics
+        except NpuConfigError as err:
+            diags = err.diagnostics
+        found = tuple((d.code, d.severity, d.message, d.option) for d in diags
+                      if d.code == "NPB107")
+        if len(_NAMED) >= _RESOLVED_MAX:
+            _NAMED.clear()
+        _NAMED[memo] = found
+    line, col = group.name_pos
+    return [(line, col) + f for f in found]
 
 
 def _check_entries(group, entries, cat, product, env):
@@ -1237,7 +1321,8 @@ _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Za-z0-9]+(?:[,\s]+[A-Za-z0-9]+)
 _OWNER = r"([A-Za-z_]\w*)\s*\.\s*parameter_map\b"
 _PM_ALIAS = r"\b([A-Za-z_]\w*)\s*(?::[^=\n]*)?=[^=\n]*\bparameter_map\s*(?:#[^\n]*)?$"
 _CLASS_ALIAS = r"\b(?:%s)\s+as\s+([A-Za-z_]\w*)" % "|".join(CONFIG_CLASSES)
-_NAMES = re.compile("|".join((_OWNER, _PM_ALIAS, _CLASS_ALIAS)))
+_OPT_BOUND = r"\b([A-Za-z_]\w*)\s*=[^=\n]*\b%s\s*\.\s*add\s*\(" % _CUSTOM_OPTIMIZERS
+_NAMES = re.compile("|".join((_OWNER, _PM_ALIAS, _CLASS_ALIAS, _OPT_BOUND)))
 _NAMES_B = re.compile(_NAMES.pattern.encode())
 
 
@@ -1248,10 +1333,11 @@ def _scan(pattern, text, newline, found, names=None, class_lines=None):
     line, pos, last = 1, 0, None
     names_re = _NAMES_B if newline == b"\n" else _NAMES
     pm = b"parameter_map" if newline == b"\n" else "parameter_map"
+    co = _CUSTOM_OPTIMIZERS.encode() if newline == b"\n" else _CUSTOM_OPTIMIZERS
     for m in pattern.finditer(text):
         line += text.count(newline, pos, m.start())
         pos = m.start()
-        if class_lines is not None and m.group() != pm:
+        if class_lines is not None and m.group() != pm and m.group() != co:
             class_lines.add(line)
         if line != last:
             last = line

@@ -670,13 +670,11 @@ def test_parameter_map_literal_protobuf_accepts_is_no_nbl011(field, expr):
 
 CONFIG_TYPE_MISTAKES = [
     'MemoryConfig(static_memory_policy="2")',
-    "MemoryConfig(static_memory_policy=True)",
     "MemoryConfig(static_memory_policy=2.0)",
     "MemoryConfig(static_memory_policy=2 ** 70)",
     "MemoryConfig(atomic_clean_policy=None)",
     'NPURunConfig(iterations_per_loop="10")',
     "NPURunConfig(iterations_per_loop=None)",
-    "NPURunConfig(iterations_per_loop=True)",
     "NPURunConfig(mix_compile_mode=1)",
     "NPURunConfig(jit_compile=1)",
     "NPURunConfig(horovod_mode=None)",
@@ -726,7 +724,7 @@ def test_tester_scripts_train_b_and_train_c():
              'c2 = NPURunConfig(iterations_per_loop=0)\n'
              'c3 = NPURunConfig(enable_dump=True)\n')
     assert [(line - LINE, c) for line, _, c, _ in _codes(src_c)] == [
-        (0, "NPB160"), (1, "NPB160"), (2, "NPB160"), (3, "NPB160"), (4, "E10001"),
+        (0, "NPB160"), (1, "NPB160"), (2, "NPB103"), (3, "NPB160"), (4, "E10001"),
         (5, "NBL012")]
 
 
@@ -818,3 +816,112 @@ def test_cli_no_python_file_found_is_a_usage_error(capsys, tmp_path):
     (tmp_path / "notes.txt").write_text("x\n")
     code, out, err = _cli(capsys, "lint", str(tmp_path))
     assert code == 2 and "no Python files" in err and out == ""
+
+
+# --- custom optimizers not named exactly NpuOptimizer (the real adapter ignores them) -------
+
+OPT = textwrap.dedent("""\
+    import tensorflow as tf
+    from npu_bridge.npu_init import *
+    config = tf.ConfigProto()
+    op = config.graph_options.rewrite_options.custom_optimizers.add()
+    """)
+OPT_LINE = OPT.count("\n") + 1
+
+
+def _opt_findings(src):
+    return [(f.line - OPT_LINE, f.code, f.severity)
+            for f in lint.lint_source(OPT + src, "t.py")]
+
+
+def test_misnamed_npu_optimizer_is_npb107_at_the_name_and_its_entries_unchecked():
+    src = ('op.name = "NpuOptimzer"\n'
+           'op.parameter_map["precision_mode"].s = tf.compat.as_bytes("allow_mix_precison")\n'
+           'op.parameter_map["static_memory_policy"].i = 2\n'
+           'op.parameter_map["graph_max_parallel_model_num"].i = 8\n'
+           'op.parameter_map["input_fusion_size"].i = 33554433\n')
+    assert _opt_findings(src) == [(0, "NPB107", "warning")]
+
+
+def test_npb107_wording_is_the_resolvers():
+    pytest.importorskip("tensorflow")
+    import tensorflow as tf
+    from npu_bridge.ge import resolve
+    config = tf.compat.v1.ConfigProto()
+    config.graph_options.rewrite_options.custom_optimizers.add().name = "NpuOptimzer"
+    expected = [d.message for d in resolve(config).diagnostics if d.code == "NPB107"]
+    findings = lint.lint_source(OPT + 'op.name = "NpuOptimzer"\n'
+                                'op.parameter_map["static_memory_policy"].i = 2\n', "t.py")
+    assert [f.message for f in findings] == expected and len(expected) == 1
+    assert findings[0].option == "NpuOptimizer"
+
+
+def test_tester_b4_misnamed_optimizer():
+    src = ('op.name = "NpuOptimzer"\n'
+           'op.parameter_map["precision_mode"].s = tf.compat.as_bytes("allow_mix_precision")\n'
+           'op.parameter_map["static_memory_policy"].i = 2\n'
+           'with tf.Session(config=config) as s:\n'
+           '    print(s.run(tf.constant(2) * 3))\n')
+    assert _opt_findings(src) == [(0, "NPB107", "warning")]
+
+
+def test_misnamed_optimizer_keeps_protobufs_own_errors():
+    # `.s = "all"` raises TypeError at run time whatever the optimizer's name
+    src = ('op.name = "NpuOptimzer"\n'
+           'op.parameter_map["dump_mode"].s = "all"\n'
+           'op.parameter_map["static_memory_policy"].i = 9\n')
+    assert _opt_findings(src) == [(0, "NPB107", "warning"), (1, "NBL011", "error")]
+
+
+def test_other_custom_optimizer_is_not_ours():
+    src = ('op.name = "MyOptimizer"\n'
+           'op.parameter_map["static_memory_policy"].i = 9\n'
+           'op.parameter_map["precision_mode"].s = b"bogus"\n')
+    assert _opt_findings(src) == []
+
+
+def test_name_set_after_the_entries_counts_too():
+    src = ('op.parameter_map["static_memory_policy"].i = 9\n'
+           'op.name = "NpuOptimzer"\n')
+    assert _opt_findings(src) == [(1, "NPB107", "warning")]
+
+
+def test_misnamed_optimizer_without_parameter_map():
+    assert _opt_findings('op.name = "NpuOptimzer"\n') == [(0, "NPB107", "warning")]
+
+
+def test_rebound_owner_named_right_is_checked_again():
+    src = ('op.name = "NpuOptimzer"\n'
+           'op.parameter_map["static_memory_policy"].i = 9\n'
+           'op = config.graph_options.rewrite_options.custom_optimizers.add()\n'
+           'op.name = "NpuOptimizer"\n'
+           'op.parameter_map["static_memory_policy"].i = 9\n')
+    assert _opt_findings(src) == [(0, "NPB107", "warning"), (4, "E10001", "error")]
+
+
+def test_name_not_a_literal_is_read_as_npu_optimizer():
+    src = ('op.name = NAME\n'
+           'op.parameter_map["static_memory_policy"].i = 9\n')
+    assert _opt_findings(src) == [(1, "E10001", "error")]
+
+
+# --- bool arguments given another int (NPB162, the constructor's rule) ---------------------
+
+def test_bool_argument_given_another_int_is_npb162_like_the_run_config():
+    findings = lint.lint_source(HEAD + "c = NPURunConfig(external_weight=2)\n", "t.py")
+    assert [(f.line, f.col, f.code, f.severity, f.option) for f in findings] == [
+        (LINE, 18, "NPB162", "warning", "external_weight")]
+    assert "ge.externalWeight '1'" in findings[0].message
+    nested = lint.lint_source(HEAD + "c = NPURunConfig(dump_config=DumpConfig(enable_dump=3))\n"
+                              "d = NPURunConfig(external_weight=1)\n", "t.py")
+    # (enable_dump on without dump_path: NPB143 too, from the resolver)
+    assert [(f.code, f.option) for f in nested if f.code == "NPB162"] == [
+        ("NPB162", "enable_dump")]
+
+
+def test_npb162_message_is_the_constructors():
+    pytest.importorskip("tensorflow")
+    from npu_bridge.estimator.npu import npu_config
+    expected = [d.message for d in npu_config.NPURunConfig(external_weight=2)._npu_arg_warnings()]
+    findings = lint.lint_source(HEAD + "c = NPURunConfig(external_weight=2)\n", "t.py")
+    assert [f.message for f in findings] == expected

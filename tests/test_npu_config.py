@@ -226,15 +226,6 @@ def test_memoryconfig_positional_third_both_call_styles():
         assert "memory_optimization_policy" in str(info.value)
 
 
-@pytest.mark.parametrize("arg", ["static_memory_policy", "atomic_clean_policy",
-                                 "variable_use_1g_huge_page"])
-def test_memoryconfig_refuses_bool_for_int(arg):
-    with pytest.raises(NpuArgumentError) as info:
-        MemoryConfig(**{arg: True})
-    assert info.value.diagnostics[0].code == "NPB160"
-    assert "%s=True" % arg in str(info.value) and "bool" in str(info.value)
-
-
 def test_iterations_per_loop_property_setter_checks():
     config = NPURunConfig(iterations_per_loop=5)
     config.iterations_per_loop = 7
@@ -446,3 +437,97 @@ def test_resolver_accepts_default_config():
     ge = _resolve()(NPURunConfig(memory_config=MemoryConfig(static_memory_policy=2)))
     assert not ge.errors
     assert ge.global_options.get("ge.exec.staticMemoryPolicy") == "2"
+
+
+# --- bool where an int is written (.i = value): protobuf stores 0/1 -------------------------
+# The real NPUEstimator writes every int argument with `parameter_map[KEY].i = value`
+# (hicann/tensorflow npu_estimator.py, no int() around it) and protobuf stores True as 1;
+# the real util.check_positive_integer / check_nonnegative_integer test
+# isinstance(value, six.integer_types), which a bool passes.
+
+@pytest.mark.parametrize("arg", ["static_memory_policy", "atomic_clean_policy",
+                                 "variable_use_1g_huge_page"])
+def test_memoryconfig_accepts_bool_for_int_as_protobuf_does(arg):
+    mem = MemoryConfig(**{arg: True})
+    custom_op = tf.compat.v1.ConfigProto().graph_options.rewrite_options.custom_optimizers.add()
+    nc.render_parameter_map(NPURunConfig(memory_config=mem), custom_op)
+    assert custom_op.parameter_map[arg].WhichOneof("value") == "i"
+    assert custom_op.parameter_map[arg].i == 1
+
+
+def test_npurunconfig_int_arguments_accept_bool():
+    config = NPURunConfig(iterations_per_loop=True, graph_run_mode=False,
+                          enable_exception_dump=True, deterministic=True, hccl_timeout=True)
+    custom_op = tf.compat.v1.ConfigProto().graph_options.rewrite_options.custom_optimizers.add()
+    nc.render_parameter_map(config, custom_op)
+    pm = custom_op.parameter_map
+    assert (pm["iterations_per_loop"].i, pm["graph_run_mode"].i, pm["enable_exception_dump"].i,
+            pm["deterministic"].i, pm["hccl_timeout"].i) == (1, 0, 1, 1, 1)
+    # the value rules still apply to the 0/1 it stands for (real: ValueError, must be positive)
+    with pytest.raises(NpuArgumentError) as info:
+        NPURunConfig(iterations_per_loop=False)
+    assert [d.code for d in info.value.diagnostics if d.severity == "error"] == ["E10001"]
+
+
+def test_int_argument_of_another_type_names_protobufs_error():
+    with pytest.raises(NpuArgumentError) as info:
+        MemoryConfig(static_memory_policy=2.0)
+    diag = info.value.diagnostics[0]
+    assert diag.code == "NPB160" and diag.option == "static_memory_policy"
+    text = diag.message
+    assert "static_memory_policy=2.0" in text and "float" in text
+    assert "TypeError" in text and ".i" in text          # what protobuf does with it
+    assert "an int" in text and "bool" in text           # what is allowed (a bool counts)
+    assert "npu_estimator.py" in text                    # the source
+
+
+# --- bool arguments given another int: protobuf stores True (one rule: NPB162) ---------------
+
+def _estimator_diags(tmp_path, **kwargs):
+    from npu_bridge.estimator.npu.npu_estimator import NPUEstimator
+
+    def model_fn(features, labels, mode):
+        raise AssertionError("not called")
+    est = NPUEstimator(model_fn=model_fn, config=NPURunConfig(model_dir=str(tmp_path), **kwargs))
+    return est._npu_ge_options
+
+
+def test_external_weight_2_warns_what_is_sent_and_how_to_get_ges_2(tmp_path):
+    ge = _estimator_diags(tmp_path, external_weight=2)
+    assert ge.session_options["ge.externalWeight"] == "1"
+    found = [d for d in ge.diagnostics if d.code == "NPB162"]
+    assert len(found) == 1
+    diag = found[0]
+    assert diag.severity == "warning" and diag.option == "external_weight" and diag.value == 2
+    text = diag.message
+    assert "external_weight=2" in text
+    assert "True, False" in text                              # allowed
+    assert "ge.externalWeight '1'" in text                    # what GE gets
+    assert "2" in text and "ge.externalWeight" in text and "directly" in text  # GE's own 2
+    assert "seed:ge_memory_options_zh.txt" in text            # the GE value's source
+    assert "npu_estimator.py" in text                         # the .b write's source
+
+
+@pytest.mark.parametrize("kwargs,option", [
+    ({"enable_reduce_precision": -1}, "enable_reduce_precision"),
+    ({"hcom_parallel": 5}, "hcom_parallel"),
+    ({"dump_config": "DUMP"}, "enable_dump"),
+])
+def test_any_bool_argument_given_another_int_warns(tmp_path, kwargs, option):
+    if kwargs.get("dump_config") == "DUMP":
+        kwargs = {"dump_config": DumpConfig(enable_dump=3, dump_path=str(tmp_path))}
+    ge = _estimator_diags(tmp_path, **kwargs)
+    found = [d for d in ge.diagnostics if d.code == "NPB162"]
+    assert [d.option for d in found] == [option]
+    assert "%s=" % option in found[0].message and "True" in found[0].message
+
+
+def test_bool_argument_given_0_or_1_does_not_warn(tmp_path):
+    ge = _estimator_diags(tmp_path, external_weight=1, enable_reduce_precision=0)
+    assert [d for d in ge.diagnostics if d.code == "NPB162"] == []
+
+
+def test_bool_conversion_warning_travels_with_a_refused_config():
+    with pytest.raises(NpuArgumentError) as info:
+        NPURunConfig(external_weight=2, iterations_per_loop=0)
+    assert "NPB162" in [d.code for d in info.value.diagnostics]

@@ -167,3 +167,11 @@ def make(code, option, value, message, severity=None):
     if "seed" in message:
         message = cite(message)
     return Diagnostic(code, severity or CODES[code][0], option, value, message)
+    "NPB162": ("warning", "bool config-class argument given an int other than 0 and 1 (e.g. "
+               "external_weight=2): the real NPUEstimator writes it to an AttrValue .b field, "
+               "where protobuf stores True, so GE gets the 'on' value; where the GE key itself "
+               "takes that number (ge.externalWeight 2), the message says to set the GE key "
+               "directly",
+               "hicann/tensorflow npu_estimator.py (parameter_map[KEY].b = value); catalog "
+               "field column; GE values: the GE key's catalog row (seed "
+               "ge_memory_options_zh.txt for ge.externalWeight)"),

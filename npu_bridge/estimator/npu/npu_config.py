@@ -92,7 +92,7 @@ class NpuArgumentError(NpuConfigError, TypeError):
 # TensorFlow): npu_bridge/_argtypes.py.
 from npu_bridge._argtypes import (  # noqa: E402
     NPU_ARG_RULES, _check_class_args, _check_instance, _check_int, _check_row_type, _problem,
-    _catalog_options, _rows_by_arg, _write_field, check_npu_arg,
+    _catalog_options, _rows_by_arg, _write_field, bool_int_warning, check_npu_arg,
 )
 
 
@@ -430,6 +430,7 @@ def _validate(owner, npu_args, record_as=None):
             extra, resolved = err.diagnostics, err.ge_options
         reported = {d.option for d in extra if d.severity == "error"}
         values = [d for d in values if d.option not in reported]
+        extra = list(extra) + probe._npu_arg_warnings()
     if problems or values or any(d.severity == "error" for d in extra):
         error = NpuArgumentError(owner, problems + values, extra)
         if resolved is not None:
@@ -616,6 +617,20 @@ class NPURunConfig(tf.estimator.RunConfig):
         new = super().replace(**base_kwargs)
         new._assign_npu_args(npu_kwargs)
         return new
+
+    def _npu_arg_warnings(self):
+        """NPB162 warnings of the arguments given (nested config classes included), in
+        catalog order: a bool argument given an int other than 0 and 1, which the real
+        NPUEstimator writes to `.b` as True (`_argtypes.bool_int_warning`, the rule lint
+        applies to literals too). NPUEstimator adds them to its resolved diagnostics."""
+        found = []
+        for arg, row in _rows_by_arg().items():
+            present, value = _get_path(self, arg)
+            if present:
+                diag = bool_int_warning(arg.rpartition(".")[2], value, row)
+                if diag is not None:
+                    found.append(diag)
+        return found
 
     def _npu_used_classes(self):
         used = set()

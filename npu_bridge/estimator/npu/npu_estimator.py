@@ -158,6 +158,9 @@ class NPUEstimator(tf.estimator.Estimator):
         try:
             ge_options = resolve(config)
             ge_options.raise_for_errors()
+            # argument values the estimator writes differently than given (NPB162): known
+            # from the config's arguments, not from the parameter_map the resolver reads
+            ge_options.diagnostics.extend(config._npu_arg_warnings())
         except NpuConfigError as err:
             # Recorded as refused: `npu-bridge run` counts it even if the script catches it.
             _records.record_refused("estimator", "NPUEstimator(model_dir=%s)"
