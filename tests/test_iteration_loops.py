@@ -13,6 +13,7 @@ from npu_bridge.estimator.npu import util
 from npu_bridge.estimator.npu.npu_config import NPURunConfig
 from npu_bridge.estimator.npu.npu_estimator import NPUEstimator, NPUEstimatorSpec
 from step_recorder import StepRecorder  # noqa: E402  (tests/step_recorder.py)
+from npu_protos import proto  # noqa: E402
 
 tf.compat.v1.disable_eager_execution()
 
@@ -134,7 +135,7 @@ def counting_graph():
 
 def test_set_iteration_per_loop_after_a_run_changes_no_run_op(capfd):
     graph, step, train_op = counting_graph()
-    with graph.as_default(), tf.compat.v1.Session() as sess:
+    with graph.as_default(), tf.compat.v1.Session(config=proto(iterations_per_loop=4)) as sess:
         sess.run(tf.compat.v1.global_variables_initializer())
         sess.run(train_op)                                 # the graph has been run
         before = {op.name: op.node_def.SerializeToString(deterministic=True)
@@ -153,7 +154,7 @@ def test_set_iteration_per_loop_after_a_run_changes_no_run_op(capfd):
 
 def test_iteration_per_loop_class_after_a_run_changes_no_run_op(capfd):
     graph, step, train_op = counting_graph()
-    with graph.as_default(), tf.compat.v1.Session() as sess:
+    with graph.as_default(), tf.compat.v1.Session(config=proto(iterations_per_loop=3)) as sess:
         sess.run(tf.compat.v1.global_variables_initializer())
         before = train_op.node_def.SerializeToString(deterministic=True)
         loop = util.IterationPerLoop()
@@ -172,7 +173,7 @@ def test_loop_op_keeps_the_device_and_name_scope(device):
         with tf.device(device):
             step = tf.compat.v1.train.get_or_create_global_step()
             train_op = tf.compat.v1.assign_add(step, 1).op
-        with tf.compat.v1.Session() as sess:
+        with tf.compat.v1.Session(config=proto(iterations_per_loop=2)) as sess:
             sess.run(tf.compat.v1.global_variables_initializer())
             with tf.name_scope("outer"):
                 loop_op = util.set_iteration_per_loop(sess, train_op, 2)

@@ -320,7 +320,8 @@ def counting_graph():
 @pytest.mark.parametrize("policy", [0, 2])
 def test_set_iteration_per_loop_runs_n_steps_per_run(policy):
     graph, step, x, train_op = counting_graph()
-    with graph.as_default(), tf.compat.v1.Session(config=proto(static_memory_policy=policy)) as sess:
+    with graph.as_default(), tf.compat.v1.Session(config=proto(static_memory_policy=policy,
+                                                              iterations_per_loop=5)) as sess:
         sess.run(tf.compat.v1.global_variables_initializer())
         loop_op = util.set_iteration_per_loop(sess, train_op, 5)
         assert loop_op is not train_op and loop_op.name.startswith("IterationOp")
@@ -354,7 +355,7 @@ def test_set_iteration_per_loop_with_one_and_bad_arguments():
 
 def test_iteration_per_loop_class_registers_on_load():
     graph, step, x, train_op = counting_graph()
-    with graph.as_default(), tf.compat.v1.Session() as sess:
+    with graph.as_default(), tf.compat.v1.Session(config=proto(iterations_per_loop=3)) as sess:
         sess.run(tf.compat.v1.global_variables_initializer())
         loop = util.IterationPerLoop()
         loop_op = loop.create_iteration_per_loop_var(train_op)
@@ -369,7 +370,7 @@ def test_iteration_per_loop_class_registers_on_load():
 
 def test_unpatched_session_runs_loop_op_once():
     graph, step, x, train_op = counting_graph()
-    with graph.as_default(), tf.compat.v1.Session() as sess:
+    with graph.as_default(), tf.compat.v1.Session(config=proto(iterations_per_loop=5)) as sess:
         sess.run(tf.compat.v1.global_variables_initializer())
         loop_op = util.set_iteration_per_loop(sess, train_op, 5)
         _session_patch.unpatch()

@@ -120,6 +120,16 @@ CODES = MappingProxyType({
                "(on the NPU every loop runs iterations_per_loop steps; raised at run time by "
                "NPUEstimator)", "reference option_values.json (iterations_per_loop notes); vendor "
                "docs npu_config/npurunconfig_constructor/performance_tuning.md"),
+    "NPB125": ("error", "util.set_iteration_per_loop (or IterationPerLoop.load_iteration_per_loop_var) "
+               "given another value than the session configuration's parameter_map "
+               "iterations_per_loop: an error when that is 1 (set or unset: adapter default 1), "
+               "where the NPU would not loop at all; a warning when both are above 1 (the NPU "
+               "loops the value given to the call) or the call gives 1 (raised at run time, "
+               "recorded on the session's configuration)",
+               "reference option_values.json (iterations_per_loop notes); vendor docs "
+               "apiref/session_config/performance_tuning.md and apiref/npu_util/"
+               "set_iteration_per_loop.md; hicann/tensorflow tf_adapter/kernels/geop_npu.cc "
+               "(the value only switches the device loop on, when > 1)"),
     "NPB130": ("error", "GE option given at a level GE does not accept it at",
                "seeds (生效级别), else reference ge_option_scopes.json"),
     "NPB131": ("warning", "reuse index at or beyond the graph's input/output count: dropped",
@@ -156,6 +166,14 @@ CODES = MappingProxyType({
     "NPB161": ("error", "one of the real NPURunConfig's own Python checks (ps mode: TF_CONFIG "
                "cluster, ParameterServerStrategy, mix_compile_mode)",
                "hicann/tensorflow npu_config.py"),
+    "NPB162": ("warning", "bool config-class argument given an int other than 0 and 1 (e.g. "
+               "external_weight=2): the real NPUEstimator writes it to an AttrValue .b field, "
+               "where protobuf stores True, so GE gets the 'on' value; where the GE key itself "
+               "takes that number (ge.externalWeight 2), the message says to set the GE key "
+               "directly",
+               "hicann/tensorflow npu_estimator.py (parameter_map[KEY].b = value); catalog "
+               "field column; GE values: the GE key's catalog row (seed "
+               "ge_memory_options_zh.txt for ge.externalWeight)"),
 })
 CODES = MappingProxyType({code: (sev, title, cite(source))
                           for code, (sev, title, source) in CODES.items()})
@@ -167,11 +185,3 @@ def make(code, option, value, message, severity=None):
     if "seed" in message:
         message = cite(message)
     return Diagnostic(code, severity or CODES[code][0], option, value, message)
-    "NPB162": ("warning", "bool config-class argument given an int other than 0 and 1 (e.g. "
-               "external_weight=2): the real NPUEstimator writes it to an AttrValue .b field, "
-               "where protobuf stores True, so GE gets the 'on' value; where the GE key itself "
-               "takes that number (ge.externalWeight 2), the message says to set the GE key "
-               "directly",
-               "hicann/tensorflow npu_estimator.py (parameter_map[KEY].b = value); catalog "
-               "field column; GE values: the GE key's catalog row (seed "
-               "ge_memory_options_zh.txt for ge.externalWeight)"),

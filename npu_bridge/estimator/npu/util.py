@@ -201,6 +201,139 @@ def loop_ops_of(graph):
     return _LOOP_OPS.get(graph) or None
 
 
+
+# ---------------------------------------------------------------------------------------------
+# The loop count given to set_iteration_per_loop against the session's parameter_map (NPB125).
+#
+# Facts (hicann/tensorflow): the docs (apiref/session_config/performance_tuning.md,
+# apiref/npu_util/set_iteration_per_loop.md) say parameter_map["iterations_per_loop"] must
+# equal the value given to set_iteration_per_loop. The adapter itself does not compare them:
+# GeOp (tf_adapter/kernels/geop_npu.cc) reads the parameter_map value (pass options; 1 when
+# the key is unset, and 1 in NpuAttrs::GetDefaultPassOptions for a graph without NpuOptimizer)
+# only as a switch: when it is above 1, a graph holding the node IterationOp is marked for the
+# device loop (SetNeedIteration), and GE then loops as many steps as the variable
+# npu_runconfig/iterations_per_loop holds, which set_iteration_per_loop loads (N - 1).
+# Severity follows from that:
+# - parameter_map value 1 (set or unset) and N > 1: the NPU would not loop at all, each
+#   sess.run running one step instead of N, so the script would silently train 1/N of its
+#   steps: an error, raised before anything is created or loaded (nothing half-done);
+# - parameter_map value above 1 and another N: the real stack tolerates it (the device loops N,
+#   as here), N == 1 included (train_op is returned unchanged, no IterationOp, one step per
+#   run as here): a warning, since the script still runs correctly there.
+# Sessions without NPU configuration (created unpatched, or by a check-only patch for a config
+# without NpuOptimizer) have no record to attach a diagnostic to: a warning is logged once.
+
+_LOOP_CHECK_CODE = "NPB125"
+_LOOP_CHECK_SOURCE = ("source: reference option_values.json (iterations_per_loop notes: in "
+                      "sess.run mode it must equal the value given to set_iteration_per_loop); "
+                      "vendor docs apiref/session_config/performance_tuning.md and "
+                      "apiref/npu_util/set_iteration_per_loop.md; hicann/tensorflow "
+                      "tf_adapter/kernels/geop_npu.cc (SetNeedIteration only when the value "
+                      "is above 1)")
+_logged_checks = set()
+_logged_checks_lock = threading.Lock()
+
+
+def _tf_session_of(sess):
+    """The tf.compat.v1 Session `sess` is or wraps (a MonitoredSession and its wrappers hold
+    one), or None when there is none to find. Never raises."""
+    from tensorflow.python.client import session as session_lib
+    for _ in range(8):
+        if sess is None:
+            return None
+        if isinstance(sess, session_lib.BaseSession):
+            return sess
+        try:
+            inner = getattr(sess, "_tf_sess", None)
+            sess = inner() if callable(inner) else getattr(sess, "_sess", None)
+        except Exception:  # pylint: disable=broad-except  (a closed or foreign object)
+            return None
+    return None
+
+
+def _log_once(key, diag):
+    with _logged_checks_lock:
+        if key in _logged_checks:
+            return
+        _logged_checks.add(key)
+    log = tf.compat.v1.logging.error if diag.severity == "error" else tf.compat.v1.logging.warning
+    log("npu_bridge %s %s (%s=%s): %s", diag.severity, diag.code, diag.option, diag.value,
+        diag.message)
+
+
+def _check_loop_count(sess, iterations_per_loop, call):
+    """Compare `iterations_per_loop` (given to `call`, a text such as
+    "util.set_iteration_per_loop(sess, train_op, 10)") with the parameter_map value of the
+    session `sess` runs on; see the comment above for the severities. A finding is recorded
+    with the session's configuration (`npu_bridge._records`, once per cause) and logged once.
+
+    Raises:
+      NpuConfigError: the NPU would not loop (parameter_map value 1, N > 1).
+    """
+    from npu_bridge.ge.diagnostics import make
+    tf_sess = _tf_session_of(sess)
+    if tf_sess is None:
+        return                    # not a session: nothing known to compare with
+    ge_options = getattr(tf_sess, "_npu_ge_options", None)
+    if ge_options is None:
+        if iterations_per_loop > 1:
+            diag = make(_LOOP_CHECK_CODE, "iterations_per_loop", iterations_per_loop,
+                        "%s on a session without NPU configuration (no NpuOptimizer custom "
+                        "optimizer, or created before npu_bridge patched tf.Session): the real "
+                        "adapter then uses iterations_per_loop=1 and no device loop, so each "
+                        "sess.run would run one step; here it runs %d. Not recorded: the "
+                        "session has no configuration to record it with; %s"
+                        % (call, iterations_per_loop, _LOOP_CHECK_SOURCE), severity="warning")
+            _log_once(("unconfigured", iterations_per_loop), diag)
+        return
+    try:
+        configured = int(ge_options.adapter_options.get("iterations_per_loop", "1"))
+    except (AttributeError, TypeError, ValueError):
+        return
+    if configured == iterations_per_loop:
+        return
+    rec = getattr(tf_sess, "_npu_record", None)
+    name = rec.get("name") if isinstance(rec, dict) else type(tf_sess).__name__
+    source = str(getattr(ge_options, "sources", {}).get("iterations_per_loop", ""))
+    if source.startswith("parameter_map"):
+        shown = "parameter_map iterations_per_loop=%d" % configured
+    else:
+        shown = "parameter_map iterations_per_loop unset (adapter default %d)" % configured
+    fix = 'set custom_op.parameter_map["iterations_per_loop"].i = %d' % iterations_per_loop
+    if configured <= 1:
+        severity = "error"
+        effect = ("on the NPU the adapter switches the device loop on only when that value is "
+                  "above 1, so each sess.run would run one step, not %d as here; %s"
+                  % (iterations_per_loop, fix))
+    elif iterations_per_loop == 1:
+        severity = "warning"
+        effect = ("the docs require the two to be equal; train_op is returned unchanged (no "
+                  "IterationOp), so the NPU runs one step per sess.run, as here; set the "
+                  "parameter_map value to 1 or give the call %d" % configured)
+    else:
+        severity = "warning"
+        effect = ("the docs require the two to be equal; the NPU still loops %d steps per "
+                  "sess.run, as here (the adapter uses the parameter_map value only to switch "
+                  "the device loop on; GE loops the value this call loads); %s"
+                  % (iterations_per_loop, fix))
+    diag = make(_LOOP_CHECK_CODE, "iterations_per_loop", iterations_per_loop,
+                "%s on %s, whose configuration has %s: %s; %s"
+                % (call, name, shown, effect, _LOOP_CHECK_SOURCE), severity=severity)
+    from npu_bridge import _records
+    cause = (_LOOP_CHECK_CODE, iterations_per_loop, configured)
+    if rec is not None:
+        if _records.add_runtime_diagnostic(rec, cause, diag):
+            _log_once((id(rec),) + cause, diag)
+    else:
+        _log_once((id(ge_options),) + cause, diag)
+    if severity == "error":
+        from npu_bridge.ge import NpuConfigError
+        error = NpuConfigError([diag])
+        if rec is not None:
+            _records.link(error, rec)
+        raise error
+
+
 def set_iteration_per_loop(sess, train_op, iterations_per_loop=1):
     """Make one `sess.run` of the returned op execute `iterations_per_loop` training steps.
 
@@ -210,7 +343,7 @@ def set_iteration_per_loop(sess, train_op, iterations_per_loop=1):
     so each `sess.run(returned_op)` runs `train_op` N times (global step advances by N).
 
     Args:
-      sess: a tf.compat.v1.Session on the graph of `train_op`.
+      sess: a tf.compat.v1.Session on the graph of `train_op` (or a MonitoredSession).
       train_op: the tf.Operation of one training step.
       iterations_per_loop: steps per Session.run, an int >= 1.
     Returns:
@@ -218,11 +351,16 @@ def set_iteration_per_loop(sess, train_op, iterations_per_loop=1):
     Raises:
       ValueError: `train_op` is not a tf.Operation.
       TypeError / ValueError: `iterations_per_loop` is not a positive int.
+      NpuConfigError: N > 1 while the session's parameter_map iterations_per_loop is 1 (set
+        or unset), where the NPU would not loop (NPB125; another mismatch is a warning).
     """
     if not isinstance(train_op, ops.Operation):
         raise ValueError("The incoming 'train_op' type is '%s', and the need type is 'Operation'"
                          % (type(train_op).__name__,))
     check_positive_integer(iterations_per_loop, "iterations_per_loop")
+    # before anything is created or loaded: an error leaves the graph and session unchanged
+    _check_loop_count(sess, iterations_per_loop,
+                      "util.set_iteration_per_loop(sess, train_op, %d)" % iterations_per_loop)
     if iterations_per_loop == 1:
         return train_op
     with train_op.graph.as_default():
@@ -279,8 +417,15 @@ class IterationPerLoop:
         return self._loop_op
 
     def load_iteration_per_loop_var(self, sess, iterations_per_loop=1):
-        """Load N - 1 into the loop variable (the device counts from 0) and register the op."""
+        """Load N - 1 into the loop variable (the device counts from 0) and register the op.
+
+        N is checked against the session's parameter_map iterations_per_loop first, as in
+        `set_iteration_per_loop` (NPB125: NpuConfigError before anything is loaded).
+        """
         check_positive_integer(iterations_per_loop, "iterations_per_loop")
+        _check_loop_count(sess, iterations_per_loop,
+                          "IterationPerLoop.load_iteration_per_loop_var(sess, %d)"
+                          % iterations_per_loop)
         self._iterations_per_loop_var.load(iterations_per_loop - 1, session=sess)
         self._loop_cond_var.load(0, session=sess)
         self._const_zero.load(0, session=sess)
