@@ -14,7 +14,11 @@ On top of that, each session creation here:
   exists; the refused configuration is recorded with ``refused=True`` and its diagnostics, so
   ``npu-bridge run`` counts it even when the script catches the error); warnings are logged once per process through
   ``tf.compat.v1.logging``; the result is recorded with ``npu_bridge._records.record``;
-- under an effective ``static_memory_policy`` of 2 or 4 arms the concurrency guard (below);
+- joins the process's GE initialization (section "GE initialization"): the first NPU session
+  initializes GE with its global options; one opened while another is open runs with those
+  (warning NPB126 on its record); closing the last one finalizes GE;
+- under an effective ``static_memory_policy`` of 2 or 4 *of the process* (the options GE was
+  initialized with) arms the concurrency guard (below);
 - hands TensorFlow's own (CPU) session a copy of the config without the NPU-only parts
   (``cpu_session_config``: no ``NpuOptimizer`` / ``GradFusionOptimizer``, no estimator
   grappler list, ``remapping`` and ``memory_optimization`` OFF back to TF's default), since
@@ -59,10 +63,12 @@ only: sessions whose config carries an ``NpuOptimizer`` are resolved, recorded a
 the caller's proto is not edited, and loops are honoured), as the real adapter library checks
 every ``parameter_map`` it is given; ``npu_init`` upgrades it to the full patch.
 """
+import dataclasses
 import inspect
 import itertools
 import os
 import threading
+import weakref
 
 import tensorflow as tf
 from tensorflow.core.protobuf import config_pb2
@@ -108,6 +114,9 @@ _logged_results = {}      # id -> GeOptions whose diagnostics were all logged
 _guard_lock = threading.Lock()
 _guard_acquire, _guard_release = _guard_lock.acquire, _guard_lock.release
 _executing = {}           # graph key -> number of guarded runs executing it
+
+_ge_init_lock = threading.Lock()
+_ge_init = None           # _GeInit: GE as initialized for the process (see "GE initialization")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -306,18 +315,156 @@ def guarded_policy(ge_options):
 
 
 # ---------------------------------------------------------------------------------------------
+# GE initialization: once per process while NPU sessions are open
+#
+# The real adapter initializes GE (GEInitialize, the global options) once: GePlugin::Init
+# returns at once when GE is already initialized, and a session's GeOp finalizes GE only when
+# no GE session is left and GE was not initialized by npu_resource_init (PluginInit, "global")
+# (hicann/tensorflow tf_adapter/util/ge_plugin.cc, tf_adapter/kernels/geop_npu.cc
+# GeOp::Finalize). So while one NPU session is open, a second session's global options,
+# static_memory_policy among them, are ignored: the process runs with the first's. Modelled
+# here at session creation (on the NPU: the first graph run) and close.
+
+GE_INIT_CODE = "NPB126"
+_GE_INIT_SOURCE = ("hicann/tensorflow tf_adapter/util/ge_plugin.cc (GePlugin::Init returns when GE is "
+                   "already initialized) and tf_adapter/kernels/geop_npu.cc (GeOp::Finalize "
+                   "finalizes GE only when no GE session is left)")
+_ge_session_numbers = itertools.count(1)
+
+
+class _GeInit:
+    """GE as initialized for this process: `owner` (who initialized it: "Session#1",
+    "npu_plugin.npu_resource_init"), its `ge_options`, the static-memory `policy` the
+    process runs with (2 or 4 as a string, else None: `guarded_policy`), `live` (numbers of
+    the NPU sessions open with it) and `plugin` (initialized by npu_resource_init: kept
+    until npu_resource_shutdown)."""
+    __slots__ = ("owner", "ge_options", "policy", "live", "plugin")
+
+    def __init__(self, owner, ge_options, plugin):
+        self.owner, self.ge_options, self.plugin = owner, ge_options, plugin
+        self.policy = guarded_policy(ge_options)
+        self.live = set()
+
+
+def join_ge(ge_options, owner, number=None, plugin=False):
+    """Register an NPU session (its `number`) or the plugin with the process's GE: the first
+    one initializes it. Returns `(init, first)`: the `_GeInit` in force and whether this call
+    initialized it."""
+    global _ge_init
+    with _ge_init_lock:
+        first = _ge_init is None
+        if first:
+            _ge_init = _GeInit(owner, ge_options, plugin)
+        if number is not None:
+            _ge_init.live.add(number)
+        return _ge_init, first
+
+
+def _leave_ge(number):
+    """An NPU session closed (or was collected): GE is finalized with the last one, unless
+    npu_resource_init initialized it."""
+    global _ge_init
+    with _ge_init_lock:
+        init = _ge_init
+        if init is None or number not in init.live:
+            return
+        init.live.discard(number)
+        if not init.live and not init.plugin:
+            _ge_init = None
+
+
+def reset_ge_initialization():
+    """Forget how GE was initialized (npu_resource_shutdown finalizes GE; tests)."""
+    global _ge_init
+    with _ge_init_lock:
+        _ge_init = None
+
+
+def ge_initialization():
+    """`(owner, GeOptions)` of the configuration GE is initialized with now, or None."""
+    init = _ge_init
+    return None if init is None else (init.owner, init.ge_options)
+
+
+def _shown_value(value):
+    return "unset" if value is None else repr(value)
+
+
+def ignored_globals_diagnostic(ge_options, init):
+    """The NPB126 warning for `ge_options` joining GE initialized by `init`: each
+    global option this configuration sets (not an adapter default) to something else than GE
+    runs with, or that GE was initialized with and this one sends differently; None when
+    nothing differs."""
+    mine, applied = ge_options.global_options, init.ge_options.global_options
+    mine_src, applied_src = ge_options.sources, init.ge_options.sources
+    defaults = _default_globals()
+    differ = []
+    for key in sorted(set(mine) | set(applied)):
+        value, runs = mine.get(key), applied.get(key)
+        if value == runs or key not in mine:
+            continue
+        # what this configuration chose (not a default of an empty parameter_map), or a
+        # value GE runs that differs from that default: a choice made elsewhere applies
+        if value == defaults.get(key) and (runs is None or runs == defaults.get(key)):
+            continue
+        # named by the option the user wrote: the adapter's duplicate GE keys once
+        src = mine_src.get(key) or applied_src.get(key) or ""
+        prefix, _, name = src.partition(":")
+        name = name.split(" (", 1)[0]   # "... (NpuOptimizer #1 of 2)"
+        if prefix not in ("parameter_map", "npu_resource_init") or not name:
+            name = key
+        if name not in {n for n, _, _ in differ}:
+            differ.append((name, value, runs))
+    if not differ:
+        return None
+    differ.sort()
+    listed = "; ".join("%s %s (GE runs %s)" % (k, _shown_value(v), _shown_value(a))
+                       for k, v, a in differ[:8])
+    if len(differ) > 8:
+        listed += "; and %d more" % (len(differ) - 8)
+    from npu_bridge.ge.diagnostics import make
+    key, value, _ = differ[0]
+    advice = ("pass them to npu_resource_init, or call npu_resource_shutdown first"
+              if init.plugin else "close the other NPU sessions first, or give every session "
+              "the same global options")
+    return make(GE_INIT_CODE, key, value,
+                "GE is initialized once per process while NPU sessions are open, and %s "
+                "initialized it, so these global (GEInitialize) options of this configuration "
+                "are ignored: %s; %s; source: %s" % (init.owner, listed, advice, _GE_INIT_SOURCE))
+
+
+_DEFAULT_GLOBALS = []
+
+
+def _default_globals():
+    """The global options of an empty parameter_map (every adapter default)."""
+    if not _DEFAULT_GLOBALS:
+        _DEFAULT_GLOBALS.append(_ge().resolve({}).global_options)
+    return _DEFAULT_GLOBALS[0]
+
+
+def _log_once(diag):
+    key = (diag.code, diag.severity, diag.option, str(diag.value), diag.message)
+    with _logged_lock:
+        if key in _logged:
+            return
+        _logged.add(key)
+    tf.compat.v1.logging.warning("npu_bridge %s %s (%s=%s): %s", diag.severity, diag.code,
+                                 diag.option, diag.value, diag.message)
+
+
+# ---------------------------------------------------------------------------------------------
 # Session.__init__
 
 class _Prepared:
     """What a session creation from one configuration needs (cached per content)."""
-    __slots__ = ("ge_options", "cpu_config", "edit", "has_npu", "guard_policy")
+    __slots__ = ("ge_options", "cpu_config", "edit", "has_npu")
 
     def __init__(self, ge_options, cpu_config, edit, has_npu):
         self.ge_options = ge_options        # None: not the adapter's business (check only)
         self.cpu_config = cpu_config        # the copy handed to TensorFlow's session
         self.edit = edit                    # the caller's proto still needs the adapter's edits
         self.has_npu = has_npu
-        self.guard_policy = guarded_policy(ge_options) if ge_options is not None else None
 
 
 def _prepare(config, key, inject):
@@ -398,11 +545,23 @@ def _wrap_init(original):
             args = args[:config_index] + args[config_index + 1:]
         original(self, *args, **kwargs)
         self._config = config
+        name = "%s#%d" % (type(self).__name__, next(_session_numbers))
+        number = next(_ge_session_numbers)
+        init, first = join_ge(ge_options, name, number)
+        weakref.finalize(self, _leave_ge, number)   # a session collected without close()
+        self._npu_ge_number = number
+        if not first:
+            ignored = ignored_globals_diagnostic(ge_options, init)
+            if ignored is not None:
+                _log_once(ignored)
+                ge_options = dataclasses.replace(ge_options, diagnostics=list(
+                    ge_options.diagnostics) + [ignored])
         self._npu_ge_options = ge_options
-        self._npu_guard_policy = prepared.guard_policy
+        # the process's policy: the one GE was initialized with (see "GE initialization")
+        self._npu_guard_policy = init.policy
+        self._npu_ge_init = init
         # the record, so that run-time refusals (NPB123) are attached to this configuration
-        self._npu_record = _records.record(
-            "session", "%s#%d" % (type(self).__name__, next(_session_numbers)), ge_options)
+        self._npu_record = _records.record("session", name, ge_options)
 
     __init__._npu_bridge_original = original
     __init__.__doc__ = original.__doc__
@@ -473,11 +632,14 @@ def _policy_text(policy, ge_options):
         given, policy, " merged with GE_USE_STATIC_MEMORY" if merged else "")
 
 
-def _concurrency_error(policy, ge_options=None):
+def _concurrency_error(policy, ge_options=None, initialized_by=None):
     """The `NpuConfigError` (NPB123) of a refused run; `policy` is the effective policy (2 or
-    4), `ge_options` the session's resolution (for the value as the script set it)."""
+    4), `ge_options` the resolution GE was initialized with (for the value as the script set
+    it), `initialized_by` the session that initialized GE when it is not the refused one's."""
     ge = _ge()
     value, shown = _policy_text(policy, ge_options)
+    if initialized_by is not None:
+        shown += " (the process's: %s initialized GE with it)" % initialized_by
     from npu_bridge.ge import catalog
     row = catalog.find("static_memory_policy")
     allowed = row.allowed_text if row is not None else "0, 2, 3, 4, 1 (legacy)"
@@ -495,8 +657,13 @@ def _refusal(key, others, policy, session):
     """The error for a run of graph `key` refused while the graphs `others` execute; recorded
     with the session's configuration (`npu_bridge._records`), once per set of graphs, so
     `npu-bridge run` fails on it even when the script catches it or a thread dies of it."""
-    error = _concurrency_error(policy, getattr(session, "_npu_ge_options", None))
+    init = getattr(session, "_npu_ge_init", None)
     rec = getattr(session, "_npu_record", None)
+    if init is not None:
+        other = init.owner if rec is None or init.owner != rec.get("name") else None
+        error = _concurrency_error(policy, init.ge_options, other)
+    else:
+        error = _concurrency_error(policy, getattr(session, "_npu_ge_options", None))
     if rec is not None:
         _records.add_runtime_diagnostic(rec, others | {key}, error.diagnostics[0])
         _records.link(error, rec)
@@ -651,6 +818,21 @@ def _wrap_partial_run(original):
     return partial_run
 
 
+def _wrap_close(original):
+    def close(self):
+        try:
+            return original(self)
+        finally:
+            number = getattr(self, "_npu_ge_number", None)
+            if number is not None:
+                _leave_ge(number)
+
+    close._npu_bridge_original = original
+    close.__doc__ = original.__doc__
+    close.__name__ = original.__name__
+    return close
+
+
 def _run_loop(original, sess, loops, fetches, feed_dict, options, run_metadata):
     found = _find_loop(fetches, loops) if loops else None
     if found:
@@ -668,7 +850,8 @@ def _targets():
             (_session_lib.InteractiveSession, "__init__", _wrap_init),
             (_session_lib.BaseSession, "run", _wrap_run),
             (_session_lib.BaseSession, "make_callable", _wrap_make_callable),
-            (_session_lib.BaseSession, "partial_run", _wrap_partial_run)]
+            (_session_lib.BaseSession, "partial_run", _wrap_partial_run),
+            (_session_lib.BaseSession, "close", _wrap_close)]
 
 
 def patch(inject_defaults=True):

@@ -15,3 +15,19 @@ _COMMON = dict(deadline=None, print_blob=True,
 settings.register_profile("fast", max_examples=60, derandomize=True, **_COMMON)
 settings.register_profile("full", max_examples=10_000, derandomize=False, **_COMMON)
 settings.load_profile("full" if os.environ.get("NPU_BRIDGE_FUZZ") == "full" else "fast")
+
+
+import sys  # noqa: E402
+
+import pytest  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _fresh_ge_initialization():
+    """Each test starts as a fresh process would as far as GE is concerned: GE is initialized
+    once per process while NPU sessions are open (`_session_patch` "GE initialization"), and
+    sessions a previous test left open must not decide this test's global options."""
+    patch = sys.modules.get("npu_bridge._session_patch")
+    if patch is not None:
+        patch.reset_ge_initialization()
+    yield

@@ -137,9 +137,17 @@ def _resource_init(args):
                               "setting has no effect" % (_OWNER, arg, key, _REAL, row.ge_key)))
     # What GE applies: the keys it reads, as sent (no rule of these rows normalises a value).
     effective = {k: v for k, v in init.items() if k in SCOPES}
-    _records.record("options", "npu_plugin." + _OWNER, GeOptions(
-        global_options=dict(init), effective=effective, diagnostics=diags,
-        product=resolved.product, sources=sources))
+    ge_options = GeOptions(global_options=dict(init), effective=effective, diagnostics=diags,
+                           product=resolved.product, sources=sources)
+    # PluginInit initializes GE for the process ("global": kept until npu_resource_shutdown);
+    # when an open NPU session already did, the real GePlugin::Init ignores these options.
+    from npu_bridge import _session_patch
+    ge_init, first = _session_patch.join_ge(ge_options, "npu_plugin." + _OWNER, plugin=True)
+    if not first:
+        ignored = _session_patch.ignored_globals_diagnostic(ge_options, ge_init)
+        if ignored is not None:
+            diags.append(ignored)
+    _records.record("options", "npu_plugin." + _OWNER, ge_options)
     _state["init_options"] = dict(init)
     return init
 
@@ -150,7 +158,10 @@ def last_init_options():
 
 
 def npu_resource_shutdown():
-    """No NPU to release: a no-op."""
+    """No NPU to release; GE counts as finalized (PluginFinalize): the next NPU session, or
+    npu_resource_init, initializes it again with its own global options."""
+    from npu_bridge import _session_patch
+    _session_patch.reset_ge_initialization()
 
 
 def npu_close():

@@ -1,0 +1,191 @@
+"""GE is initialized once per process while NPU sessions are open (`_session_patch`, "GE
+initialization"; hicann/tensorflow ge_plugin.cc GePlugin::Init, geop_npu.cc GeOp::Finalize):
+a second session opened meanwhile runs with the first one's global options (warning NPB126,
+recorded with the second session), static_memory_policy included, so the concurrency guard
+follows the process's policy; closing the last NPU session (or npu_resource_shutdown)
+finalizes GE and the next session initializes it with its own."""
+import gc
+import threading
+import time
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from npu_bridge import _records, _session_patch
+from npu_bridge.estimator.npu import npu_plugin
+from npu_bridge.ge import NpuConfigError
+
+
+@pytest.fixture(autouse=True)
+def patched():
+    _session_patch.patch(inject_defaults=False)
+    _session_patch.clear_caches()
+    _records.clear()
+    yield
+    _records.clear()
+
+
+def config(**params):
+    proto = tf.compat.v1.ConfigProto()
+    op = proto.graph_options.rewrite_options.custom_optimizers.add()
+    op.name = "NpuOptimizer"
+    for key, value in params.items():
+        if isinstance(value, str):
+            op.parameter_map[key].s = value.encode()
+        else:
+            op.parameter_map[key].i = value
+    return proto
+
+
+def codes(session):
+    return [d.code for d in session._npu_ge_options.diagnostics]  # pylint: disable=protected-access
+
+
+def ignored(session):
+    found = [d for d in session._npu_ge_options.diagnostics if d.code == "NPB126"]  # pylint: disable=protected-access
+    return found[0] if found else None
+
+
+def test_a_second_open_session_runs_with_the_first_ones_global_options():
+    graph = tf.Graph()
+    first = tf.compat.v1.Session(graph=graph, config=config(static_memory_policy=2))
+    second = tf.compat.v1.Session(graph=graph, config=config(
+        static_memory_policy=0, precision_mode="force_fp32"))
+    try:
+        assert ignored(first) is None
+        diag = ignored(second)
+        assert diag is not None and diag.severity == "warning"
+        assert "Session#" in diag.message and "initialized it" in diag.message and "close the other NPU sessions" in diag.message
+        assert "static_memory_policy '0' (GE runs '2')" in diag.message
+        assert "precision_mode 'force_fp32' (GE runs " in diag.message
+        assert "ge_plugin.cc" in diag.message
+        # one mention per option the user wrote (not the adapter's duplicate GE keys)
+        assert diag.message.count("static_memory_policy '0'") == 1
+        assert first._npu_guard_policy == "2" and second._npu_guard_policy == "2"  # pylint: disable=protected-access
+        # recorded with the second session: npu-bridge run shows it
+        rec = [r for r in _records.records() if r["options"] is second._npu_ge_options]  # pylint: disable=protected-access
+        assert len(rec) == 1
+    finally:
+        first.close()
+        second.close()
+
+
+def test_the_same_configuration_twice_is_not_reported():
+    one = tf.compat.v1.Session(config=config(static_memory_policy=2))
+    two = tf.compat.v1.Session(config=config(static_memory_policy=2))
+    try:
+        assert "NPB126" not in codes(one) and "NPB126" not in codes(two)
+    finally:
+        one.close()
+        two.close()
+
+
+def test_policy_0_first_means_a_later_policy_2_session_is_not_guarded():
+    one = tf.compat.v1.Session(config=config(static_memory_policy=0))
+    two = tf.compat.v1.Session(config=config(static_memory_policy=2))
+    try:
+        assert "static_memory_policy '2' (GE runs '0')" in ignored(two).message
+        assert two._npu_guard_policy is None  # pylint: disable=protected-access
+    finally:
+        one.close()
+        two.close()
+
+
+def test_after_close_the_next_session_initializes_ge_with_its_own_options():
+    first = tf.compat.v1.Session(config=config(static_memory_policy=0))
+    first.close()
+    assert _session_patch.ge_initialization() is None
+    with tf.compat.v1.Session(config=config(static_memory_policy=2)) as second:
+        assert "NPB126" not in codes(second)
+        assert second._npu_guard_policy == "2"  # pylint: disable=protected-access
+        owner, options = _session_patch.ge_initialization()
+        assert owner.startswith("Session#") and options.global_options["static_memory_policy"] == "2"
+    assert _session_patch.ge_initialization() is None
+
+
+def test_a_session_collected_without_close_finalizes_ge():
+    session = tf.compat.v1.Session(config=config(static_memory_policy=0))
+    assert _session_patch.ge_initialization() is not None
+    del session
+    gc.collect()
+    assert _session_patch.ge_initialization() is None
+
+
+def test_sessions_without_npu_optimizer_do_not_take_part():
+    plain = tf.compat.v1.Session()
+    try:
+        if _session_patch.injects_defaults():
+            # after npu_init (an earlier test imported it) every session gets the NpuOptimizer,
+            # as with the real one: an NPU session like any other
+            assert _session_patch.ge_initialization()[0].startswith("Session#")
+            return
+        assert _session_patch.ge_initialization() is None
+        with tf.compat.v1.Session(config=config(static_memory_policy=2)) as npu:
+            assert npu._npu_guard_policy == "2"  # pylint: disable=protected-access
+    finally:
+        plain.close()
+
+
+def _slow(x):
+    time.sleep(0.6)
+    return x
+
+
+def test_concurrent_graphs_are_refused_under_the_process_policy():
+    # the tester's case: a policy-2 session runs a graph while a later policy-0 session (whose
+    # own policy GE ignores) runs another: refused, and the message says whose policy it is
+    graph = tf.Graph()
+    with graph.as_default():
+        slow = tf.compat.v1.py_func(_slow, [tf.constant(np.float32(1.0))], tf.float32)
+        quick = tf.constant(2.0) * 3.0
+    first = tf.compat.v1.Session(graph=graph, config=config(static_memory_policy=2))
+    second = tf.compat.v1.Session(graph=graph, config=config(static_memory_policy=0))
+    results, errors = {}, {}
+
+    def run_slow():
+        results["slow"] = first.run(slow)
+
+    def run_quick():
+        time.sleep(0.2)
+        try:
+            results["quick"] = second.run(quick)
+        except NpuConfigError as err:
+            errors["quick"] = err
+
+    threads = [threading.Thread(target=run_slow), threading.Thread(target=run_quick)]
+    try:
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(60)
+    finally:
+        first.close()
+        second.close()
+    assert results == {"slow": 1.0}
+    diag = errors["quick"].diagnostics[0]
+    assert diag.code == "NPB123" and diag.value == "2"
+    assert "initialized GE with it" in diag.message
+
+
+def test_npu_resource_init_initializes_ge_until_shutdown():
+    npu_plugin.npu_resource_init(op_debug_level=0)
+    try:
+        owner, _ = _session_patch.ge_initialization()
+        assert owner == "npu_plugin.npu_resource_init"
+        with tf.compat.v1.Session(config=config(static_memory_policy=2)) as session:
+            # GE was initialized without a static memory policy: the session's is ignored
+            assert "static_memory_policy '2' (GE runs unset)" in ignored(session).message
+            assert session._npu_guard_policy is None  # pylint: disable=protected-access
+        assert _session_patch.ge_initialization() is not None   # "global": kept after close
+    finally:
+        npu_plugin.npu_resource_shutdown()
+    assert _session_patch.ge_initialization() is None
+
+
+def test_npu_resource_init_while_a_session_is_open_is_ignored():
+    with tf.compat.v1.Session(config=config(op_debug_level=0)):
+        npu_plugin.npu_resource_init(op_debug_level=2)
+        plugin = [r for r in _records.records() if r["name"] == "npu_plugin.npu_resource_init"]
+        diags = [d for d in plugin[-1]["options"].diagnostics if d.code == "NPB126"]
+        assert len(diags) == 1 and "op_debug_level" in diags[0].message
