@@ -9,7 +9,9 @@
    edits once before timing: both variants then create sessions from the same proto.
 4. guard: `Session.run` of a trivial op (a scalar add) in a session whose configuration has
    `static_memory_policy` 2 (the concurrency guard is active on every run) against one with
-   policy 0 (no guard), both created with the patch installed. Paired: each of --pairs
+   policy 0 (no guard), both created with the patch installed, each in a session of its own
+   opened and closed per repeat (GE is initialized once per process while NPU sessions are
+   open, so only a session alone runs with its own policy). Paired: each of --pairs
    repeats times baseline, shim and a control (a second policy-0 session) next to each other
    (rotating order), each as the fastest of --batches chunks of --chunk runs; the figure is
    the median of the per-repeat shim/baseline ratios. The control's ratio is printed as the
@@ -91,7 +93,7 @@ def bench_guard(args):
     with graph.as_default():
         x = tf.constant(1.0)
         op = x + 1.0
-    sessions = {}
+    configs = {}
     for variant, policy in (("baseline", 0), ("shim", 2), ("control", 0)):
         config = npu_config({"static_memory_policy": policy})
         # One thread each way: a trivial run is then the same work every time instead of a
@@ -99,16 +101,20 @@ def bench_guard(args):
         # sessions alike).
         config.intra_op_parallelism_threads = 1
         config.inter_op_parallelism_threads = 1
-        sessions[variant] = tf.compat.v1.Session(graph=graph, config=config)
-    assert sessions["shim"]._npu_guard_policy == "2", "the guard is not armed"  # pylint: disable=protected-access
-    assert sessions["baseline"]._npu_guard_policy is None  # pylint: disable=protected-access
-    assert sessions["control"]._npu_guard_policy is None  # pylint: disable=protected-access
+        configs[variant] = config
+    armed = {"baseline": None, "shim": "2", "control": None}
 
     def run(variant):
-        """Seconds per run: the fastest of --batches chunks of --chunk runs."""
-        sess = sessions[variant]
+        """Seconds per run: the fastest of --batches chunks of --chunk runs, in a session of
+        its own, closed after. GE is initialized once per process while NPU sessions are open
+        (the first one's static_memory_policy is the process's), so each variant's session
+        is alone: its own policy applies (checked)."""
+        sess = tf.compat.v1.Session(graph=graph, config=configs[variant])
         gc.disable()
         try:
+            assert sess._npu_guard_policy == armed[variant], (variant, sess._npu_guard_policy)  # pylint: disable=protected-access
+            for _ in range(args.chunk):   # warm-up: the session's first runs build its executor
+                sess.run(op)
             best = float("inf")
             for _ in range(args.batches):
                 start = _common.clock()
@@ -118,8 +124,9 @@ def bench_guard(args):
             return best
         finally:
             gc.enable()
+            sess.close()
 
-    for v in sessions:
+    for v in configs:
         run(v)
     # The guard's own bookkeeping per run (key, enter, leave), without TensorFlow: for
     # reading the figure below against the time of a trivial run.
@@ -132,8 +139,6 @@ def bench_guard(args):
     print("guard bookkeeping %s per run (graph key, enter, leave; %d calls)"
           % (_common.fmt_seconds((_common.clock() - start) / n), n))
     times = _common.interleaved(["baseline", "shim", "control"], args.pairs, run)
-    for sess in sessions.values():
-        sess.close()
     # Paired: each repeat's ratio compares chunks measured next to each other, so a slow
     # stretch of the machine affects both sides of that ratio alike.
     ratios = {v: [s / b for s, b in zip(times[v], times["baseline"])] for v in ("shim", "control")}
