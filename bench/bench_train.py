@@ -16,9 +16,11 @@ take turns (a baton): one trains a chunk of --chunk steps while the others wait,
 next, round-robin. So the i-th chunks of all variants are measured within a few tens of
 milliseconds of each other, and a slow stretch of the shared machine hits them alike; the
 figure is the median over all chunks after --warmup steps, over --rounds rounds (fresh
-estimators each), of (shim seconds per step in chunk i) / (baseline seconds per step in
-chunk i). A chunk's time runs from the moment the variant gets the baton to the end of
-its last run's hooks: the Session.run and every hook of the estimator, no waiting.
+estimators each; the turn order changes per round so that each variant follows each other
+one as often), of (shim seconds per step in chunk i) / (baseline seconds per step in
+chunk i). A chunk's time runs from the end of its first run (that run also pays for
+switching threads) to the end of its last run's hooks: the Session.run and every hook of
+the estimator, no waiting.
 The Session patch is installed in check-only mode (what any `import npu_bridge` does; the
 shim's TensorFlow configuration is the same as under `npu_init`: checked when this bench
 starts). The baseline's configuration has no NpuOptimizer, so its sessions are created by
@@ -167,17 +169,26 @@ class ChunkTimer(tf.estimator.SessionRunHook):
     def before_run(self, run_context):
         if self._start is None:
             self.baton.wait(self.name)
-            self._start = (_common.clock(), self._gs_value)
+            self._start = [self._gs_value, None, None]   # chunk start; clock start (t, g)
         return tf.estimator.SessionRunArgs(self._gs)
 
     def after_run(self, run_context, run_values):
         gs = int(run_values.results)
         self._gs_value = gs
-        t0, g0 = self._start
-        if gs - g0 >= self.chunk:
-            self.chunks.append(((_common.clock() - t0) / (gs - g0), g0))
-            self._start = None
-            self.baton.pass_on(self.name)
+        now = _common.clock()
+        chunk_start, t0, g0 = self._start
+        if t0 is None:
+            # the clock starts after the chunk's first run: that run also pays for the
+            # thread switch (waking this thread and TensorFlow's), the same for every variant
+            self._start[1:] = now, gs
+            if gs - chunk_start < self.chunk:
+                return
+        elif gs - chunk_start < self.chunk:
+            return
+        if gs > g0:
+            self.chunks.append(((now - t0) / (gs - g0), chunk_start))
+        self._start = None
+        self.baton.pass_on(self.name)
 
 
 def _session_config():
@@ -228,6 +239,9 @@ def train_round(variants, model, steps, chunk, root):
     return {v: timers[v].chunks for v in variants}
 
 
+_WILLIAMS = ((0, 1, 3, 2), (1, 2, 0, 3), (2, 3, 1, 0), (3, 0, 2, 1))
+
+
 def _check_shim_config():
     """The shim's TensorFlow session configuration is the same in check-only mode (this
     bench) as under `npu_init` (the full patch)."""
@@ -247,7 +261,7 @@ def _check_shim_config():
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--rounds", type=int, default=4)
     parser.add_argument("--steps", type=int, default=600, help="measured steps per train call")
     parser.add_argument("--chunk", type=int, default=20, help="steps per turn")
     parser.add_argument("--warmup", type=int, default=60)
@@ -269,7 +283,10 @@ def main(argv=None):
             per_step = {v: [] for v in variants}   # every measured chunk, all rounds
             ratios = {v: [] for v in variants}
             for r in range(args.rounds):
-                order = variants[r % 4:] + variants[:r % 4]   # who starts: rotated per round
+                # the turn order of the round: a row-complete Latin square over the rounds, so
+                # each variant follows each other one as often (a variant's leftovers, such as
+                # a checkpoint being flushed, land on whoever comes next)
+                order = [variants[i] for i in _WILLIAMS[r % 4]]
                 chunks = train_round(order, model, total, args.chunk, root)
                 base = {g0: t for t, g0 in chunks["baseline"] if g0 >= args.warmup}
                 for v in variants:
