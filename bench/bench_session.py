@@ -28,6 +28,7 @@ Usage: python bench/bench_session.py [--repeats N] [--sessions N] [--runs N]
 """
 import argparse
 import gc
+import itertools
 import os
 import sys
 
@@ -138,7 +139,14 @@ def bench_guard(args):
         _session_patch._leave(key)  # pylint: disable=protected-access
     print("guard bookkeeping %s per run (graph key, enter, leave; %d calls)"
           % (_common.fmt_seconds((_common.clock() - start) / n), n))
-    times = _common.interleaved(["baseline", "shim", "control"], args.pairs, run)
+    # Every order of the three in turn (each variant in each position, and after each
+    # other one, as often): with ABBA order the shim was always in the middle, and the
+    # control measured 0.98 against the baseline from their positions alone.
+    orders = list(itertools.permutations(["baseline", "shim", "control"]))
+    times = {v: [] for v in orders[0]}
+    for r in range(args.pairs):
+        for v in orders[r % len(orders)]:
+            times[v].append(run(v))
     # Paired: each repeat's ratio compares chunks measured next to each other, so a slow
     # stretch of the machine affects both sides of that ratio alike.
     ratios = {v: [s / b for s, b in zip(times[v], times["baseline"])] for v in ("shim", "control")}
@@ -164,7 +172,8 @@ def main(argv=None):
     parser.add_argument("--runs", type=int, default=500, help="runs per batch")
     parser.add_argument("--batches", type=int, default=6,
                         help="batches per repeat (session_create) / chunks per repeat (guard)")
-    parser.add_argument("--pairs", type=int, default=41, help="guard: paired repeats")
+    parser.add_argument("--pairs", type=int, default=42, help="guard: paired repeats (a "
+                        "multiple of 6: every order of the three variants as often)")
     parser.add_argument("--chunk", type=int, default=100, help="guard: runs per chunk")
     parser.add_argument("--only", choices=("create", "guard"), default=None)
     args = parser.parse_args(argv)

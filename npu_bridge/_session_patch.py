@@ -606,6 +606,10 @@ def _flat_ids(fetches, out, depth=0):
 
 
 _SINGLE_FETCH = (_ops.Operation, tf.Tensor)
+# The exact classes of a graph's ops and tensors: run()'s fast path for one fetch, no feeds
+# (the key graph_key gives them); anything else goes through graph_key
+_SINGLE_FETCH_TYPES = frozenset(t for t in (_ops.Operation, getattr(_ops, "SymbolicTensor", None))
+                                if t is not None)
 
 
 def graph_key(graph, fetches, feed_dict):
@@ -749,13 +753,20 @@ def _is_queue_runner_run(graph, fetches):
 def _wrap_run(original):
     def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
         policy = getattr(self, "_npu_guard_policy", None)
-        if policy is not None and _is_queue_runner_run(self._graph, fetches):
-            policy = None   # the host-side input pipeline of QueueRunner threads: no GE graph
+        if policy is not None:
+            graph = self._graph
+            # pylint: disable=protected-access
+            if graph._collections.get(_QUEUE_RUNNERS) and _is_queue_runner_run(graph, fetches):
+                policy = None   # the host-side input pipeline of QueueRunner threads: no GE graph
         loops = _util.loop_ops_of(self._graph) if _util._LOOP_OPS else None  # pylint: disable=protected-access
         if policy is None and loops is None:
             return original(self, fetches, feed_dict, options, run_metadata)
         if policy is not None:
-            key = graph_key(self._graph, fetches, feed_dict)
+            # every guarded run pays this: graph_key's own answer for one fetch, no feeds
+            if type(fetches) in _SINGLE_FETCH_TYPES and not feed_dict:
+                key = (id(graph), id(fetches), None)
+            else:
+                key = graph_key(graph, fetches, feed_dict)
             _enter(key, policy, self)
             try:
                 if loops is None:

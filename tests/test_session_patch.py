@@ -679,3 +679,15 @@ def test_queue_runner_callable_is_not_guarded():
             other_call()
     assert first == {"value": 1.0}
     sess.close()
+
+
+def test_runs_fast_key_is_graph_keys_key():
+    # Session.run computes the key of one op or tensor fetched without feeds itself (the
+    # guard's hot path); make_callable and partial_run use graph_key: one graph, one key.
+    graph = tf.Graph()
+    with graph.as_default():
+        tensor = tf.constant(1.0) + 1.0
+    for fetch in (tensor, tensor.op):
+        assert type(fetch) in _session_patch._SINGLE_FETCH_TYPES  # pylint: disable=protected-access
+        assert _session_patch.graph_key(graph, fetch, None) == (id(graph), id(fetch), None)
+        assert _session_patch.graph_key(graph, fetch, {}) == (id(graph), id(fetch), None)
