@@ -299,9 +299,7 @@ def log_diagnostics_once(ge_options):
             if key in _logged:
                 continue
             _logged.add(key)
-        log = tf.compat.v1.logging.warning if diag.severity == "warning" else tf.compat.v1.logging.info
-        log("npu_bridge %s %s (%s=%s): %s", diag.severity, diag.code, diag.option, diag.value,
-            diag.message)
+        _util._log_diagnostic(diag)  # pylint: disable=protected-access
     with _logged_lock:
         _logged_results[id(ge_options)] = ge_options   # held, so the id stays this object's
 
@@ -449,8 +447,7 @@ def _log_once(diag):
         if key in _logged:
             return
         _logged.add(key)
-    tf.compat.v1.logging.warning("npu_bridge %s %s (%s=%s): %s", diag.severity, diag.code,
-                                 diag.option, diag.value, diag.message)
+    _util._log_diagnostic(diag)  # pylint: disable=protected-access
 
 
 # ---------------------------------------------------------------------------------------------

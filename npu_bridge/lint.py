@@ -371,28 +371,6 @@ def _attr_for_field(field, value):
     return None
 
 
-def _protobuf_error(field, value):
-    """The exception protobuf (4.25, upb) raises for `attr.FIELD = value`, as
-    "TypeError: ..." text, or None when it accepts the value (a bool is an int there)."""
-    name = type(value).__name__
-    if field == "s":
-        return None if isinstance(value, bytes) else "TypeError: expected bytes, %s found" % name
-    if field in ("i", "b"):
-        if not isinstance(value, int):
-            return "TypeError: '%s' object cannot be interpreted as an integer" % name
-        if field == "i" and not _INT64[0] <= value <= _INT64[1]:
-            return "ValueError: Value out of range: %d (outside the int64 range of .i)" % value
-        return None
-    if field == "f":
-        if not isinstance(value, (int, float)):
-            return "TypeError: must be real number, not %s" % name
-        try:
-            float(value)
-        except OverflowError:
-            return "OverflowError: int too large to convert to float"
-    return None
-
-
 def _misfit_reason(field, value):
     """Why `value` does not fit AttrValue field `field` (for NBL011)."""
     if field == "i" and isinstance(value, int) and not isinstance(value, bool):
@@ -884,7 +862,7 @@ class _Collector:
             return
         value = literal_value(value_node)
         if value is not _NOT_LITERAL and field in SCALAR_FIELDS:
-            error = _protobuf_error(field, value)
+            error = _argtypes.protobuf_error(field, value)
             if error is not None:
                 hint = ""
                 if field == "s" and isinstance(value, str):

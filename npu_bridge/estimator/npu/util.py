@@ -251,14 +251,21 @@ def _tf_session_of(sess):
     return None
 
 
+def _log_diagnostic(diag):
+    """Log one diagnostic through tf.compat.v1.logging at its severity (the Session patch's
+    and this module's run-time checks)."""
+    log = {"error": tf.compat.v1.logging.error, "warning": tf.compat.v1.logging.warning}.get(
+        diag.severity, tf.compat.v1.logging.info)
+    log("npu_bridge %s %s (%s=%s): %s", diag.severity, diag.code, diag.option, diag.value,
+        diag.message)
+
+
 def _log_once(key, diag):
     with _logged_checks_lock:
         if key in _logged_checks:
             return
         _logged_checks.add(key)
-    log = tf.compat.v1.logging.error if diag.severity == "error" else tf.compat.v1.logging.warning
-    log("npu_bridge %s %s (%s=%s): %s", diag.severity, diag.code, diag.option, diag.value,
-        diag.message)
+    _log_diagnostic(diag)
 
 
 def _check_loop_count(sess, iterations_per_loop, call):
