@@ -385,37 +385,70 @@ def ge_initialization():
 
 
 def _shown_value(value):
-    return "unset" if value is None else repr(value)
+    return "unset (its default)" if value is None else repr(value)
+
+
+def _option_index():
+    """GE key -> (parameter_map key, its default texts) from the catalog rows, and the GE
+    keys GE reads (reference ge_option_scopes.json)."""
+    if not _OPTION_INDEX:
+        ge = _ge()
+        from npu_bridge.ge import catalog
+        from npu_bridge.ge._scopes import SCOPES
+        index = {}
+        for row in catalog.OPTIONS:
+            if not row.key:
+                continue
+            defaults = {t for t in (row.adapter_default, _text_of(row.default)) if t is not None}
+            for gk in [r.key for r in row.routes] + [row.ge_key, row.plugin_key]:
+                if gk:
+                    index.setdefault(gk, (row.key, frozenset(defaults)))
+        _OPTION_INDEX.append((index, frozenset(SCOPES)))
+        del ge
+    return _OPTION_INDEX[0]
+
+
+_OPTION_INDEX = []
+_UNSET_TEXTS = ("", "None")   # "None": what the real npu_resource_init sends for an unset argument
+
+
+def _text_of(value):
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
 
 
 def ignored_globals_diagnostic(ge_options, init):
-    """The NPB126 warning for `ge_options` joining GE initialized by `init`: each
-    global option this configuration sets (not an adapter default) to something else than GE
-    runs with, or that GE was initialized with and this one sends differently; None when
-    nothing differs."""
+    """The NPB126 warning for `ge_options` joining GE initialized by `init`, or None.
+
+    Per option (the GE keys GE reads, grouped by the parameter_map key they come from): an
+    option this configuration sends is ignored when GE runs another value for it, or, when
+    GE was initialized without it, when this configuration chose a value other than its
+    default (GE then runs its own default). The same value under another spelling of the
+    option, and "unset" both ways, are not differences."""
+    index, read = _option_index()
     mine, applied = ge_options.global_options, init.ge_options.global_options
-    mine_src, applied_src = ge_options.sources, init.ge_options.sources
-    defaults = _default_globals()
+    options = {}   # parameter_map key -> (my values, GE's values, defaults)
+    for key in set(mine) | set(applied):
+        if key not in read:
+            continue   # a spelling GE does not read: no effect either way
+        name, defaults = index.get(key, (key, frozenset()))
+        entry = options.setdefault(name, (set(), set(), defaults))
+        if mine.get(key) not in (None,) + _UNSET_TEXTS:
+            entry[0].add(mine[key])
+        if applied.get(key) not in (None,) + _UNSET_TEXTS:
+            entry[1].add(applied[key])
     differ = []
-    for key in sorted(set(mine) | set(applied)):
-        value, runs = mine.get(key), applied.get(key)
-        if value == runs or key not in mine:
+    for name, (wanted, runs, defaults) in sorted(options.items()):
+        if not wanted or wanted & runs:
             continue
-        # what this configuration chose (not a default of an empty parameter_map), or a
-        # value GE runs that differs from that default: a choice made elsewhere applies
-        if value == defaults.get(key) and (runs is None or runs == defaults.get(key)):
-            continue
-        # named by the option the user wrote: the adapter's duplicate GE keys once
-        src = mine_src.get(key) or applied_src.get(key) or ""
-        prefix, _, name = src.partition(":")
-        name = name.split(" (", 1)[0]   # "... (NpuOptimizer #1 of 2)"
-        if prefix not in ("parameter_map", "npu_resource_init") or not name:
-            name = key
-        if name not in {n for n, _, _ in differ}:
-            differ.append((name, value, runs))
+        if not runs and wanted <= defaults:
+            continue   # a default this configuration did not choose
+        differ.append((name, sorted(wanted)[0], sorted(runs)[0] if runs else None))
     if not differ:
         return None
-    differ.sort()
     listed = "; ".join("%s %s (GE runs %s)" % (k, _shown_value(v), _shown_value(a))
                        for k, v, a in differ[:8])
     if len(differ) > 8:
@@ -429,16 +462,6 @@ def ignored_globals_diagnostic(ge_options, init):
                 "GE is initialized once per process while NPU sessions are open, and %s "
                 "initialized it, so these global (GEInitialize) options of this configuration "
                 "are ignored: %s; %s; source: %s" % (init.owner, listed, advice, _GE_INIT_SOURCE))
-
-
-_DEFAULT_GLOBALS = []
-
-
-def _default_globals():
-    """The global options of an empty parameter_map (every adapter default)."""
-    if not _DEFAULT_GLOBALS:
-        _DEFAULT_GLOBALS.append(_ge().resolve({}).global_options)
-    return _DEFAULT_GLOBALS[0]
 
 
 def _log_once(diag):

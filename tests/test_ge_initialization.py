@@ -175,7 +175,7 @@ def test_npu_resource_init_initializes_ge_until_shutdown():
         assert owner == "npu_plugin.npu_resource_init"
         with tf.compat.v1.Session(config=config(static_memory_policy=2)) as session:
             # GE was initialized without a static memory policy: the session's is ignored
-            assert "static_memory_policy '2' (GE runs unset)" in ignored(session).message
+            assert "static_memory_policy '2' (GE runs unset (its default))" in ignored(session).message
             assert session._npu_guard_policy is None  # pylint: disable=protected-access
         assert _session_patch.ge_initialization() is not None   # "global": kept after close
     finally:
@@ -189,3 +189,17 @@ def test_npu_resource_init_while_a_session_is_open_is_ignored():
         plugin = [r for r in _records.records() if r["name"] == "npu_plugin.npu_resource_init"]
         diags = [d for d in plugin[-1]["options"].diagnostics if d.code == "NPB126"]
         assert len(diags) == 1 and "op_debug_level" in diags[0].message
+
+
+def test_same_value_under_another_spelling_or_defaults_is_not_reported():
+    # the plugin sends ge.exec.precision_mode; the session the same value under both
+    # spellings, plus defaults GE was not given: nothing of this configuration is ignored
+    npu_plugin.npu_resource_init(precision_mode="allow_mix_precision")
+    try:
+        with tf.compat.v1.Session(config=config(precision_mode="allow_mix_precision")) as session:
+            assert ignored(session) is None
+        with tf.compat.v1.Session(config=config(precision_mode="force_fp32")) as session:
+            assert "precision_mode 'force_fp32' (GE runs 'allow_mix_precision')" in \
+                ignored(session).message
+    finally:
+        npu_plugin.npu_resource_shutdown()
