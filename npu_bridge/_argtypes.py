@@ -90,14 +90,21 @@ def _utf8_ok(text):
     return True
 
 
+def _integer_like(value):
+    """What protobuf's integer fields take: an int (a bool is one), or any object with
+    `__index__` that is not text (numpy's integers and bool_)."""
+    return isinstance(value, numbers.Integral) or (
+        hasattr(type(value), "__index__") and not isinstance(value, (str, bytes)))
+
+
 def _matches_field(value, field, row):
     """Whether the estimator can write `value` into AttrValue field `field` for `row`."""
     if field == "b":
-        return isinstance(value, (bool, numbers.Integral))
+        return _integer_like(value)
     if field == "i":  # AttrValue.i is an int64: protobuf raises ValueError beyond it
         # a bool is an int there: the real estimator writes `.i = value` and protobuf
         # stores True/False as 1/0 (the value rules then apply to that 0/1)
-        return isinstance(value, numbers.Integral) and _INT64[0] <= value <= _INT64[1]
+        return _integer_like(value) and _INT64[0] <= value <= _INT64[1]
     if field == "f":
         return isinstance(value, numbers.Real)
     if field == "s":
@@ -130,7 +137,7 @@ def protobuf_error(field, value):
     if field == "s":
         return None if isinstance(value, bytes) else "TypeError: expected bytes, %s found" % name
     if field in ("i", "b"):
-        if not isinstance(value, numbers.Integral):
+        if not _integer_like(value):
             return "TypeError: '%s' object cannot be interpreted as an integer" % name
         if field == "i" and not _INT64[0] <= value <= _INT64[1]:
             return "ValueError: Value out of range: %d (outside the int64 range of .i)" % value

@@ -531,3 +531,23 @@ def test_bool_conversion_warning_travels_with_a_refused_config():
     with pytest.raises(NpuArgumentError) as info:
         NPURunConfig(external_weight=2, iterations_per_loop=0)
     assert "NPB162" in [d.code for d in info.value.diagnostics]
+
+
+def test_numpy_integers_and_bools_are_accepted_as_protobuf_accepts_them():
+    # protobuf's integer fields take any object with __index__ (numpy's bool_ and integers),
+    # so the real NPUEstimator writes them; a float is still refused (NPB160)
+    import warnings
+    import numpy as np
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)   # numpy: bool_.__index__
+        memory = MemoryConfig(atomic_clean_policy=np.bool_(True))
+        config = NPURunConfig(external_weight=np.bool_(True), iterations_per_loop=np.int64(2),
+                              memory_config=memory)
+        pmap = config._npu_resolve_input()[0]  # pylint: disable=protected-access
+    pmap = pmap[0] if isinstance(pmap, tuple) else pmap
+    assert pmap["atomic_clean_policy"].i == 1
+    assert pmap["external_weight"].b is True
+    assert pmap["iterations_per_loop"].i == 2
+    with pytest.raises(NpuArgumentError) as err:
+        MemoryConfig(atomic_clean_policy=2.0)
+    assert "NPB160" in str(err.value)
