@@ -793,7 +793,8 @@ class _Collector:
                     owner_scope.owners.pop(owner, None)
                 self._track(name)
             elif _adds_custom_optimizer(value_node):
-                self._owner_group(*self._owner(target), value_node)
+                self._name_from_add(self._owner_group(*self._owner(target), value_node),
+                                    value_node)
             return
         text = _dotted(target) if isinstance(target, ast.Attribute) else None
         if text is None:
@@ -803,7 +804,7 @@ class _Collector:
             for owner in [o for o in scope.owners if o == text or o.startswith(text + ".")]:
                 del scope.owners[owner]
         if _adds_custom_optimizer(value_node):   # `self.op = ...custom_optimizers.add()`
-            self._owner_group(*self._owner(target), value_node)
+            self._name_from_add(self._owner_group(*self._owner(target), value_node), value_node)
 
     def _optimizer_name(self, target, value_node):
         """`<owner>.name = VALUE` for a custom optimizer lint follows (bound to
@@ -821,6 +822,19 @@ class _Collector:
             group.added = True
             group.line, group.col = group.name_pos
             self.groups.append(group)
+
+    def _name_from_add(self, group, add_node):
+        """`.add(name="...")`: the custom optimizer's name given where it is made."""
+        if group.name_pos is not None or not _adds_custom_optimizer(add_node):
+            return
+        for keyword in add_node.keywords:
+            value = literal_value(keyword.value)
+            group.opt_name = value if isinstance(value, str) else None
+            group.name_pos = (keyword.value.lineno, keyword.value.col_offset + 1)
+            if group.opt_name not in (None, _NPU_OPTIMIZER) and not group.added:
+                group.added = True
+                group.line, group.col = group.name_pos
+                self.groups.append(group)
 
     def _owner(self, node):
         """`(text, scope)` of a parameter_map owner expression (`custom_op`, `self.op`)."""
@@ -878,6 +892,7 @@ class _Collector:
             group = alias
         elif isinstance(pm, ast.Attribute):
             group = self._owner_group(*self._owner(pm.value), target)
+            self._name_from_add(group, pm.value)   # `...add(name="...").parameter_map[...]`
         else:
             group = self._owner_group("<parameter_map>", self._scope_of("parameter_map"), target)
         if not group.added:
@@ -1001,8 +1016,9 @@ class _Collector:
 
 
 def _adds_custom_optimizer(node):
-    """`...custom_optimizers.add()` (a new custom optimizer of a ConfigProto)."""
-    if not isinstance(node, ast.Call) or node.args or node.keywords:
+    """`...custom_optimizers.add()` or `.add(name=...)` (a new custom optimizer of a
+    ConfigProto)."""
+    if not isinstance(node, ast.Call) or node.args or any(k.arg != "name" for k in node.keywords):
         return False
     func = node.func
     if not (isinstance(func, ast.Attribute) and func.attr == "add"):

@@ -925,3 +925,17 @@ def test_npb162_message_is_the_constructors():
     expected = [d.message for d in npu_config.NPURunConfig(external_weight=2)._npu_arg_warnings()]
     findings = lint.lint_source(HEAD + "c = NPURunConfig(external_weight=2)\n", "t.py")
     assert [f.message for f in findings] == expected
+
+
+def test_name_given_to_add_is_the_custom_optimizers_name():
+    # `.add(name="...")`, bound or chained: the name is read there (tester round 2)
+    src = ('bad = config.graph_options.rewrite_options.custom_optimizers.add(name="NpuOptimzer")\n'
+           'bad.parameter_map["static_memory_policy"].i = 9\n'
+           'config.graph_options.rewrite_options.custom_optimizers.add(name="NpuOptimzer")'
+           '.parameter_map["static_memory_policy"].i = 9\n'
+           'good = config.graph_options.rewrite_options.custom_optimizers.add(name="NpuOptimizer")\n'
+           'good.parameter_map["static_memory_policy"].i = 7\n'
+           'other = config.graph_options.rewrite_options.custom_optimizers.add(name="MyOptimizer")\n'
+           'other.parameter_map["static_memory_policy"].i = 9\n')
+    assert _opt_findings(src) == [(0, "NPB107", "warning"), (2, "NPB107", "warning"),
+                                  (4, "E10001", "error")]
