@@ -92,8 +92,9 @@ def _build_parser():
     explain = sub.add_parser(
         "explain", help="describe one option from the catalog",
         description="Print an option's GE key, level, field, default, values, products and "
-                    "source. OPTION is a parameter_map key, an NPURunConfig argument, a GE key "
-                    "or an ir_option name.")
+                    "source. OPTION is a parameter_map key, an NPURunConfig argument (also one "
+                    "taking a config class, such as memory_config), a GE key, an ir_option "
+                    "name, or a diagnostic code (NPB126, E10001, NBL011).")
     explain.add_argument("option", metavar="OPTION")
     return parser
 
@@ -441,6 +442,42 @@ def explain_lines(row):
     return ["%s: %s" % (k, _show(v)) for k, v in lines if v is not None]
 
 
+def _explain_code(text):
+    """`npu-bridge explain NPB126`: a diagnostic code's severity, title and source."""
+    from npu_bridge.ge.diagnostics import CODES
+    from npu_bridge.lint import LINT_CODES
+
+    code = text.upper()
+    if code in LINT_CODES:
+        return ["code: %s" % code, "what: %s" % LINT_CODES[code], "reported by: npu-bridge lint"]
+    entry = CODES.get(code)
+    if entry is None:
+        return None
+    severity, title, source = entry
+    return ["code: %s" % text.upper(), "severity: %s" % severity, "what: %s" % title,
+            "source: %s" % source, "list: docs/diagnostics.md"]
+
+
+def _explain_config_argument(text):
+    """`npu-bridge explain memory_config`: an NPURunConfig argument that takes a config
+    class, with the options of that class (each explained by its own name)."""
+    from npu_bridge.ge import catalog
+    from npu_bridge.lint import CONFIG_CLASSES
+
+    for cls, prefix in CONFIG_CLASSES.items():
+        if not prefix or prefix.rstrip(".").rsplit(".", 1)[-1] != text:
+            continue
+        args = sorted(r.runconfig_arg[len(prefix):] for r in catalog.OPTIONS
+                      if r.runconfig_arg and r.runconfig_arg.startswith(prefix)
+                      and "." not in r.runconfig_arg[len(prefix):])
+        return ["name: %s" % text,
+                "argument: %s" % _argument_text(prefix + "...").replace("(...=...)", "(...)"),
+                "takes: %s(...)" % cls,
+                "options: %s" % (", ".join(args) or "-"),
+                "explain each: npu-bridge explain %s.<option>" % prefix.rstrip(".")]
+    return None
+
+
 def _cmd_explain(args):
     from npu_bridge.ge import catalog
 
@@ -449,6 +486,10 @@ def _cmd_explain(args):
                           "a GE key or an ir_option name")
     row = catalog.find(args.option)
     if row is None:
+        lines = _explain_code(args.option.strip()) or _explain_config_argument(args.option.strip())
+        if lines:
+            print("\n".join(lines))
+            return EXIT_OK
         close = catalog.suggest(args.option, catalog.all_names())
         hint = "; did you mean %s?" % " or ".join(close) if close else ""
         print("npu-bridge explain: unknown option %r%s" % (args.option, hint), file=sys.stderr)

@@ -635,3 +635,27 @@ def test_options_pbtxt_prints_no_tensorflow_banner(tmp_path):
                           cwd=str(tmp_path), env=env, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr == ""
+
+
+@pytest.mark.parametrize("code,severity", [("NPB126", "warning"), ("e10001", "error")])
+def test_explain_a_diagnostic_code(capsys, code, severity):
+    from npu_bridge.ge.diagnostics import CODES
+    status, out, _ = _main(capsys, "explain", code)
+    f = _fields(out)
+    assert status == 0 and f["code"] == code.upper() and f["severity"] == severity
+    assert f["what"] == CODES[code.upper()][1] and f["source"] == CODES[code.upper()][2]
+
+
+def test_explain_a_lint_code(capsys):
+    from npu_bridge.lint import LINT_CODES
+    status, out, _ = _main(capsys, "explain", "NBL011")
+    assert status == 0 and _fields(out)["what"] == LINT_CODES["NBL011"]
+
+
+def test_explain_an_argument_taking_a_config_class(capsys):
+    status, out, _ = _main(capsys, "explain", "memory_config")
+    f = _fields(out)
+    assert status == 0 and f["takes"] == "MemoryConfig(...)"
+    assert f["argument"] == "NPURunConfig(memory_config=MemoryConfig(...))"
+    assert f["options"] == ("atomic_clean_policy, memory_optimization_policy, "
+                            "static_memory_policy, variable_use_1g_huge_page")
