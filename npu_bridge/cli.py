@@ -8,6 +8,7 @@ Every rule applied comes from `npu_bridge.ge` (catalog and resolver); none lives
 import argparse
 import json
 import os
+import re
 import sys
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
@@ -208,7 +209,12 @@ def _typed_entry(text):
                 raise ValueError("expected true or false")
             value = low in _TRUE
         elif field == "i":
-            value = int(raw, 0)
+            digits = raw.strip()
+            if not re.fullmatch(r"[-+]?[0-9]{1,40}", digits, re.ASCII):
+                raise ValueError("expected a decimal integer for AttrValue .i, got %r" % raw)
+            value = int(digits)
+            if not -(1 << 63) <= value < (1 << 63):
+                raise ValueError("%s is outside the int64 range of AttrValue .i" % digits)
         elif field == "f":
             value = float(raw)
         elif field == "s":

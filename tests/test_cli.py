@@ -659,3 +659,11 @@ def test_explain_an_argument_taking_a_config_class(capsys):
     assert f["argument"] == "NPURunConfig(memory_config=MemoryConfig(...))"
     assert f["options"] == ("atomic_clean_policy, memory_optimization_policy, "
                             "static_memory_policy, variable_use_1g_huge_page")
+
+
+@pytest.mark.parametrize("raw,says", [("abc", "expected a decimal integer"),
+                                      ("0x2", "expected a decimal integer"),
+                                      ("99999999999999999999", "outside the int64 range")])
+def test_set_int_values_are_decimal_int64(capsys, raw, says):
+    code, _, err = _main(capsys, "options", "--set", "iterations_per_loop=" + raw)
+    assert code == 2 and says in err and "invalid literal" not in err
