@@ -292,14 +292,8 @@ def log_diagnostics_once(ge_options):
     if id(ge_options) in _logged_results:   # a cached resolution seen before: nothing new
         return
     for diag in ge_options.diagnostics:
-        if diag.severity == "error":
-            continue
-        key = (diag.code, diag.severity, diag.option, str(diag.value), diag.message)
-        with _logged_lock:
-            if key in _logged:
-                continue
-            _logged.add(key)
-        _util._log_diagnostic(diag)  # pylint: disable=protected-access
+        if diag.severity != "error":
+            _log_once(diag)
     with _logged_lock:
         _logged_results[id(ge_options)] = ge_options   # held, so the id stays this object's
 
@@ -392,32 +386,25 @@ def _option_index():
     """GE key -> (parameter_map key, its default texts) from the catalog rows, and the GE
     keys GE reads (reference ge_option_scopes.json)."""
     if not _OPTION_INDEX:
-        ge = _ge()
-        from npu_bridge.ge import catalog
+        from npu_bridge.ge import catalog, resolver
         from npu_bridge.ge._scopes import SCOPES
         index = {}
         for row in catalog.OPTIONS:
             if not row.key:
                 continue
-            defaults = {t for t in (row.adapter_default, _text_of(row.default)) if t is not None}
+            # the texts the adapter sends for the row's default (the resolver's text rule)
+            defaults = {t for t in (row.adapter_default, None if row.default is None
+                                    else resolver._text(row.default))  # pylint: disable=protected-access
+                        if t is not None}
             for gk in [r.key for r in row.routes] + [row.ge_key, row.plugin_key]:
                 if gk:
                     index.setdefault(gk, (row.key, frozenset(defaults)))
         _OPTION_INDEX.append((index, frozenset(SCOPES)))
-        del ge
     return _OPTION_INDEX[0]
 
 
 _OPTION_INDEX = []
 _UNSET_TEXTS = ("", "None")   # "None": what the real npu_resource_init sends for an unset argument
-
-
-def _text_of(value):
-    if value is None:
-        return None
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value)
 
 
 def ignored_globals_diagnostic(ge_options, init):
@@ -465,6 +452,7 @@ def ignored_globals_diagnostic(ge_options, init):
 
 
 def _log_once(diag):
+    """Log `diag` unless an identical diagnostic was logged before in this process."""
     key = (diag.code, diag.severity, diag.option, str(diag.value), diag.message)
     with _logged_lock:
         if key in _logged:

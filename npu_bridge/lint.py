@@ -815,26 +815,26 @@ class _Collector:
         group = scope.owners.get(owner)
         if group is None or group.kind != "parameter_map":
             return
-        value = literal_value(value_node)
-        group.opt_name = value if isinstance(value, str) else None
-        group.name_pos = (target.lineno, target.col_offset + 1)
-        if group.opt_name not in (None, _NPU_OPTIMIZER) and not group.added:
-            group.added = True
-            group.line, group.col = group.name_pos
-            self.groups.append(group)
+        self._set_name(group, value_node, target)
 
     def _name_from_add(self, group, add_node):
         """`.add(name="...")`: the custom optimizer's name given where it is made."""
         if group.name_pos is not None or not _adds_custom_optimizer(add_node):
             return
         for keyword in add_node.keywords:
-            value = literal_value(keyword.value)
-            group.opt_name = value if isinstance(value, str) else None
-            group.name_pos = (keyword.value.lineno, keyword.value.col_offset + 1)
-            if group.opt_name not in (None, _NPU_OPTIMIZER) and not group.added:
-                group.added = True
-                group.line, group.col = group.name_pos
-                self.groups.append(group)
+            self._set_name(group, keyword.value, keyword.value)
+
+    def _set_name(self, group, value_node, at):
+        """The group's custom optimizer is named `value_node` (a literal string, else unknown:
+        read as NpuOptimizer), at the position of node `at`; a group named otherwise is
+        checked even without entries (NPB107)."""
+        value = literal_value(value_node)
+        group.opt_name = value if isinstance(value, str) else None
+        group.name_pos = (at.lineno, at.col_offset + 1)
+        if group.opt_name not in (None, _NPU_OPTIMIZER) and not group.added:
+            group.added = True
+            group.line, group.col = group.name_pos
+            self.groups.append(group)
 
     def _owner(self, node):
         """`(text, scope)` of a parameter_map owner expression (`custom_op`, `self.op`)."""

@@ -6,7 +6,9 @@ runs are reproducible (new inputs are explored by `make fuzz`).
 properties (test_fuzz_ge, test_fuzz_config, test_lint_safety) run 120,000 examples.
 """
 import os
+import sys
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 _COMMON = dict(deadline=None, print_blob=True,
@@ -16,10 +18,6 @@ settings.register_profile("fast", max_examples=60, derandomize=True, **_COMMON)
 settings.register_profile("full", max_examples=10_000, derandomize=False, **_COMMON)
 settings.load_profile("full" if os.environ.get("NPU_BRIDGE_FUZZ") == "full" else "fast")
 
-
-import sys  # noqa: E402
-
-import pytest  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
