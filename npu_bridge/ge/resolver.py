@@ -51,40 +51,86 @@ def _unset_values(row):
     return frozenset(unset)
 
 
-_PATH_OK = re.compile("[^\0\n]*").fullmatch   # no NUL, no newline
+def _plain_groups(pattern):
+    """`pattern` (a catalog row's, matched whole) with its groups non-capturing and its
+    `^...$` anchors dropped: `re` matches it 1.2 to 2.5 times as fast, to the same strings
+    (fullmatch anchors it). Escapes and character classes are copied as they are."""
+    out, i, end = [], 0, len(pattern)
+    if pattern.startswith("^"):
+        i = 1
+    if pattern.endswith("$") and (len(pattern) - len(pattern[:-1].rstrip("\\"))) % 2:
+        end -= 1   # a "$" after an even number of backslashes (none): the anchor
+    while i < end:
+        char = pattern[i]
+        if char == "\\":
+            out.append(pattern[i:i + 2])
+            i += 2
+            continue
+        if char == "[":   # a class runs to the first "]" not escaped, not right after "[" or "[^"
+            j = i + 1 + (pattern[i + 1:i + 2] == "^")
+            j += pattern[j:j + 1] == "]"
+            while j < end and pattern[j] != "]":
+                j += 2 if pattern[j] == "\\" else 1
+            out.append(pattern[i:j + 1])
+            i = j + 1
+            continue
+        out.append("(?:" if char == "(" and pattern[i + 1:i + 2] != "?" else char)
+        i += 1
+    plain = "".join(out)
+    return plain if re.compile(plain).groups == 0 else pattern
 
 
-def _fast_ok(row):
-    """A predicate that is True for a plainly valid value (no diagnostic needed), or None
-    when every value is valid. False sends the value to `_check` (which may still accept
-    it)."""
+def _fast_test(row):
+    """`(expression, constants)`: a Python expression in `v` that is true for a plainly valid
+    value of `row` (no diagnostic needed), or None when every value is valid. False sends
+    the value to `_check` (which may still accept it). The generated reader (`_read`) inlines
+    the expression; `_fast_ok` makes a predicate of it."""
     kind = row.rule
     if kind in ("bool", "any"):
         return None
     unset = _unset_values(row) if row.key else frozenset()
     if kind == "enum":
-        return frozenset(row.allowed).union(unset).__contains__
+        return "v in A", {"A": frozenset(row.allowed).union(unset)}
+    if kind in ("range", "clamp") and row.min is not None and row.max is not None:
+        # values reach it as ints or strings, never bools or floats (the field is checked
+        # first); an unset value outside the range goes on to `_check`
+        return "v in A", {"A": range(row.min, row.max + 1)}
+    lo = row.min if row.min is not None else float("-inf")
+    hi = row.max if row.max is not None else float("inf")
+    bounds = {"LO": lo, "HI": hi, "U": unset}
     if kind in ("range", "clamp"):
-        if row.min is not None and row.max is not None:
-            # C-level; values reach it as ints or strings, never bools or floats (the field
-            # is checked first); an unset value outside the range goes on to `_check`
-            return range(row.min, row.max + 1).__contains__
-        lo = row.min if row.min is not None else float("-inf")
-        hi = row.max if row.max is not None else float("inf")
-        return lambda v: (type(v) is int and lo <= v <= hi) or v in unset
+        return "(type(v) is int and LO <= v <= HI) or v in U", bounds
     if kind == "int_string":
-        lo = row.min if row.min is not None else float("-inf")
-        hi = row.max if row.max is not None else float("inf")
-        return lambda v: v in unset or (type(v) is str and len(v) <= 40 and _DECIMAL(v) is not None
-                                        and lo <= int(v) <= hi)
+        return ("v in U or (type(v) is str and len(v) <= 40 and D(v) is not None "
+                "and LO <= int(v) <= HI)"), dict(bounds, D=_DECIMAL)
     # regex, path: values reach these as strings (an s field, or GE text)
     if kind == "regex":  # ASCII: GE's parsers take only ASCII digits and letters
         texts = sorted(u for u in unset if isinstance(u, str))
-        return re.compile("|".join(["(?:%s)" % row.pattern] + [re.escape(u) for u in texts]),
-                          re.ASCII).fullmatch
-    if kind == "path":
-        return _PATH_OK
-    return unset.__contains__  # write_dir, json: checked by _check unless unset
+        return "R(v) is not None", {"R": re.compile(
+            "|".join(["(?:%s)" % _plain_groups(row.pattern)] + [re.escape(u) for u in texts]),
+            re.ASCII).fullmatch}
+    if kind == "path":   # no NUL, no newline
+        return "'\\0' not in v and '\\n' not in v", {}
+    if kind == "json":
+        return "v in U or J(v)", {"U": unset, "J": _json_object}
+    return "v in U", {"U": unset}  # write_dir: checked by _check unless unset
+
+
+def _json_object(text):
+    """True when `text` is a JSON object (the json rule of `_check`)."""
+    try:
+        return isinstance(json.loads(text), dict)
+    except ValueError:
+        return False
+
+
+def _fast_ok(row):
+    """The predicate of `_fast_test(row)`, or None when every value is valid."""
+    test = _fast_test(row)
+    if test is None:
+        return None
+    expression, constants = test
+    return eval("lambda v: " + expression, dict(constants))  # pylint: disable=eval-used
 
 
 def _invalid(row, option, value, reason):
@@ -178,60 +224,9 @@ def _formatter(route, field):
     return lambda v: v if type(v) is str else _text(v)
 
 
-_B10 = {True: "1", False: "0"}.__getitem__
-_TRUEFALSE = {True: "true", False: "false"}.__getitem__
-
-
-def _fast_formatter(route, field):
-    """`_formatter` for a value already checked to be of its field's Python type (bool for
-    b, int for i, str for s): a C callable where one does, None for "as is"."""
-    if route.fmt == "auto":
-        if field == "b":
-            return _B10
-        if field == "i":
-            return str
-        if field == "s":
-            return None
-    if route.fmt == "truefalse" and field == "b":
-        return _TRUEFALSE
-    return _formatter(route, field)
-
-
-def _fast_spec(row, ok, deprecation):
-    """The row compiled for the fast path of `_entries`:
-    `(field, table, ok, writes, source, deprecation)`.
-
-    writes: `((level index, GE key, formatter or None, only when non-empty), ...)`;
-    table: for a row with finitely many valid values (a bool field, an enum), each valid
-    value (unset values included) -> its writes as `((level index, GE key, text), ...)`,
-    formatted once here; None for other rows, whose value is tested with `ok` and formatted
-    per call.
-    """
-    field = row.field
-    writes = tuple((_LEVEL_INDEX[r.level], r.key, _fast_formatter(r, field), r.when == "nonempty")
-                   for r in row.routes)
-    table = None
-    pytype = {"b": bool, "i": int, "s": str}.get(field)
-    if field == "b":
-        candidates = (True, False)
-    elif row.rule == "enum":
-        candidates = tuple(frozenset(row.allowed).union(_unset_values(row)))
-    else:
-        candidates = None
-    if candidates is not None and pytype is not None:
-        table = {}
-        for value in candidates:
-            if type(value) is not pytype or (ok is not None and not ok(value)):
-                continue
-            table[value] = tuple((level, gekey, value if fmt is None else fmt(value))
-                                 for level, gekey, fmt, nonempty in writes
-                                 if not (nonempty and not value))
-    return field, table, ok, writes, "parameter_map:" + row.key, deprecation
-
-
 # ---------------------------------------------------------------- precomputed tables
 def _compile():
-    specs, fast = {}, {}
+    specs = {}
     defaults = ({}, {}, {}, {})
     for row in catalog.OPTIONS:
         if not row.key:
@@ -249,41 +244,15 @@ def _compile():
             deprecation = "%s is deprecated%s; source: %s" % (row.key, rep, row.doc or row.source)
         ok = _fast_ok(row)
         specs[row.key] = (row, row.field, ok, tuple(outs), deprecation, "parameter_map:" + row.key)
-        fast[row.key] = _fast_spec(row, ok, deprecation)
     aliases = tuple((r.routes[0].key, r.ge_key) for r in catalog.OPTIONS
                     if r.key and r.ge_key and r.routes and r.routes[0].level != "adapter"
                     and r.ge_key not in {x.key for x in r.routes})
-    return specs, fast, defaults, aliases
+    return specs, defaults, aliases
 
 
-_SPECS, _FAST, _DEFAULTS, _ALIASES = _compile()
+_SPECS, _DEFAULTS, _ALIASES = _compile()
 
 
-def _compile_table():
-    """(key, field, raw value) -> the whole effect of that entry, for every valid value of
-    the rows with finitely many (bool fields, enums) that carry no diagnostic (deprecated
-    rows excluded): `((key, value), global, session, graph, adapter, sources)`, each level
-    a tuple of (GE key, text) pairs. The raw value is as an AttrValue field or a plain
-    Python value holds it (for s: bytes and str), so `_entries` looks an entry up without
-    reading it in Python."""
-    table = {}
-    for key, (field, per_value, _, _, src, deprecation) in _FAST.items():
-        if per_value is None or deprecation is not None:
-            continue
-        for value, writes in per_value.items():
-            levels = tuple(tuple((gekey, text) for lvl, gekey, text in writes if lvl == i)
-                           for i in range(4))
-            entry = ((key, value),) + levels + (tuple((gekey, src) for _, gekey, _ in writes),)
-            raws = (value, value.encode("utf-8")) if field == "s" else (value,)
-            for raw in raws:
-                table[(key, field, raw)] = entry
-    return table
-
-
-_TABLE = _compile_table()
-_WHICH = operator.methodcaller("WhichOneof", "value")
-_FIRSTS = operator.itemgetter(0)
-_LEVEL_GETTERS = tuple(operator.itemgetter(i) for i in range(1, 6))
 _DEFAULT_SOURCES = {k: "adapter default" for d in _DEFAULTS for k in d}   # adapter level too
 _PRODUCT_KEYS = tuple(r.key for r in catalog.OPTIONS   # catalog order: a stable report
                       if r.key and (r.products or r.value_products))
@@ -292,9 +261,6 @@ _GE_ROW_OK = {row.ge_key: _fast_ok(row) or (lambda v: True) for row in catalog.O
 
 
 # ---------------------------------------------------------------- per-entry effects
-_ATTR_TYPES = set()      # AttrValue-like types seen (have WhichOneof): see _entries
-
-
 def _entry_effect(key, attr):
     """What one parameter_map entry does: `(forward, value, writes, diagnostics)`.
 
@@ -594,96 +560,116 @@ def _target(product, soc, env, diags):
     return None
 
 
-def _raw_of(attr):
-    """(field, raw value) of one AttrValue-like or plain Python value; (None, None) when
-    neither (an AttrValue nobody set, an unknown type): the general path reads those."""
-    typ = type(attr)
-    field = _PY_TYPE_FIELD.get(typ)
-    if field is not None:
-        return field, attr
-    if typ in _ATTR_TYPES or hasattr(attr, "WhichOneof"):
-        _ATTR_TYPES.add(typ)   # an AttrValue class (TensorFlow's, or another build)
-        field = attr.WhichOneof("value")
-        if field is not None:
-            return field, getattr(attr, field)
-    return None, None
+# ---------------------------------------------------------------- the readers (fast path)
+class _Unread:
+    """The AttrValue type of a map holding no AttrValue (see `_entries`): never an instance."""
 
 
-def _fields_and_raws(attrs):
-    """Lists of the field and raw value of every entry (see `_raw_of`); C-level maps when
-    the values are all of one AttrValue type, all set, or all plain Python values."""
-    types = set(map(type, attrs))
-    if len(types) == 1 and next(iter(types)) in _ATTR_TYPES:
-        fields = list(map(_WHICH, attrs))
-        if None not in fields:
-            return fields, list(map(getattr, attrs, fields))
-    elif types.issubset(_PY_TYPE_FIELD):
-        return list(map(_PY_TYPE_FIELD.__getitem__, map(type, attrs))), attrs
-    pairs = list(map(_raw_of, attrs))
-    return [f for f, _ in pairs], [r for _, r in pairs]
+_NOT = object()   # a value the generated reader could not take as plainly valid
+_PY_TYPES = {"b": ("bool",), "i": ("int",), "s": ("str", "bytes")}
+_READER_FILE = "<npu_bridge.ge.resolver: _read, generated from the catalog>"
+# (route format, field) -> the text `_formatter` gives, inline for a value of the field's type
+_INLINE_FORMAT = {("auto", "b"): "('1' if v else '0')", ("truefalse", "b"): "('true' if v else 'false')",
+                  ("auto", "i"): "str(v)", ("auto", "s"): "v"}
+
+
+def _reader_source():
+    """The Python source of `_read`, generated from the catalog rows (as `dataclasses`
+    generates `__init__`), and its constants.
+
+    `_read(pm, keys, AV, values, L0, L1, L2, L3, src, diags, slow)` reads each catalog key
+    that `keys` (the keys of `pm`, a set or a dict's keys view) holds and, for a value plainly
+    valid in the field its row reads (an `AV` AttrValue set in that field, or a plain Python
+    value of that field's type), writes its GE options straight-line: `values[key]`, the
+    level dicts `L0`..`L3` (global, session, graph, adapter), `src` and the NPB105
+    deprecation info (built here once per value where a row has finitely many). Any other
+    entry goes to `slow(key, value)` (the general path, which yields the same writes plus
+    the diagnostics).
+    """
+    consts = {"_NOT": _NOT, "Diagnostic": Diagnostic}
+    lines = ["def _read(pm, keys, AV, values, L0, L1, L2, L3, src, diags, slow):"]
+    for number, row in enumerate(r for r in catalog.OPTIONS if r.key):
+        field, key = row.field, row.key
+        test = _fast_test(row)
+        lines += ["    if %r in keys:" % key,
+                  "        a = pm[%r]" % key,
+                  "        if type(a) is AV:"]
+        if field == "s":
+            lines += ["            v = a.s.decode('utf-8', 'replace')"]
+        else:
+            lines += ["            v = a.%s" % field]
+        # a oneof: a non-default value in this field means the field is set
+        lines += ["            if not v and a.WhichOneof('value') != %r:" % field,
+                  "                v = _NOT"]
+        plain = _PY_TYPES[field]
+        lines += ["        elif type(a) is %s:" % plain[0], "            v = a"]
+        if len(plain) > 1:
+            lines += ["        elif type(a) is bytes:", "            v = a.decode('utf-8', 'replace')"]
+        lines += ["        else:", "            v = _NOT"]
+        condition = "v is not _NOT"
+        if test is not None:
+            expression, names = test
+            for name, constant in names.items():
+                consts["%s%d" % (name, number)] = constant
+            if names:   # the row's own constants: A -> A12
+                expression = re.sub(r"\b(%s)\b" % "|".join(names), r"\g<1>%d" % number,
+                                    expression)
+            condition += " and (%s)" % expression
+        lines += ["        if %s:" % condition, "            values[%r] = v" % key]
+        source = "parameter_map:" + key
+        for index, route in enumerate(row.routes):
+            text = _INLINE_FORMAT.get((route.fmt, field))
+            if text is None:
+                consts["fmt%d_%d" % (number, index)] = _formatter(route, field)
+                text = "fmt%d_%d(v)" % (number, index)
+            pad = "            "
+            if route.when == "nonempty":
+                lines += [pad + "if v:"]
+                pad += "    "
+            lines += [pad + "L%d[%r] = %s" % (_LEVEL_INDEX[route.level], route.key, text),
+                      pad + "src[%r] = %r" % (route.key, source)]
+        deprecation = _SPECS[key][4]
+        if deprecation is not None:
+            finite = (True, False) if field == "b" else test[1]["A"] if row.rule == "enum" else ()
+            pytype = {"b": bool, "i": int, "s": str}[field]
+            built = {value: Diagnostic("NPB105", "info", key, value, deprecation)
+                     for value in finite if type(value) is pytype}
+            if built:
+                consts["DEP%d" % number] = built
+            lines += ["            diags.append(%sDiagnostic('NPB105', 'info', %r, v, %r))"
+                      % ("DEP%d.get(v) or " % number if built else "", key, deprecation)]
+        lines += ["        else:", "            slow(%r, a)" % key]
+    lines += [""]
+    return "\n".join(lines), consts
+
+
+def _compile_reader():
+    text, namespace = _reader_source()
+    exec(compile(text, _READER_FILE, "exec"), namespace)  # pylint: disable=exec-used
+    return namespace["_read"], text
+
+
+_read, _READER_SOURCE = _compile_reader()
+_READ_KEYS = frozenset(_SPECS)
 
 
 def _entries(pmap):
     """`(values, diagnostics, level dicts, sources)` of the entries of `pmap` (before the
     cross-entry rules), all new objects.
 
-    Three paths, the same outcome (tests/ge/test_fast_path.py): an entry of a bool or enum
-    row holding a valid value has its whole effect precomputed in `_TABLE` and is merged
-    with C-level maps; any other known key set in the field its row reads with a plainly
-    valid value is handled inline from the row's `_FAST` spec; anything else takes the
-    general `_entry_effect`, which yields the same writes plus the diagnostics. The level
-    dicts and `values` may therefore list keys in another order than the map.
+    Two paths, the same outcome (tests/ge/test_fast_path.py): the generated `_read` handles
+    every catalog key holding a plainly valid value in the field its row reads (deprecated
+    ones too); anything else (a value needing a diagnostic, an AttrValue set in another field
+    or in none, an unknown key) takes the general `_entry_effect`. Entries are taken in catalog order, then the keys the
+    catalog lacks in map order, so the diagnostics come in that order too.
     """
     diags = []
     level_dicts = (dict(_DEFAULTS[0]), dict(_DEFAULTS[1]), dict(_DEFAULTS[2]),
                    dict(_DEFAULTS[3]))
     sources = dict(_DEFAULT_SOURCES)
     values = {}
-    keys = list(pmap)
-    attrs = list(pmap.values()) if type(pmap) is dict else list(map(pmap.__getitem__, keys))
-    fields, raws = _fields_and_raws(attrs)
-    try:
-        hits = list(map(_TABLE.get, zip(keys, fields, raws)))
-    except TypeError:   # an unhashable key or value: every entry takes the paths below
-        hits = [None] * len(keys)
-    found = list(filter(None, hits))
-    if found:
-        values.update(map(_FIRSTS, found))
-        chain = itertools.chain.from_iterable
-        for target, get in zip(level_dicts + (sources,), _LEVEL_GETTERS):
-            target.update(chain(map(get, found)))
-        if len(found) == len(keys):
-            return values, (), level_dicts, sources
-    fast_specs = _FAST
-    for key, attr, field, raw in itertools.compress(zip(keys, attrs, fields, raws),
-                                                    map(operator.not_, hits)):
-        try:
-            spec = fast_specs.get(key)
-        except TypeError:   # an unhashable key: the general path reports it
-            spec = None
-        if spec is not None and field == spec[0]:
-            _, table, ok, writes, src, deprecation = spec
-            value = raw.decode("utf-8", "replace") if type(raw) is bytes else raw
-            if table is not None:
-                done = table.get(value)
-                if done is not None:
-                    values[key] = value
-                    for level, gekey, text in done:
-                        level_dicts[level][gekey] = text
-                        sources[gekey] = src
-                    if deprecation is not None:
-                        diags.append(Diagnostic("NPB105", "info", key, value, deprecation))
-                    continue
-            elif ok is None or ok(value):
-                values[key] = value
-                for level, gekey, fmt, nonempty in writes:
-                    if nonempty and not value:
-                        continue
-                    level_dicts[level][gekey] = value if fmt is None else fmt(value)
-                    sources[gekey] = src
-                if deprecation is not None:
-                    diags.append(Diagnostic("NPB105", "info", key, value, deprecation))
-                continue
+
+    def slow(key, attr):
         forward, value, writes, own = _entry_effect(key, attr)
         if own:
             diags.extend(own)
@@ -692,6 +678,17 @@ def _entries(pmap):
             for level, gekey, text in writes:
                 level_dicts[level][gekey] = text
             sources.update(forward)
+
+    if not pmap:
+        return values, (), level_dicts, sources
+    keys = pmap.keys() if type(pmap) is dict else set(pmap)
+    first = pmap[next(iter(keys))]
+    av = type(first) if hasattr(first, "WhichOneof") else _Unread
+    _read(pmap, keys, av, values, *level_dicts, sources, diags, slow)
+    if not keys <= _READ_KEYS:
+        for key in list(pmap):
+            if key not in _READ_KEYS:
+                slow(key, pmap[key])
     return values, tuple(diags), level_dicts, sources
 
 
@@ -713,7 +710,8 @@ def resolve(config, product=None, env=None):
       env: environment mapping (default `os.environ`); reads `GE_USE_STATIC_MEMORY`,
         `ASCEND_WORK_PATH`, `NPU_BRIDGE_PRODUCT`.
 
-    Returns: `GeOptions` (level dicts of strings, `effective`, diagnostics).
+    Returns: `GeOptions` (level dicts of strings, `effective`, diagnostics: each entry's own
+      in catalog order, then unknown keys' in map order, then the rules across options).
     Raises: `NpuConfigError` (a ValueError) carrying every diagnostic when any is an error;
       TypeError for a config of an unsupported type.
     Rules: DESIGN.md "Rules the resolver enforces"; values per catalog row.

@@ -1,7 +1,10 @@
-"""The resolver's fast path (`_entries` reading the precompiled `_FAST` specs) must do exactly
-what its general path (`_entry_effect`, one entry at a time) does: same values kept, same GE
-writes, same sources, same diagnostics in the same order, for every catalog row and value.
+"""The resolver's fast path (`_entries` through the generated `_read`) must do exactly what
+its general path (`_entry_effect`, one entry at a time) does: same values kept, same GE
+writes, same sources, same diagnostics in the same order (catalog order, then the keys the
+catalog lacks in map order), for every catalog row and value.
 """
+import re
+
 import pytest
 from hypothesis import given, strategies as st
 from tensorflow.core.framework import attr_value_pb2
@@ -10,6 +13,13 @@ from npu_bridge.ge import catalog
 from npu_bridge.ge import resolver as R
 
 ROWS = [row for row in catalog.OPTIONS if row.key]
+_ORDER = {row.key: index for index, row in enumerate(ROWS)}
+
+
+def in_order(pmap):
+    """The keys of `pmap` in the order `_entries` takes them."""
+    known = sorted((k for k in pmap if isinstance(k, str) and k in _ORDER), key=_ORDER.get)
+    return known + [k for k in pmap if not (isinstance(k, str) and k in _ORDER)]
 
 
 def reference(pmap):
@@ -18,8 +28,8 @@ def reference(pmap):
     levels = tuple(dict(d) for d in R._DEFAULTS)
     sources = dict(R._DEFAULT_SOURCES)
     values = {}
-    for key, attr in pmap.items():
-        forward, value, writes, found = R._entry_effect(key, attr)
+    for key in in_order(pmap):
+        forward, value, writes, found = R._entry_effect(key, pmap[key])
         diags.extend(found)
         if forward is not None:
             values[key] = value
@@ -92,3 +102,42 @@ _VALUES = st.one_of(st.booleans(), st.integers(-2 ** 63, 2 ** 63 - 1), st.text(m
 def test_whole_maps_match_the_general_path(values, attrs):
     pmap = {k: as_attr(v) for k, v in values.items()} if attrs else values
     assert R._entries(pmap) == reference(pmap)
+
+
+_REGEX_ROWS = [row for row in catalog.OPTIONS if row.rule == "regex"]
+
+
+@pytest.mark.parametrize("pattern, plain", [
+    (r"^\d+(,\d+)*$", r"\d+(?:,\d+)*"),
+    (r"^a\$", r"a\$"),                       # an escaped "$" is no anchor
+    (r"^a\\$", r"a\\"),                      # an escaped backslash, then the anchor
+    (r"[(]x(y)", r"[(]x(?:y)"),              # "(" in a class is a character
+    (r"[]()](z)", r"[]()](?:z)"),            # "]" first in a class is a character
+    (r"[^]\]](q)", r"[^]\]](?:q)"),
+    (r"\((a)\)", r"\((?:a)\)"),
+    (r"(?P<n>a)(b)", r"(?P<n>a)(b)"),        # a named group: the pattern as it is
+])
+def test_plain_groups_rewrites_only_capturing_groups_and_anchors(pattern, plain):
+    assert R._plain_groups(pattern) == plain
+
+
+@pytest.mark.parametrize("row", _REGEX_ROWS, ids=lambda r: r.key or r.ge_key)
+@given(text=st.text(alphabet="0123456789,;|:-.[]~ adfgnprtxACLMSOB_", max_size=30))
+def test_the_fast_regex_accepts_what_the_row_pattern_accepts(row, text):
+    ok = R._fast_ok(row)
+    unset = bool(row.key) and text in ("", row.adapter_default)   # parameter_map rows only
+    assert bool(ok(text)) == (unset or re.fullmatch(row.pattern, text, re.ASCII) is not None)
+
+
+def test_plainly_valid_entries_never_take_the_general_path(monkeypatch):
+    """Every row with a valid, diagnostic-free value (and deprecated rows: NPB105 only) is
+    written by the generated `_read`; the general path is not called."""
+    from bench import _configs   # noqa: E402  (the 107-key valid map of bench_resolve)
+    values = _configs.valid_values()
+    general = []
+    real = R._entry_effect
+    monkeypatch.setattr(R, "_entry_effect", lambda key, attr: general.append(key) or real(key, attr))
+    for pmap in (values, {k: as_attr(v) for k, v in values.items()}):
+        got = R._entries(pmap)
+        assert general == [] and len(got[0]) == len(values) == 107
+        assert {d.code for d in got[1]} == {"NPB105"}
