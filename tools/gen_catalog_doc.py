@@ -10,7 +10,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, ROOT)
 
-from npu_bridge.ge import catalog, products  # noqa: E402
+from npu_bridge.ge import catalog, products, resolver  # noqa: E402
 from npu_bridge.ge.diagnostics import CODES, cite  # noqa: E402
 
 
@@ -204,7 +204,7 @@ def render_readme():
 
 
 OUTPUTS = {"docs/options.md": render_options, "docs/diagnostics.md": render_diagnostics,
-           "README.md": render_readme}
+           "README.md": render_readme, "npu_bridge/ge/_reader.py": resolver.reader_module_text}
 
 
 def main(argv):

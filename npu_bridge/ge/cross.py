@@ -131,8 +131,8 @@ def _existing_dir(rule):
         path = values.get(option)
         if not isinstance(path, str) or path == "":
             return  # absent: a "requires" rule reports it
-        try:
-            usable = os.path.isdir(path) and os.access(path, os.R_OK | os.W_OK)
+        try:   # "path/." resolves only for a directory: one access() call checks both
+            usable = os.access(os.path.join(path, "."), os.R_OK | os.W_OK)
         except (OSError, ValueError):
             usable = False
         if usable:

@@ -554,10 +554,12 @@ def _target(product, soc, env, diags):
                                       % (pid, where.strip("="), name, soc, soc_pid,
                                          where.strip("="))))
             return pid
-    diags.append(make("NPB110", "product", None,
-                      "no target product (product=, soc_config or $%s): product rules skipped"
-                      % _PRODUCT_ENV))
+    diags.append(_NO_TARGET)
     return None
+
+
+_NO_TARGET = make("NPB110", "product", None, "no target product (product=, soc_config or $%s): "
+                  "product rules skipped" % _PRODUCT_ENV)   # immutable: one for every call
 
 
 # ---------------------------------------------------------------- the readers (fast path)
@@ -643,8 +645,32 @@ def _reader_source():
     return "\n".join(lines), consts
 
 
+READER_HEADER = ('"""`_read` of npu_bridge.ge.resolver, generated from the catalog rows by\n'
+                 'tools/gen_catalog_doc.py (resolver.reader_module_text); do not edit. The resolver\n'
+                 'gives it its constants, and compiles its own copy instead when this file is not\n'
+                 'what the catalog gives (a checked-in module is compiled once, by the install, not at\n'
+                 'every import)."""\n# flake8: noqa\n# pylint: skip-file\n\n\n')
+
+
+def reader_module_text():
+    """The text of `npu_bridge/ge/_reader.py`: `READER_HEADER` then `_reader_source()`."""
+    return READER_HEADER + _reader_source()[0]
+
+
 def _compile_reader():
-    text, namespace = _reader_source()
+    """`(_read, its source)`: the checked-in `_reader` module's function when that module is
+    exactly what the catalog gives, else a copy compiled here (tens of ms)."""
+    text, constants = _reader_source()
+    try:
+        from npu_bridge.ge import _reader   # pylint: disable=import-outside-toplevel
+        with open(_reader.__file__, encoding="utf-8") as handle:
+            current = handle.read()
+    except (ImportError, OSError, UnicodeDecodeError):
+        current = None
+    if current == READER_HEADER + text:
+        vars(_reader).update(constants)
+        return _reader._read, text   # pylint: disable=protected-access
+    namespace = dict(constants)
     exec(compile(text, _READER_FILE, "exec"), namespace)  # pylint: disable=exec-used
     return namespace["_read"], text
 

@@ -275,9 +275,9 @@ def test_generated_docs_are_up_to_date():
 
 
 def test_whole_map_memo_follows_every_change():
-    """The resolver memoizes whole parameter_maps (keys + serialized values): changing a value
-    in place, a field, a key, or a plain value's type must give a fresh resolution, and the
-    returned dicts are the caller's own (mutating one does not leak into the next call)."""
+    """Resolving a parameter_map again after changing it (a value in place, a field, a key, or
+    a plain value's type) gives a fresh resolution (the resolver keeps no memo of maps), and
+    the returned dicts are the caller's own (mutating one does not leak into the next call)."""
     config = proto(precision_mode="allow_mix_precision", iterations_per_loop=1)
     pmap = config.graph_options.rewrite_options.custom_optimizers[0].parameter_map
     first = resolve(pmap, env={})
@@ -305,8 +305,8 @@ def test_whole_map_memo_follows_every_change():
 
 
 def test_memoized_map_still_checks_the_file_system_each_call(tmp_path):
-    """The cross rules' outcome is reused for a repeated parameter_map, except the rules that
-    look at the machine (existing_dir): removing dump_path between two calls is reported."""
+    """The rules that look at the machine (existing_dir) look again at each call: removing
+    dump_path between two calls of the same parameter_map is reported."""
     dump = tmp_path / "dump"
     dump.mkdir()
     config = proto(enable_dump=True, dump_path=str(dump))
@@ -318,3 +318,18 @@ def test_memoized_map_still_checks_the_file_system_each_call(tmp_path):
     assert npb144() == ["dump_path"]
     dump.mkdir()
     assert npb144() == []
+
+
+def test_existing_dir_rule_refuses_a_file_and_a_missing_path_and_takes_a_directory(tmp_path):
+    """NPB144 (existing_dir): dump_path must be an existing directory; a regular file, a path
+    through a file and a missing path are reported, a directory (with or without a trailing
+    slash) is not."""
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    def npb144(path):
+        got = resolve({"enable_dump": True, "dump_path": path}, env={}).diagnostics
+        return [d.value for d in got if d.code == "NPB144"]
+    assert npb144(str(afile)) == [str(afile)]
+    assert npb144(str(afile / "sub")) == [str(afile / "sub")]
+    assert npb144(str(tmp_path / "missing")) == [str(tmp_path / "missing")]
+    assert npb144(str(tmp_path)) == [] and npb144(str(tmp_path) + "/") == []
