@@ -479,6 +479,18 @@ def _shown(key, attr):
     return repr(value) if isinstance(value, str) else _text(value)
 
 
+def _standing(key, attr):
+    """How an NPB106 step stands: " does not set it" (a reset), ", not in effect: see its
+    CODE" when the entry's value is dropped (its own error), else ""."""
+    if attr is None:
+        return " does not set it"
+    forward, _, _, found = _entry_effect(key, attr)
+    if forward is None:
+        codes = [d.code for d in found if d.severity == "error"]
+        return ", not in effect: see its %s" % (codes[0] if codes else "error")
+    return ""
+
+
 def _report_several(several, merged, sources, diags):
     """NPB107 for near-miss names; with several NpuOptimizers: NPB106 for changed values,
     the diagnostics of the replaced entries, and `sources` naming the optimizer; the NPB110
@@ -506,9 +518,9 @@ def _report_several(several, merged, sources, diags):
     if changes:
         parts = []
         for key, steps in changes.items():
-            text = " -> ".join("%s (NpuOptimizer #%d%s)" % (
-                _shown(key, attr), index, " does not set it" if attr is None else "")
-                for index, attr in steps)
+            text = " -> ".join("%s (NpuOptimizer #%d%s)" % (_shown(key, attr), index,
+                                                             _standing(key, attr))
+                               for index, attr in steps)
             parts.append("%s %s" % (key, text))
         diags.append(make("NPB106", "NpuOptimizer", ", ".join(changes),
                           "%d NpuOptimizer custom optimizers: the real adapter reads them all "

@@ -219,3 +219,20 @@ def test_session_patch_injects_only_when_none_and_warns_about_a_near_miss():
     _session_patch.apply_npu_session_defaults(two)
     assert [o.name for o in two.graph_options.rewrite_options.custom_optimizers] == \
         ["NpuOptimizer", "NpuOptimizer"]
+
+
+def test_npb106_says_when_the_replaced_value_was_never_in_effect():
+    """A first NpuOptimizer setting static_memory_policy in .s (NPB101: the adapter ignores
+    it) and a second setting .i = 3: NPB106 must not present '2' as the value in effect."""
+    config = config_pb2.ConfigProto()
+    first = config.graph_options.rewrite_options.custom_optimizers.add()
+    first.name = "NpuOptimizer"
+    first.parameter_map["static_memory_policy"].s = b"2"
+    _set(config.graph_options.rewrite_options.custom_optimizers.add(), {"static_memory_policy": 3})
+    config.graph_options.rewrite_options.custom_optimizers[1].name = "NpuOptimizer"
+    with pytest.raises(NpuConfigError) as err:
+        resolve(config, env={})
+    (npb106,) = [d for d in err.value.diagnostics if d.code == "NPB106"]
+    assert "'2' (NpuOptimizer #0, not in effect: see its NPB101) -> 3 (NpuOptimizer #1)" \
+        in npb106.message, npb106.message
+    assert [d.code for d in err.value.diagnostics if d.severity == "error"] == ["NPB101"]
