@@ -26,3 +26,14 @@ def test_digits_example_trains_and_prints_ge_options(tmp_path):
     assert rows["ge.exec.atomicCleanPolicy"] == ["1"]
     assert out.index("ge.exec.staticMemoryPolicy") < out.index("ge::Session (session)")
     assert out.index("ge.exec.atomicCleanPolicy") > out.index("ge::Session (session)")
+    # README's excerpt of a demo run ("## The main job: `make demo`") is real output: each of
+    # its lines but the accuracy (it varies with the run) is a line of this run, in order.
+    readme = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
+    excerpt = readme.split("## The main job", 1)[1].split("```\n", 2)[1].splitlines()
+    assert excerpt[0].startswith("test accuracy:"), excerpt[:1]
+    lines, at = out.splitlines(), 0
+    for line in excerpt[1:]:
+        if line.strip() in ("", "..."):
+            continue
+        assert line in lines[at:], "README's demo excerpt line is not in the output: %r" % line
+        at = lines.index(line, at) + 1
