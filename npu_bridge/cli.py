@@ -62,8 +62,9 @@ def _build_parser():
         description="Resolve an NpuOptimizer configuration and print, per level, the GE keys "
                     "and values, the effective values, where each came from and the "
                     "diagnostics.",
-        epilog="--set KEY=VALUE types VALUE as the catalog says for KEY (a bool, an int, a "
-               "string); KEY.FIELD=VALUE forces the AttrValue field (b, i, f, s).")
+        epilog="--set KEY=VALUE types VALUE as the catalog says for KEY (a bool: true, "
+               "false, 1 or 0, any case; a decimal int; a string); KEY.FIELD=VALUE forces the "
+               "AttrValue field (b, i, f, s).")
     opts.add_argument("--product", type=_product, help="target product id")
     opts.add_argument("--format", choices=("table", "json"), default="table")
     opts.add_argument("--all", action="store_true",
@@ -186,7 +187,9 @@ def _cmd_run(args):
 
 # --- options -----------------------------------------------------------------------------
 
-_TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
+# A `.b` value: the spellings docs/cli.md lists, in any case (`True` as a Python script
+# writes it). `yes`/`on` and the like are refused: a typo must not pass as a bool.
+_TRUE, _FALSE = ("1", "true"), ("0", "false")
 
 
 def _typed_entry(text):
@@ -206,7 +209,8 @@ def _typed_entry(text):
         if field == "b":
             low = raw.strip().lower()
             if low not in _TRUE + _FALSE:
-                raise ValueError("expected true or false")
+                raise ValueError("expected a bool for AttrValue .b (true, false, 1 or 0, in "
+                                 "any case), got %r" % raw)
             value = low in _TRUE
         elif field == "i":
             digits = raw.strip()
@@ -222,7 +226,7 @@ def _typed_entry(text):
         else:
             raise ValueError("field must be one of b, i, f, s")
     except ValueError as err:
-        raise _UsageError("--set %s: bad value for .%s: %s" % (text, field, err))
+        raise _UsageError("--set %s: bad value for %s.%s: %s" % (text, key, field, err))
     return key, LiteralAttr(field, value)
 
 
@@ -296,6 +300,9 @@ def _load_pbtxt(path):
     return config
 
 
+_REPORT_EMPTY = "  (no options set by the script)"   # report.configuration_lines, for `run`
+
+
 def _cmd_options(args):
     from npu_bridge import report
     from npu_bridge.ge import NpuConfigError, resolve
@@ -326,8 +333,12 @@ def _cmd_options(args):
     else:
         print("product: %s" % (product or "none"))
         if conf is not None:
-            print("\n".join(report.configuration_lines(conf, show_defaults=args.all,
-                                                        hidden_hint="--all lists them")))
+            lines = report.configuration_lines(conf, show_defaults=args.all,
+                                               hidden_hint="--all lists them")
+            # the report's line for an empty table speaks of `run`'s script
+            where = "in %s" % args.pbtxt if args.pbtxt else "by --set"
+            print("\n".join("  (no options set %s)" % where if line == _REPORT_EMPTY else line
+                            for line in lines))
         else:
             print("  not resolved: the configuration has errors")
         for d in diags:
@@ -484,8 +495,24 @@ def _explain_config_argument(text):
     return None
 
 
+def _explain_names():
+    """Every name `explain` takes: the catalog's (parameter_map keys, NPURunConfig and
+    config-class arguments, GE keys, ir_option names), the arguments taking a config class
+    (`memory_config`) and the diagnostic codes (the resolver's and lint's)."""
+    from npu_bridge.ge import catalog
+    from npu_bridge.ge.diagnostics import CODES
+    from npu_bridge.lint import CONFIG_CLASSES, LINT_CODES
+
+    names = list(catalog.all_names())
+    names.extend(p.rstrip(".").rsplit(".", 1)[-1] for p in CONFIG_CLASSES.values() if p)
+    names.extend(CODES)
+    names.extend(LINT_CODES)
+    return list(dict.fromkeys(names))
+
+
 def _cmd_explain(args):
     from npu_bridge.ge import catalog
+    from npu_bridge.lint import close_names
 
     if not args.option.strip():
         raise _UsageError("OPTION is empty: give a parameter_map key, an NPURunConfig argument, "
@@ -496,7 +523,7 @@ def _cmd_explain(args):
         if lines:
             print("\n".join(lines))
             return EXIT_OK
-        close = catalog.suggest(args.option, catalog.all_names())
+        close = close_names(args.option.strip(), _explain_names(), n=3, cutoff=0.6)
         hint = "; did you mean %s?" % " or ".join(close) if close else ""
         print("npu-bridge explain: unknown option %r%s" % (args.option, hint), file=sys.stderr)
         return EXIT_FINDINGS

@@ -4,7 +4,9 @@ Reads Python files with `ast` only (never imports or runs them) and finds the tw
 script configures the NPU:
 
 * `<obj>.parameter_map["KEY"].FIELD = VALUE` assignments (a hand-written `NpuOptimizer`),
-  also through an alias (`pm = op.parameter_map; pm["KEY"].FIELD = VALUE`), with the
+  also through an alias (`pm = op.parameter_map; pm["KEY"].FIELD = VALUE`) and through the
+  map methods returning a key's entry as `[KEY]` does (`.get_or_create("KEY")`,
+  `.setdefault("KEY")`; not `.get("KEY")`: see `_ENTRY_METHODS`), with the
   custom optimizer's literal name (`<obj>.name = "..."`, `<obj>` bound to
   `...custom_optimizers.add()` or owning the parameter_map): the real adapter reads only
   custom optimizers named exactly `NpuOptimizer`, so the entries of another one are not
@@ -152,6 +154,20 @@ def known_codes():
     """Every code lint can report: its own and the resolver's (for `--ignore`)."""
     from npu_bridge.ge.diagnostics import CODES
     return sorted(set(LINT_CODES) | set(CODES))
+
+
+def close_names(name, candidates, n=3, cutoff=0.6):
+    """The names among `candidates` close to `name`, ignoring case (`STATIC_MEMORY_POLICY`
+    finds `static_memory_policy`, `ge.exec.staticmemorypolicy` `ge.exec.staticMemoryPolicy`),
+    best first, each in its own spelling: a "did you mean" for a name typed in the wrong
+    case as much as for a typo (`explain`, NBL012)."""
+    by_fold = {}
+    for candidate in candidates:
+        by_fold.setdefault(candidate.casefold(), []).append(candidate)
+    found = []
+    for folded in difflib.get_close_matches(name.casefold(), list(by_fold), n=n, cutoff=cutoff):
+        found.extend(c for c in by_fold[folded] if c not in found)
+    return found[:n]
 
 # Calls whose result is their (single) argument converted to bytes or str.
 _CONVERTERS = {"as_bytes", "as_str", "as_text", "compat.as_bytes", "str", "bytes", "int",
@@ -853,26 +869,28 @@ class _Collector:
         return group
 
     def _assignment(self, target, value_node):
-        # <owner>.parameter_map["KEY"].FIELD = VALUE
-        if not (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Subscript)):
+        # <owner>.parameter_map["KEY"].FIELD = VALUE (or .get_or_create("KEY"): _map_entry)
+        entry = _map_entry(target.value) if isinstance(target, ast.Attribute) else None
+        if entry is None:
             if isinstance(target, ast.Attribute) and target.attr == "name":
                 self._optimizer_name(target, value_node)
             return
-        sub = target.value
-        pm = sub.value
+        pm, key_node, method = entry
         alias = self._scope_of(pm.id).aliases.get(pm.id) if isinstance(pm, ast.Name) else None
         if alias is None and not ((isinstance(pm, ast.Attribute) and pm.attr == "parameter_map")
                                   or (isinstance(pm, ast.Name) and pm.id == "parameter_map")):
             return
-        key_node = sub.slice
         if not (isinstance(key_node, ast.Constant) and isinstance(key_node.value, str)):
             return
         key, field = key_node.value, target.attr
         line, col = target.lineno, target.col_offset + 1
+        access = ('parameter_map.%s("%s")' % (method, key) if method
+                  else 'parameter_map["%s"]' % key)
         if field not in ATTR_FIELDS:
             self.findings.append((line, col, "NBL010", "error",
-                                  'parameter_map["%s"].%s: AttrValue has no field %r (one of %s)'
-                                  % (key, field, field, ", ".join(SCALAR_FIELDS + ("list",))), key))
+                                  '%s.%s: AttrValue has no field %r (one of %s)'
+                                  % (access, field, field, ", ".join(SCALAR_FIELDS + ("list",))),
+                                  key))
             return
         value = literal_value(value_node)
         if value is not _NOT_LITERAL and field in SCALAR_FIELDS:
@@ -882,8 +900,8 @@ class _Collector:
                 if field == "s" and isinstance(value, str):
                     hint = " (write b%r or tf.compat.as_bytes(%r))" % (value, value)
                 self.findings.append((line, col, "NBL011", "error",
-                                      'parameter_map["%s"].%s = %r: protobuf raises %s%s'
-                                      % (key, field, value, error, hint), key))
+                                      '%s.%s = %r: protobuf raises %s%s'
+                                      % (access, field, value, error, hint), key))
                 return
             value = _attr_for_field(field, value)
         elif field not in SCALAR_FIELDS:
@@ -900,7 +918,7 @@ class _Collector:
             group.line, group.col = line, col
             self.groups.append(group)
         group.entries.append(_Entry(key, field, value, line, col,
-                                    'parameter_map["%s"].%s' % (key, field), self._path))
+                                    '%s.%s' % (access, field), self._path))
 
     # --- config calls -----------------------------------------------------------------------
 
@@ -993,14 +1011,15 @@ class _Collector:
         names of its signature, or the config class that has it."""
         message = "%s.__init__() got an unexpected keyword argument %r (TypeError at run time)" \
             % (name, kw.arg)
-        close = difflib.get_close_matches(kw.arg, params, n=2, cutoff=0.75)
-        owners = [cls for cls, other in CONFIG_SIGNATURES.items()
-                  if cls != name and kw.arg in other]
+        close = close_names(kw.arg, params, n=2, cutoff=0.75)
+        folded = kw.arg.casefold()
+        owners = [(cls, arg) for cls, other in CONFIG_SIGNATURES.items() if cls != name
+                  for arg in other if arg.casefold() == folded]
         if close:
             message += "; did you mean %s?" % " or ".join(repr(c) for c in close)
         elif owners:
             message += "; it is an argument of %s" % " and ".join(
-                "%s(%s=...)" % (cls, kw.arg) for cls in owners)
+                "%s(%s=...)" % owner for owner in owners)
         self.findings.append((kw.lineno, kw.col_offset + 1, "NBL012", "error", message, kw.arg))
 
     def _too_many_positional(self, node, name, params):
@@ -1013,6 +1032,29 @@ class _Collector:
         self.findings.append((arg.lineno, arg.col_offset + 1, "NBL012", "error",
                               "%s.__init__() %s but %d were given (TypeError at run time)"
                               % (name, takes, given), ""))
+
+
+# Methods of a protobuf message map that return the entry of their key, creating it when
+# missing, as `map[KEY]` does: a write through them adds or changes that key
+# (`get_or_create(KEY)`; `setdefault(KEY[, default])`, which returns the map's own entry).
+# Not `get(KEY)`: it never creates the entry (a missing key gives None, so the write raises
+# AttributeError instead of adding a key), and changes a key only when it is already there,
+# written by the `[KEY]` lint reads or by code lint does not see. Arguments: (min, max).
+_ENTRY_METHODS = {"get_or_create": (1, 1), "setdefault": (1, 2)}
+
+
+def _map_entry(node):
+    """`(map, key node, method)` when `node` is the entry of one key of a map: `map[KEY]`
+    (method None) or `map.get_or_create(KEY)` / `map.setdefault(KEY)`; else None."""
+    if isinstance(node, ast.Subscript):
+        return node.value, node.slice, None
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+        return None
+    bounds = _ENTRY_METHODS.get(node.func.attr)
+    if bounds is None or node.keywords or not bounds[0] <= len(node.args) <= bounds[1] \
+            or any(isinstance(a, ast.Starred) for a in node.args):
+        return None
+    return node.func.value, node.args[0], node.func.attr
 
 
 def _adds_custom_optimizer(node):

@@ -667,3 +667,54 @@ def test_explain_an_argument_taking_a_config_class(capsys):
 def test_set_int_values_are_decimal_int64(capsys, raw, says):
     code, _, err = _main(capsys, "options", "--set", "iterations_per_loop=" + raw)
     assert code == 2 and says in err and "invalid literal" not in err
+
+
+# --- tester nitpicks: wording, case-insensitive suggestions, strict bools -----------------
+
+def test_options_with_nothing_set_does_not_speak_of_a_script(capsys, tmp_path):
+    path = tmp_path / "empty.pbtxt"
+    path.write_text('graph_options { rewrite_options { custom_optimizers '
+                    '{ name: "NpuOptimizer" } } }\n')
+    code, out, _ = _main(capsys, "options", "--pbtxt", str(path))
+    assert code == 0 and "script" not in out
+    assert "  (no options set in %s)" % path in out.splitlines()
+    # with --all the defaults are the rows: no such line
+    code, out, _ = _main(capsys, "options", "--all", "--pbtxt", str(path))
+    assert code == 0 and "(no options set" not in out
+
+
+@pytest.mark.parametrize("typed,first", [
+    ("STATIC_MEMORY_POLICY", "static_memory_policy"),          # parameter_map key
+    ("Static_Memory_Polcy", "static_memory_policy"),           # and a typo on top
+    ("ge.exec.staticmemorypolicy", "ge.exec.staticMemoryPolicy"),   # GE key
+    ("GE.EXEC.STATICMEMORYPOLICY", "ge.exec.staticMemoryPolicy"),
+    ("exec_disable_reused_memory", "EXEC_DISABLE_REUSED_MEMORY"),   # ir_option
+    ("ENABLE_PROFILING", "enable_profiling"),                  # NPURunConfig argument
+    ("MEMORY_CONFIG.STATIC_MEMORY_POLICY", "memory_config.static_memory_policy"),
+    ("Memory_Config", "memory_config"),                        # argument taking a class
+    ("npb1266", "NPB126"),                                     # diagnostic code
+    ("nbl11", "NBL011"),                                       # lint code
+])
+def test_explain_suggestions_ignore_case(capsys, typed, first):
+    code, out, err = _main(capsys, "explain", typed)
+    assert code == 1 and out == ""
+    assert "did you mean %s" % first in err, err
+
+
+@pytest.mark.parametrize("raw", ["yes", "no", "on", "off", "Y", "yse", "2", "", "truee"])
+def test_set_bool_accepts_only_the_documented_spellings(capsys, raw):
+    code, out, err = _main(capsys, "options", "--set", "enable_dump=" + raw)
+    assert code == 2 and out == "", out
+    # names the option, the value and the accepted spellings
+    assert "enable_dump" in err and repr(raw) in err
+    assert "true, false, 1 or 0" in err, err
+    code, _, err = _main(capsys, "options", "--set", "precision_mode.b=" + raw)
+    assert code == 2 and "precision_mode" in err and "true, false, 1 or 0" in err
+
+
+@pytest.mark.parametrize("raw,sent", [("true", "1"), ("True", "1"), ("FALSE", "0"),
+                                      ("1", "1"), ("0", "0"), (" false ", "0")])
+def test_set_bool_documented_spellings_in_any_case(capsys, raw, sent):
+    code, out, _ = _main(capsys, "options", "--format", "json", "--set", "use_off_line=" + raw)
+    assert code == 0, out
+    assert json.loads(out)["configuration"]["options"]["adapter"]["use_off_line"] == sent

@@ -939,3 +939,72 @@ def test_name_given_to_add_is_the_custom_optimizers_name():
            'other.parameter_map["static_memory_policy"].i = 9\n')
     assert _opt_findings(src) == [(0, "NPB107", "warning"), (2, "NPB107", "warning"),
                                   (4, "E10001", "error")]
+
+
+# --- protobuf map methods returning a key's entry (tester nitpick) -------------------------
+
+@pytest.mark.parametrize("access", [
+    'custom_op.parameter_map.get_or_create("%s")',
+    'custom_op.parameter_map.setdefault("%s")',
+    'config.graph_options.rewrite_options.custom_optimizers[0].parameter_map.get_or_create("%s")',
+])
+@pytest.mark.parametrize("statement,code", [
+    ('%s.s = b"x"', "NPB100"),                  # the key typo "precison_mode"
+])
+def test_get_or_create_is_read_like_a_subscript(access, statement, code):
+    """`parameter_map.get_or_create(KEY)` (and `setdefault(KEY)`, which also creates the
+    entry and returns it) is the entry `parameter_map[KEY]` is: writes through it are read."""
+    src = statement % (access % "precison_mode") + "\n"
+    findings = lint.lint_source(HEAD + src, "t.py")
+    assert [(f.line, f.col, f.code) for f in findings] == [(LINE, 1, code)]
+    assert "'precision_mode'" in findings[0].message
+
+
+@pytest.mark.parametrize("method", ["get_or_create", "setdefault"])
+def test_get_or_create_every_check_of_a_subscript(method):
+    at = 'custom_op.parameter_map.%s("%%s")' % method
+    cases = [('%s.b = True' % (at % "precision_mode"), "NPB101"),
+             ('%s.x = 1' % (at % "precision_mode"), "NBL010"),
+             ('%s.s = "all"' % (at % "dump_mode"), "NBL011"),
+             ('%s.i = 9' % (at % "static_memory_policy"), "E10001"),
+             ('%s.s = b"all"' % (at % "sump_mode"), "NPB100")]
+    for statement, code in cases:
+        assert [c for _, _, c, _ in _codes(statement + "\n")] == [code], statement
+    # an alias of the map and the bare name too; one map with its subscripts (NPB120)
+    src = ('pm = custom_op.parameter_map\n'
+           'pm.%s("static_memory_policy").i = 2\n'
+           'custom_op.parameter_map["graph_max_parallel_model_num"].i = 4\n'
+           'pm.%s("sump_mode").s = b"all"\n' % (method, method))
+    codes = _codes(src)
+    assert (LINE + 3, 1, "NPB100", "error") in codes
+    assert "NPB120" in {c for _, _, c, _ in codes}, codes
+    assert [c for _, _, c, _ in _codes('parameter_map.%s("sump_mode").s = b"x"\n' % method)] \
+        == ["NPB100"]
+
+
+@pytest.mark.parametrize("statement", [
+    # .get() never creates the entry: a missing key is None (AttributeError on the write),
+    # so a write through it never adds a key the adapter would ignore
+    'custom_op.parameter_map.get("sump_mode").s = b"all"',
+    # not a literal key, or not a map method lint knows
+    'custom_op.parameter_map.get_or_create(KEY).s = b"all"',
+    'custom_op.parameter_map.get_or_create("sump_mode", 1).s = b"all"',
+    'custom_op.parameter_map.pop("sump_mode").s = b"all"',
+    'custom_op.other_map.get_or_create("sump_mode").s = b"all"',
+])
+def test_other_map_calls_are_not_read(statement):
+    assert _codes(statement + "\n") == []
+
+
+@pytest.mark.parametrize("call,name,hint", [
+    ('NPURunConfig(PRECISION_MODE="allow_mix_precision")', "PRECISION_MODE",
+     "did you mean 'precision_mode'"),
+    ("MemoryConfig(Static_Memory_Policy=2)", "Static_Memory_Policy",
+     "did you mean 'static_memory_policy'"),
+    ("NPURunConfig(VARIABLE_USE_1G_HUGE_PAGE=1)", "VARIABLE_USE_1G_HUGE_PAGE",
+     "MemoryConfig(variable_use_1g_huge_page=...)"),
+])
+def test_unknown_keyword_did_you_mean_ignores_case(call, name, hint):
+    findings = lint.lint_source(HEAD + "c = %s\n" % call, "t.py")
+    assert [(f.line, f.code) for f in findings] == [(LINE, "NBL012")]
+    assert hint in findings[0].message, findings[0].message
