@@ -47,9 +47,10 @@ On top of that, each session creation here:
   policies the stock callable is returned unchanged. Each ``partial_run`` step enters the
   guard as the graph of its ``partial_run_setup`` handle. Iteration loops apply to ``run``
   only. Not a graph: a run (or callable) whose fetches are all ops of the graph's
-  QueueRunners (the ``tf.compat.v1.GraphKeys.QUEUE_RUNNERS`` collection: each runner's
-  ``enqueue_ops``, ``close_op``, ``cancel_op``), what ``tf.train.start_queue_runners``
-  threads run next to the training step; on the NPU that is the host-side input pipeline, not
+  QueueRunners (the ``tf.compat.v1.GraphKeys.QUEUE_RUNNERS`` collection, and any runner
+  started with its own ``create_threads``, which the patch wraps to note it: each runner's
+  ``enqueue_ops``, ``close_op``, ``cancel_op``), what QueueRunner threads run next to the
+  training step; on the NPU that is the host-side input pipeline, not
   a GE graph on the device, so it is never refused (the op set is cached per graph and
   rebuilt when the collection's length changes; sessions without the guard pay nothing).
   Each refusal is also recorded with the configuration of the session that hit it
@@ -75,6 +76,7 @@ from tensorflow.core.protobuf import config_pb2
 from tensorflow.core.protobuf import rewriter_config_pb2
 from tensorflow.python.client import session as _session_lib
 from tensorflow.python.framework import ops as _ops
+from tensorflow.python.training import queue_runner_impl as _queue_runner_impl
 
 from npu_bridge import _records
 from npu_bridge.estimator.npu import util as _util
@@ -718,6 +720,38 @@ def executing_graphs():
 
 _QUEUE_RUNNERS = tf.compat.v1.GraphKeys.QUEUE_RUNNERS
 _QR_CACHE_ATTR = "_npu_queue_runner_ops"
+# id(graph) -> QueueRunners started with `create_threads` on that graph (`_wrap_create_threads`);
+# an entry leaves when its graph is collected
+_started_runners = {}
+
+
+def _runners(graph):
+    """The graph's QueueRunners: its QUEUE_RUNNERS collection, then those started with
+    `create_threads` without being in it."""
+    # pylint: disable=protected-access
+    return (graph._collections.get(_QUEUE_RUNNERS) or []) + _started_runners.get(id(graph), [])
+
+
+def _wrap_create_threads(original):
+    def create_threads(self, sess, coord=None, daemon=False, start=False):
+        # A runner started by hand, never added to the collection, is the input pipeline too:
+        # remember it on its graph before its threads run (once per runner).
+        enqueue_ops = getattr(self, "enqueue_ops", None)
+        graph = getattr(enqueue_ops[0], "graph", None) if enqueue_ops else None
+        if graph is not None:
+            with _guard_lock:
+                started = _started_runners.get(id(graph))
+                if started is None:
+                    started = _started_runners[id(graph)] = []
+                    weakref.finalize(graph, _started_runners.pop, id(graph), None)
+                if not any(runner is self for runner in started):
+                    started.append(self)
+        return original(self, sess, coord, daemon, start)
+
+    create_threads._npu_bridge_original = original
+    create_threads.__doc__ = original.__doc__
+    create_threads.__name__ = original.__name__
+    return create_threads
 
 
 def _queue_runner_ops(graph, runners):
@@ -743,11 +777,12 @@ def _queue_runner_ops(graph, runners):
 
 def _is_queue_runner_run(graph, fetches):
     """True when every fetch is an op of one of the graph's QueueRunners (the
-    `tf.compat.v1.GraphKeys.QUEUE_RUNNERS` collection): what `tf.train.start_queue_runners`
-    threads run. On the NPU those enqueue/close ops are the host-side input pipeline, not a
-    GE graph executing on the device, so the concurrency guard leaves them alone. Cheap: a
-    graph without queue runners costs one dict lookup (no copy of the collection)."""
-    runners = graph._collections.get(_QUEUE_RUNNERS)  # pylint: disable=protected-access
+    `tf.compat.v1.GraphKeys.QUEUE_RUNNERS` collection, and runners started with their own
+    `create_threads` outside it): what QueueRunner threads run. On the NPU those
+    enqueue/close ops are the host-side input pipeline, not a GE graph executing on the
+    device, so the concurrency guard leaves them alone. Cheap: a graph without queue
+    runners costs two dict lookups."""
+    runners = _runners(graph)
     if not runners:
         return False
     ops = _queue_runner_ops(graph, runners)
@@ -764,7 +799,8 @@ def _wrap_run(original):
         if policy is not None:
             graph = self._graph
             # pylint: disable=protected-access
-            if graph._collections.get(_QUEUE_RUNNERS) and _is_queue_runner_run(graph, fetches):
+            if ((graph._collections.get(_QUEUE_RUNNERS) or id(graph) in _started_runners)
+                    and _is_queue_runner_run(graph, fetches)):
                 policy = None   # the host-side input pipeline of QueueRunner threads: no GE graph
         loops = _util.loop_ops_of(self._graph) if _util._LOOP_OPS else None  # pylint: disable=protected-access
         if policy is None and loops is None:
@@ -870,7 +906,8 @@ def _targets():
             (_session_lib.BaseSession, "run", _wrap_run),
             (_session_lib.BaseSession, "make_callable", _wrap_make_callable),
             (_session_lib.BaseSession, "partial_run", _wrap_partial_run),
-            (_session_lib.BaseSession, "close", _wrap_close)]
+            (_session_lib.BaseSession, "close", _wrap_close),
+            (_queue_runner_impl.QueueRunner, "create_threads", _wrap_create_threads)]
 
 
 def patch(inject_defaults=True):

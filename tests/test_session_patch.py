@@ -2,6 +2,7 @@
 guard, and iteration loops (set_iteration_per_loop)."""
 import contextlib
 import threading
+import time
 from unittest import mock
 
 import numpy as np
@@ -662,6 +663,43 @@ def test_queue_runner_input_pipeline_trains_under_policy_2():
             finally:
                 coord.request_stop()
                 coord.join(threads)
+
+
+def test_a_queue_runner_started_without_the_collection_is_not_guarded():
+    """A QueueRunner never added to the QUEUE_RUNNERS collection, started with its own
+    `create_threads(sess, start=True)` (a common TF1 pattern): its threads' enqueue runs are
+    the host-side input pipeline next to the training step, not a second GE graph."""
+    started, release = threading.Event(), threading.Event()
+
+    def block(x):
+        started.set()
+        release.wait(30)
+        return x
+    graph = tf.Graph()
+    with graph.as_default():
+        queue = tf.compat.v1.FIFOQueue(4, tf.float32, shapes=[[]])
+        runner = tf.compat.v1.train.QueueRunner(queue, [queue.enqueue(tf.constant(1.0))] * 2)
+        slow = tf.compat.v1.py_func(block, [queue.dequeue()], tf.float32)
+        other = queue.enqueue(tf.constant(2.0))
+        close = queue.close(cancel_pending_enqueues=True)
+    assert not graph.get_collection(tf.compat.v1.GraphKeys.QUEUE_RUNNERS)
+    sess = tf.compat.v1.Session(graph=graph, config=proto(static_memory_policy=2))
+    sess.run(other)                                     # the element the step dequeues
+    coord = tf.compat.v1.train.Coordinator()
+    with while_running(sess, slow, started, release) as first:
+        # started while the training step executes; daemon: a failure cannot hang the test
+        threads = runner.create_threads(sess, coord=coord, daemon=True, start=True)
+        time.sleep(0.5)   # the runner's threads enqueue (and fill the queue) meanwhile
+        with pytest.raises(NpuConfigError):             # any other op: a graph, refused
+            sess.run(other)
+    coord.request_stop()
+    sess.run(close)
+    try:
+        coord.join(threads, stop_grace_period_secs=10)   # re-raises a runner thread's error
+    finally:
+        assert runner.exceptions_raised == []
+    assert first == {"value": 2.0}
+    sess.close()
 
 
 def test_queue_runner_callable_is_not_guarded():
