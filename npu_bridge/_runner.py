@@ -1,16 +1,20 @@
 """Run an unmodified script in this process, as `python SCRIPT ARGS` would, for `npu-bridge run`.
 
 Same `sys.argv`, `__name__ == "__main__"`, working directory and `sys.path[0]` (the script's
-folder). Before the script's first line: the TF 1.x API mode (`npu_bridge.tf1_mode.enable()`)
-and the single-device Ascend job environment (`npu_bridge._jobenv.single_device_env`).
+folder; for a directory or zip file holding `__main__.py`, that directory or file). Before the
+script's first line: the TF 1.x API mode (`npu_bridge.tf1_mode.enable()`) and the
+single-device Ascend job environment (`npu_bridge._jobenv.single_device_env`).
 """
 import contextlib
 import dataclasses
 import importlib.util
 import io
 import marshal
+import operator
 import os
+import pkgutil
 import sys
+import threading
 import traceback
 import types
 
@@ -77,6 +81,29 @@ def _forced_product(product, notes):
     return forced(product)
 
 
+def _main_importer(path):
+    """The importer `python PATH` takes `__main__` from when PATH is a directory or a zip
+    file (found through `sys.path_hooks`, as Python's start-up does), else None: PATH is a
+    script file."""
+    if not (os.path.isdir(path) or os.path.isfile(path)):
+        return None
+    return pkgutil.get_importer(path)
+
+
+def script_problem(script):
+    """Why `python SCRIPT` could not start `script`, as one line; None when it can: a script
+    file, or a directory or zip file holding a `__main__` module."""
+    path = os.path.join(os.getcwd(), script)
+    if not (os.path.isfile(path) or os.path.isdir(path)):
+        return "cannot open script %r" % script
+    importer = _main_importer(path)
+    if importer is None and os.path.isfile(path):
+        return None   # a script file
+    if importer is not None and importer.find_spec("__main__") is not None:
+        return None   # a directory or zip file with its __main__ module
+    return "can't find '__main__' module in %r" % script
+
+
 def _code_of(path):
     """The code object of the script at `path` (source, or a compiled `.pyc` as `python`
     runs one), compiled with `path` as its file name, as `runpy.run_path` does."""
@@ -87,15 +114,31 @@ def _code_of(path):
     return compile(data, path, "exec", dont_inherit=True)
 
 
+def _main_code(path):
+    """The code object to run for `path` (absolute) and the module globals `python PATH`
+    gives it: a script file as `runpy.run_path` runs one; a directory or zip file's
+    `__main__` module with its spec, loader and file, as `python DIR` sets them."""
+    importer = _main_importer(path)
+    if importer is None:
+        return _code_of(path), dict(__file__=path, __cached__=None, __loader__=None,
+                                    __package__=None, __spec__=None, __doc__=None)
+    spec = importer.find_spec("__main__")
+    if spec is None:
+        raise ImportError("can't find '__main__' module in %r" % path)
+    return spec.loader.get_code("__main__"), dict(
+        __file__=spec.origin, __cached__=spec.cached, __loader__=spec.loader,
+        __package__=spec.parent, __spec__=spec, __doc__=None)
+
+
 def _run_main(path):
     """Run the script at `path` (absolute) as `__main__`, like `runpy.run_path(path,
     run_name="__main__")` (a fresh module in `sys.modules["__main__"]` while it runs, the same
-    globals), but leaving `sys.argv` alone: run_path sets `sys.argv[0]` to the path it is
-    given (absolute), while `python SCRIPT` keeps it as typed."""
-    code = _code_of(path)
+    globals; a directory or zip file runs its `__main__` module), but leaving `sys.argv` and
+    `sys.path` alone: run_path sets `sys.argv[0]` to the path it is given (absolute), while
+    `python SCRIPT` keeps it as typed."""
+    code, attrs = _main_code(path)
     module = types.ModuleType("__main__")
-    module.__dict__.update(__file__=path, __cached__=None, __loader__=None, __package__=None,
-                           __spec__=None, __doc__=None)
+    module.__dict__.update(attrs)
     saved = sys.modules.get("__main__")
     sys.modules["__main__"] = module
     try:
@@ -116,24 +159,91 @@ def _print_traceback(exc):
     traceback.print_exception(type(exc), exc, tb or exc.__traceback__)
 
 
-def run_script(script, args, product=None):
-    """Run `script` with `args`; returns a `RunResult`. Never raises for the script's own
-    failures: `SystemExit` gives the exit code, any other exception is printed as Python
-    prints it and gives exit code 1."""
+class _OsExitHook:
+    """Stands in for `os._exit` while the script runs. `os._exit(n)` called in the script's
+    own process first hands `on_os_exit` the `RunResult` of a script that ended with code n
+    (once: the first caller wins, a second waits) and then ends the process with the status
+    it returns, through the real `os._exit`. In a forked child (another pid: multiprocessing
+    workers end with `os._exit`) or once uninstalled, it is the real `os._exit`."""
+
+    def __init__(self, on_os_exit, env_set, notes):
+        self.real = os._exit
+        self._pid = os.getpid()
+        self._lock = threading.RLock()
+        self._on_os_exit = on_os_exit
+        self._env_set, self._notes = env_set, notes
+        self._active = True
+
+    def __call__(self, n, /):
+        status = operator.index(n)   # os._exit's own TypeError for a non-integer
+        if os.getpid() == self._pid and -2 ** 31 <= status < 2 ** 31:
+            with self._lock:
+                if self._active:
+                    self._active = False
+                    status = self._finish(status & 0xFF)
+        self.real(status)
+
+    def _finish(self, status):
+        try:
+            status = self._on_os_exit(RunResult(status, self._env_set, notes=self._notes))
+        except BaseException:   # the run could not be finished: say so, never exit clean
+            try:
+                traceback.print_exc()
+            except Exception:
+                pass
+            status = status or 1
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except Exception:
+                pass
+        return status
+
+    def uninstall(self):
+        """Give `os._exit` back; waits for an `os._exit` finishing the run in another thread
+        (which then ends the process). In a forked child nothing is waited for."""
+        if os.getpid() == self._pid:
+            with self._lock:
+                self._active = False
+        else:
+            self._active = False
+        os._exit = self.real
+
+
+def run_script(script, args, product=None, on_os_exit=None):
+    """Run `script` (a file, or a directory or zip file holding `__main__.py`) with `args`;
+    returns a `RunResult`. Never raises for the script's own failures: `SystemExit` gives the
+    exit code, any other exception is printed as Python prints it and gives exit code 1.
+
+    `on_os_exit`: called as `on_os_exit(result)` when the script calls `os._exit(n)` in this
+    process (not in a forked child), `result.script_exit_code` being n; the process then ends
+    with the status it returns (`run_script` never returns). The real `os._exit` is given
+    back when the script ends.
+    """
     env_set, notes = prepare(product)
     forced = _forced_product(product, notes)
     try:
         from npu_bridge.ge import NpuConfigError
     except ImportError:  # the resolver layer is missing: nothing can be one
         NpuConfigError = ()
-    script_path = os.path.abspath(script)
+    if _main_importer(os.path.join(os.getcwd(), script)) is not None:
+        # a directory or zip file: `python` puts it first on sys.path as typed, made absolute
+        script_path = os.path.join(os.getcwd(), script)
+        path0 = script_path
+    else:
+        script_path = os.path.abspath(script)
+        path0 = os.path.dirname(script_path)
     saved_argv, saved_path0 = sys.argv, sys.path[0] if sys.path else None
     sys.argv = [script] + list(args)
     if sys.path:
-        sys.path[0] = os.path.dirname(script_path)
+        sys.path[0] = path0
     else:
-        sys.path.insert(0, os.path.dirname(script_path))
+        sys.path.insert(0, path0)
     result = RunResult(0, env_set, notes=notes)
+    hook = None
+    if on_os_exit is not None:
+        hook = _OsExitHook(on_os_exit, env_set, notes)
+        os._exit = hook
     try:
         with forced:
             _run_main(script_path)
@@ -151,6 +261,8 @@ def run_script(script, args, product=None):
         if NpuConfigError and isinstance(exc, NpuConfigError):
             result.config_error = exc
     finally:
+        if hook is not None:
+            hook.uninstall()
         sys.argv = saved_argv
         if saved_path0 is not None:
             sys.path[0] = saved_path0

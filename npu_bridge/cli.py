@@ -49,11 +49,14 @@ def _build_parser():
                      "else $NPU_BRIDGE_PRODUCT)")
     where = run.add_mutually_exclusive_group()
     where.add_argument("--report", metavar="FILE", default=DEFAULT_REPORT,
-                       help="JSON report path, replaced atomically (default: ./%s)"
-                       % DEFAULT_REPORT)
+                       help="JSON report path, replaced atomically (default: ./%s); "
+                       "anything there but a regular file (symlink, folder, device, FIFO, "
+                       "socket) is refused before the script runs, as is a folder refusing "
+                       "new files" % DEFAULT_REPORT)
     where.add_argument("--no-report", action="store_true", help="write no report file")
     run.add_argument("--strict", action="store_true", help="exit 1 on warnings too")
-    run.add_argument("script", metavar="SCRIPT", help="the Python script to run")
+    run.add_argument("script", metavar="SCRIPT", help="the Python script to run (or, as "
+                     "python takes, a directory or zip file holding __main__.py)")
     run.add_argument("args", metavar="ARGS", nargs=argparse.REMAINDER,
                      help="arguments passed to the script")
 
@@ -146,14 +149,35 @@ def _cmd_run(args):
     report_path = None
     if not args.no_report:
         try:  # checked before the script runs, so a bad path costs nothing
-            report_path = report.check_destination(args.report)
+            report_path = report.check_writable(args.report)
         except report.ReportPathError as err:
-            raise _UsageError(str(err))
-    if not os.path.isfile(args.script):
-        raise _UsageError("cannot open script %r" % args.script)
+            raise _UsageError("%s; to run the script without a report, use --no-report "
+                              "(in place of --report FILE)" % err)
+    problem = _runner.script_problem(args.script)
+    if problem:
+        raise _UsageError(problem)
     cwd = os.getcwd()
+    pid = os.getpid()
     _records.clear()
-    result = _runner.run_script(args.script, args.args, product=args.product)
+
+    def finish(result):
+        """Summary, report and exit code of the run that ended with `result`; also what
+        `os._exit` in the script runs before the process ends (`_runner.run_script`)."""
+        return _finish_run(args, cwd, report_path, result)
+
+    result = _runner.run_script(args.script, args.args, product=args.product,
+                                on_os_exit=finish)
+    if os.getpid() != pid:
+        # A child the script forked (os.fork, multiprocessing) ended without os._exit: it
+        # exits as it would under python; the run, its summary and report are the parent's.
+        return result.script_exit_code
+    return finish(result)
+
+
+def _finish_run(args, cwd, report_path, result):
+    """Build the report of the run that ended with `result` (a `_runner.RunResult`), write
+    it, print the summary to stderr; returns the exit code of `npu-bridge run`."""
+    from npu_bridge import _records, report
     data = report.build_run_report(
         script=os.path.abspath(args.script), argv=[args.script] + list(args.args), cwd=cwd,
         product=args.product, strict=args.strict, environment_set=result.environment_set,

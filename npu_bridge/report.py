@@ -6,6 +6,7 @@ No TensorFlow import. Configurations come from `npu_bridge._records.records()`: 
 import datetime
 import json
 import os
+import stat
 import tempfile
 
 SCHEMA = "npu-bridge-report"
@@ -16,7 +17,8 @@ _LEVEL_ATTRS = {"global": "global_options", "session": "session_options",
 
 
 class ReportPathError(ValueError):
-    """The report destination cannot be used (a symlink, a folder, a missing parent)."""
+    """The report destination cannot be used (a symlink, a folder, a device, FIFO, socket or
+    other node that is not a regular file, a missing parent, a folder refusing new files)."""
 
 
 def _tool_version():
@@ -161,9 +163,10 @@ def check_destination(path):
     the physical one); only the last component is never followed.
 
     Raises:
-      ReportPathError: the destination is a symlink (never followed) or a folder (or ends
-        with a separator), or its parent folder does not exist (nothing is created but the
-        report itself).
+      ReportPathError: the destination is a symlink (never followed), a folder (or ends
+        with a separator), or anything else that is not a regular file (a device, FIFO,
+        socket, ...: never replaced, never opened), or its parent folder does not exist
+        (nothing is created but the report itself).
     """
     path = os.fspath(path)
     if not path or path.endswith(os.sep) or (os.altsep and path.endswith(os.altsep)):
@@ -176,14 +179,61 @@ def check_destination(path):
     if not os.path.isdir(folder):
         raise ReportPathError("report folder %s does not exist" % os.path.abspath(folder))
     path = os.path.join(os.path.realpath(folder), base)
-    if os.path.islink(path):
-        raise ReportPathError("report destination %s is a symbolic link: refusing to replace it"
-                              % path)
-    if os.path.isdir(path):
-        raise ReportPathError("report destination %s is a directory" % path)
+    try:
+        mode = os.lstat(path).st_mode   # the node itself: a symlink is never followed
+    except FileNotFoundError:
+        mode = None
+    except OSError as err:
+        raise ReportPathError("report destination %s cannot be examined: %s"
+                              % (path, err.strerror or err))
+    if mode is not None:
+        if stat.S_ISLNK(mode):
+            raise ReportPathError("report destination %s is a symbolic link: refusing to "
+                                  "replace it" % path)
+        if stat.S_ISDIR(mode):
+            raise ReportPathError("report destination %s is a directory" % path)
+        if not stat.S_ISREG(mode):
+            raise ReportPathError("report destination %s is %s, not a regular file: refusing "
+                                  "to replace it" % (path, _node_kind(mode)))
     parent = os.path.dirname(path)
     if not os.path.isdir(parent):
         raise ReportPathError("report folder %s does not exist" % parent)
+    return path
+
+
+def _node_kind(mode):
+    """What a file system node that is not a regular file, a folder or a symlink is."""
+    for test, kind in ((stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                       (stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISSOCK, "a socket"),
+                       (stat.S_ISDOOR, "a door"), (stat.S_ISPORT, "an event port"),
+                       (stat.S_ISWHT, "a whiteout")):
+        if test(mode):
+            return kind
+    return "a special file (mode %o)" % stat.S_IFMT(mode)
+
+
+def check_writable(path):
+    """`check_destination(path)`, then a check that the destination's folder really accepts a
+    new file: a temporary file (the kind `write_atomic` writes) is created there and removed
+    at once, so a folder that refuses one (read-only, `/proc`, no permission) is found
+    before the script runs. Returns the absolute destination path; leaves nothing behind.
+
+    Raises:
+      ReportPathError: see `check_destination`; or the folder refuses a new file.
+    """
+    path = check_destination(path)
+    folder, base = os.path.split(path)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix="." + base + ".", suffix=".tmp", dir=folder)
+    except OSError as err:
+        raise ReportPathError("report folder %s does not accept a new file: %s"
+                              % (folder, err.strerror or err))
+    os.close(fd)
+    try:
+        os.unlink(tmp)
+    except OSError as err:
+        raise ReportPathError("report folder %s lets a file be created but not removed (%s "
+                              "left there): %s" % (folder, tmp, err.strerror or err))
     return path
 
 

@@ -587,6 +587,120 @@ def test_run_refused_runconfig_is_counted_once_with_its_product(tmp_path):
     assert "3 error(s)" in proc.stderr
 
 
+
+# --- run: a script ending with os._exit; forked children; directories and zip files ---------
+
+OS_EXIT_REFUSED = textwrap.dedent("""\
+    import os
+    from npu_bridge.npu_init import *
+    try:
+        NPURunConfig(precision_mode="bogus")
+    except Exception:
+        print("caught")
+    os._exit(0)
+    """)
+
+
+def test_run_script_ending_with_os_exit_still_reports_and_fails(tmp_path):
+    (tmp_path / "s.py").write_text(OS_EXIT_REFUSED)
+    proc = _run(["--report", "r.json", "s.py"], str(tmp_path))
+    assert proc.returncode == 1, proc.stderr[-3000:]
+    assert proc.stdout == "caught\n"
+    assert proc.stderr.count("npu-bridge run: 1 configuration(s)") == 1
+    assert "REFUSED" in proc.stderr and "exit code: 1" in proc.stderr
+    data = json.loads((tmp_path / "r.json").read_text())
+    assert data["outcome"] == {"exit_code": 1, "script_exit_code": 0, "uncaught": None}
+    (conf,) = data["configurations"]
+    assert conf["refused"] is True
+    assert [d["option"] for d in conf["diagnostics"] if d["severity"] == "error"] == [
+        "precision_mode"]
+    assert sorted(os.listdir(tmp_path)) == ["r.json", "s.py"]
+
+
+def test_run_os_exit_code_of_a_clean_script_is_kept(tmp_path):
+    (tmp_path / "s.py").write_text("import os, threading\n"
+                                   "threading.Thread(target=threading.Event().wait, "
+                                   "daemon=False).start()   # a stuck thread\n"
+                                   "print('bye')\nos._exit(3)\n")
+    proc = _run(["--report", "r.json", "s.py"], str(tmp_path))
+    assert proc.returncode == 3, proc.stderr[-3000:]
+    assert proc.stdout == "bye\n" and "exit code: 3" in proc.stderr
+    data = json.loads((tmp_path / "r.json").read_text())
+    assert data["outcome"] == {"exit_code": 3, "script_exit_code": 3, "uncaught": None}
+
+
+FORKING_SCRIPT = textwrap.dedent("""\
+    import multiprocessing, os, sys
+    from npu_bridge.npu_init import *
+
+    def work():
+        print("worker", flush=True)
+
+    children = {}
+    pid = os.fork()
+    if pid == 0:
+        os._exit(5)                      # a child ending with os._exit
+    children[pid] = 5
+    pid = os.fork()
+    if pid == 0:
+        sys.exit(4)                      # a child ending with SystemExit
+    children[pid] = 4
+    for pid, want in children.items():
+        print("child", os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]), want, flush=True)
+    proc = multiprocessing.get_context("fork").Process(target=work)
+    proc.start()
+    proc.join()
+    print("process", proc.exitcode, flush=True)
+    try:
+        NPURunConfig(precision_mode="bogus")
+    except Exception:
+        pass
+    os._exit(0)
+    """)
+
+
+def test_run_forked_children_never_report(tmp_path):
+    (tmp_path / "s.py").write_text(FORKING_SCRIPT)
+    proc = _run(["--report", "r.json", "s.py"], str(tmp_path))
+    assert proc.returncode == 1, proc.stderr[-3000:]
+    assert sorted(proc.stdout.splitlines()) == ["child 4 4", "child 5 5", "process 0", "worker"]
+    assert proc.stderr.count("npu-bridge run:") == 1       # one summary: the parent's
+    assert proc.stderr.count("report: ") == 1
+    data = json.loads((tmp_path / "r.json").read_text())
+    assert data["outcome"]["exit_code"] == 1 and data["summary"]["refused"] == 1
+    assert sorted(os.listdir(tmp_path)) == ["r.json", "s.py"]
+
+
+MAIN_PROBE = ("import json, sys\n"
+              "print(json.dumps([sys.argv, sys.path[0], __file__, __name__, __package__, "
+              "__spec__.name, type(__loader__).__name__]))\n")
+
+
+@pytest.mark.parametrize("kind", ["dir", "dir/", "zip", "zip-no-suffix"])
+def test_run_directory_or_zip_with_main_as_python_does(tmp_path, kind):
+    import zipfile
+    app = tmp_path / "app"
+    app.mkdir()
+    (app / "__main__.py").write_text(MAIN_PROBE)
+    target = {"dir": "app", "dir/": "app/", "zip": "app.pyz", "zip-no-suffix": "appz"}[kind]
+    if kind.startswith("zip"):
+        with zipfile.ZipFile(tmp_path / target, "w") as zf:
+            zf.write(app / "__main__.py", "__main__.py")
+    py = subprocess.run([sys.executable, target, "a", "b"], cwd=tmp_path, capture_output=True,
+                        text=True, timeout=60)
+    assert py.returncode == 0, py.stderr
+    proc = _run(["--no-report", target, "a", "b"], str(tmp_path))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert json.loads(proc.stdout) == json.loads(py.stdout)
+    assert json.loads(proc.stdout)[0] == [target, "a", "b"]
+
+
+def test_run_directory_without_main_is_a_usage_error(tmp_path, capsys):
+    (tmp_path / "empty").mkdir()
+    code, _, err = _main(capsys, "run", "--no-report", str(tmp_path / "empty"))
+    assert code == 2 and "__main__" in err and str(tmp_path / "empty") in err
+
+
 # --- options: the product the resolver used; usage errors --------------------------------
 
 def test_options_refused_configuration_shows_the_product_used(capsys, monkeypatch):

@@ -7,7 +7,11 @@ directory is computed, never created: GE creates it on the NPU).
 "Unsafe" report destinations, refused with a clear `ReportPathError` before the script runs:
 - the destination itself is a symbolic link (never followed, the link and its target stay);
 - the destination is a directory, or the path ends with a separator (names a directory);
-- the parent folder does not exist (nothing is created but the report).
+- the destination is anything else that is not a regular file (a device such as /dev/null,
+  a FIFO, a socket): never replaced, never opened;
+- the parent folder does not exist (nothing is created but the report);
+- (`check_writable`, what `npu-bridge run` uses) the folder does not accept a new file: a
+  temporary file is created there and removed at once.
 `..` is resolved the way the operating system resolves it (physically: `link/..` is the
 parent of the link's target), so the report lands where `cat PATH` would read it.
 A failed write leaves no partial report and no temporary file, and an existing report is
@@ -184,6 +188,96 @@ def test_cli_writes_only_the_report(tmp_path):
     created = set(os.listdir(tmp_path)) - before - {"s.py"}
     assert created == {"r.json"}
     assert json.loads((tmp_path / "r.json").read_text())["schema"] == "npu-bridge-report"
+
+
+
+# ------------------------------------------------------------------------ special files, writable folder
+def _special(tmp_path, kind):
+    """A node of `kind` at tmp_path/r.json (skips where the system will not make one)."""
+    path = tmp_path / "r.json"
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "chardev":
+        if os.geteuid() != 0:
+            pytest.skip("a device node needs root")
+        try:
+            os.mknod(path, 0o666 | stat.S_IFCHR, os.makedev(1, 3))   # a copy of /dev/null
+        except PermissionError:
+            pytest.skip("mknod not permitted here")
+    elif kind == "socket":
+        import socket
+        if len(str(path)) > 100:
+            pytest.skip("path too long for an AF_UNIX socket")
+        sock = socket.socket(socket.AF_UNIX)
+        sock.bind(str(path))
+        sock.close()
+    return path
+
+
+@pytest.mark.parametrize("kind, says", [("fifo", "FIFO"), ("chardev", "character device"),
+                                        ("socket", "socket")])
+def test_special_file_destination_refused_and_left_alone(tmp_path, kind, says):
+    path = _special(tmp_path, kind)
+    before = os.lstat(path)
+    with pytest.raises(report.ReportPathError, match=says) as err:
+        report.write_atomic(str(path), "{}\n")
+    assert str(path) in str(err.value)
+    after = os.lstat(path)
+    assert (after.st_mode, after.st_ino, after.st_rdev) == (before.st_mode, before.st_ino,
+                                                             before.st_rdev)
+    assert _listing(tmp_path) == [("r.json", False)]
+
+
+def test_cli_fifo_report_refused_before_the_script_runs(tmp_path):
+    path = _special(tmp_path, "fifo")
+    out = _run_cli(tmp_path, "--report", "r.json")
+    assert out.returncode == 2, out.stderr
+    assert "hello from the script" not in out.stdout
+    assert str(path) in out.stderr and "FIFO" in out.stderr and "--no-report" in out.stderr
+    assert stat.S_ISFIFO(os.lstat(path).st_mode)
+
+
+def test_cli_device_report_refused_device_left_alone(tmp_path):
+    path = _special(tmp_path, "chardev")
+    out = _run_cli(tmp_path, "--report", str(path))
+    assert out.returncode == 2, out.stderr
+    assert "character device" in out.stderr and "hello from the script" not in out.stdout
+    st = os.lstat(path)
+    assert stat.S_ISCHR(st.st_mode) and st.st_rdev == os.makedev(1, 3)
+
+
+def test_writable_check_leaves_nothing_behind(tmp_path):
+    assert report.check_writable(str(tmp_path / "r.json")) == str(tmp_path / "r.json")
+    assert _listing(tmp_path) == []
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="needs Linux /proc")
+def test_folder_refusing_new_files_is_found_before_writing(tmp_path):
+    with pytest.raises(report.ReportPathError, match="/proc") as err:
+        report.check_writable("/proc/npu_bridge_report_test.json")
+    assert "new file" in str(err.value)
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root ignores directory permissions")
+def test_read_only_folder_is_found_before_writing(tmp_path):
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    folder.chmod(stat.S_IRUSR | stat.S_IXUSR)
+    try:
+        with pytest.raises(report.ReportPathError, match="new file"):
+            report.check_writable(str(folder / "r.json"))
+        assert os.listdir(folder) == []
+    finally:
+        folder.chmod(0o755)
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="needs Linux /proc")
+def test_cli_unwritable_report_folder_refused_before_the_script_runs(tmp_path):
+    out = _run_cli(tmp_path, "--report", "/proc/npu_bridge_report_test.json")
+    assert out.returncode == 2, out.stderr
+    assert "hello from the script" not in out.stdout
+    assert "/proc" in out.stderr and "--no-report" in out.stderr
+    assert sorted(os.listdir(tmp_path)) == ["s.py"]
 
 
 # ------------------------------------------------------------------------ GE write folders
