@@ -321,8 +321,9 @@ def guarded_policy(ge_options):
 
 GE_INIT_CODE = "NPB126"
 _GE_INIT_SOURCE = ("hicann/tensorflow tf_adapter/util/ge_plugin.cc (GePlugin::Init returns when GE is "
-                   "already initialized) and tf_adapter/kernels/geop_npu.cc (GeOp::Finalize "
-                   "finalizes GE only when no GE session is left)")
+                   "already initialized), tf_adapter/kernels/geop_npu.cc (GeOp::Finalize "
+                   "finalizes GE only when no GE session is left; ge::Session gets only "
+                   "NpuAttrs::GetSessOptions)")
 _ge_session_numbers = itertools.count(1)
 
 
@@ -416,14 +417,21 @@ def ignored_globals_diagnostic(ge_options, init):
     option this configuration sends is ignored when GE runs another value for it, or, when
     GE was initialized without it, when this configuration chose a value other than its
     default (GE then runs its own default). The same value under another spelling of the
-    option, and "unset" both ways, are not differences."""
+    option, and "unset" both ways, are not differences. Nor is an option this configuration
+    also sends at the session level: the adapter gives ge::Session its session options
+    (NpuAttrs::GetSessOptions) and GE prefers them to the global ones
+    (InnerSession::Initialize), so that value applies to this session's graphs."""
     index, read = _option_index()
     mine, applied = ge_options.global_options, init.ge_options.global_options
+    per_session = {index.get(key, (key,))[0] for key, text in ge_options.session_options.items()
+                   if text not in _UNSET_TEXTS}
     options = {}   # parameter_map key -> (my values, GE's values, defaults)
     for key in set(mine) | set(applied):
         if key not in read:
             continue   # a spelling GE does not read: no effect either way
         name, defaults = index.get(key, (key, frozenset()))
+        if name in per_session:
+            continue   # reaches GE through this session's own options
         entry = options.setdefault(name, (set(), set(), defaults))
         if mine.get(key) not in (None,) + _UNSET_TEXTS:
             entry[0].add(mine[key])

@@ -203,3 +203,29 @@ def test_same_value_under_another_spelling_or_defaults_is_not_reported():
                 ignored(session).message
     finally:
         npu_plugin.npu_resource_shutdown()
+
+
+def test_an_option_the_session_also_sends_at_session_level_is_not_ignored():
+    """The real adapter gives ge::Session its session options (NpuAttrs::GetSessOptions:
+    op_select_implmode, hccl_timeout, aicore_num, ... besides their GEInitialize keys) and GE
+    prefers a session option over the global one (InnerSession::Initialize). So a second
+    session's op_select_implmode applies to it; only options sent at the global level alone
+    (precision_mode) are ignored."""
+    graph = tf.Graph()
+    first = tf.compat.v1.Session(graph=graph, config=config(
+        op_select_implmode="high_precision", precision_mode="allow_fp32_to_fp16"))
+    second = tf.compat.v1.Session(graph=graph, config=config(
+        op_select_implmode="high_performance", precision_mode="force_fp32"))
+    try:
+        diag = ignored(second)
+        assert diag is not None and "precision_mode 'force_fp32'" in diag.message
+        assert "op_select_implmode" not in diag.message
+    finally:
+        first.close()
+        second.close()
+    npu_plugin.npu_resource_init(aicore_num="2|4")   # ge.aicoreNum: sent at both levels
+    try:
+        with tf.compat.v1.Session(config=config(aicore_num="4|8")) as session:
+            assert ignored(session) is None
+    finally:
+        npu_plugin.npu_resource_shutdown()

@@ -132,9 +132,10 @@ CODES = MappingProxyType({
                "(the value only switches the device loop on, when > 1)"),
     "NPB126": ("warning", "a session's global (GEInitialize) options ignored: GE is initialized "
                "once per process while NPU sessions are open, by the first (recorded at "
-               "session creation by the Session patch)", "hicann/tensorflow "
+               "session creation by the Session patch); options the session also sends to "
+               "ge::Session apply to it and are not reported", "hicann/tensorflow "
                "tf_adapter/util/ge_plugin.cc GePlugin::Init; tf_adapter/kernels/geop_npu.cc "
-               "GeOp::Finalize"),
+               "GeOp::Finalize, GeOp::Initialize (ge::Session gets NpuAttrs::GetSessOptions)"),
     "NPB130": ("error", "GE option given at a level GE does not accept it at",
                "seeds (生效级别), else reference ge_option_scopes.json"),
     "NPB131": ("warning", "reuse index at or beyond the graph's input/output count: dropped",
