@@ -246,8 +246,14 @@ def find(name):
 
 
 def suggest(name, candidates=None, n=3):
-    """Close matches of `name` among `candidates` (default: the parameter_map keys)."""
-    return difflib.get_close_matches(name, candidates or PARAMETER_MAP_KEYS, n=n, cutoff=0.6)
+    """Close matches of `name` among `candidates` (default: the parameter_map keys), best
+    first, ignoring case (`PRECISION_MODE` -> `precision_mode`): difflib on case-folded
+    names."""
+    folded = {}
+    for candidate in candidates or PARAMETER_MAP_KEYS:
+        folded.setdefault(candidate.casefold(), candidate)
+    return [folded[hit] for hit in
+            difflib.get_close_matches(name.casefold(), list(folded), n=n, cutoff=0.6)]
 
 
 def all_names():

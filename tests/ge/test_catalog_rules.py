@@ -219,3 +219,11 @@ def test_estimator_write_columns_match_the_real_estimator():
     assert by["enable_dump"].estimator_default is False
     assert by["work_path"].estimator_requires == "aoe_mode"
     assert by["auto_tune_mode"].estimator_write == "never"
+
+
+def test_suggestions_ignore_case():
+    """An unknown key differing in case only (or also by a typo) gets the catalog spelling."""
+    assert catalog.suggest("PRECISION_MODE")[0] == "precision_mode"
+    assert catalog.suggest("Precison_Mode")[0] == "precision_mode"
+    assert catalog.suggest("hccl_ALGORITHM")[0] == "HCCL_algorithm"
+    assert catalog.suggest("sump_mode") == ["dump_mode", "dump_debug_mode"]
