@@ -101,6 +101,9 @@ CODES = MappingProxyType({
     "NPB115": ("warning", "explicit target product (product=, forced_product(), --product) and the "
                "soc_config SoC name disagree; the explicit one wins",
                "target precedence: README 'Products' table / docs/options.md Products"),
+    "NPB116": ("info", "no custom optimizer named exactly NpuOptimizer in the ConfigProto: GE "
+               "gets the adapter defaults only",
+               "hicann/tensorflow tf_adapter/util/npu_attrs.cc (name() == \"NpuOptimizer\")"),
     "NPB112": ("error", "option not supported on the target product (error where the seeds say so, "
                "else warning)", "seeds; vendor docs product lists"),
     "NPB113": ("warning", "value not supported on the target product", "vendor docs per-value product lists"),

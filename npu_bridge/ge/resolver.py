@@ -380,7 +380,10 @@ def _unpack(config):
             elif _near_miss(name):
                 near = (near or []) + [name]
         if first is None:
-            return {}, frozenset(), ("no NpuOptimizer custom optimizer in the ConfigProto",
+            return {}, frozenset(), ("no custom optimizer named exactly NpuOptimizer in the "
+                                     "ConfigProto: the real adapter sends GE only its defaults "
+                                     "(tf_adapter/util/npu_attrs.cc reads custom optimizers "
+                                     "whose name() == \"NpuOptimizer\")",
                                      None, near)
         if maps is None and near is None:
             return first, frozenset(), None
@@ -493,7 +496,7 @@ def _standing(key, attr):
 
 def _report_several(several, merged, sources, diags):
     """NPB107 for near-miss names; with several NpuOptimizers: NPB106 for changed values,
-    the diagnostics of the replaced entries, and `sources` naming the optimizer; the NPB110
+    the diagnostics of the replaced entries, and `sources` naming the optimizer; the NPB116
     info of `note` last (see `_unpack`)."""
     note, maps, near = several
     for name in near or ():
@@ -504,7 +507,7 @@ def _report_several(several, merged, sources, diags):
                           "custom optimizers whose name() == \"NpuOptimizer\")" % name))
     if merged is None:
         if note:
-            diags.append(make("NPB110", "NpuOptimizer", None, note, severity="info"))
+            diags.append(make("NPB116", "NpuOptimizer", None, note))
         return
     _, origin, changes, replaced, resets = merged
     count = len(maps)

@@ -139,7 +139,7 @@ def test_near_miss_only():
     ge = resolve(proto({"precision_mode": "force_fp32"}, names=["NPUOptimizer"]), env={})
     assert "ge.exec.precision_mode" not in ge.sources or \
         ge.sources["ge.exec.precision_mode"] == "adapter default"
-    assert codes(ge, "NPB107") and codes(ge, "NPB110")
+    assert codes(ge, "NPB107") and codes(ge, "NPB116") and codes(ge, "NPB110")
 
 
 @pytest.mark.parametrize("name", ["GradFusionOptimizer", "MyPass", "Optimizer", "TileOptimizer"])
