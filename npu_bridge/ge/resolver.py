@@ -586,8 +586,8 @@ _NOT = object()   # a value the generated reader could not take as plainly valid
 _PY_TYPES = {"b": ("bool",), "i": ("int",), "s": ("str", "bytes")}
 _READER_FILE = "<npu_bridge.ge.resolver: _read, generated from the catalog>"
 # (route format, field) -> the text `_formatter` gives, inline for a value of the field's type
-_INLINE_FORMAT = {("auto", "b"): "('1' if v else '0')", ("truefalse", "b"): "('true' if v else 'false')",
-                  ("auto", "i"): "str(v)", ("auto", "s"): "v"}
+_INLINE_FORMAT = {("auto", "b"): "('1' if v else '0')", ("auto", "i"): "str(v)",
+                  ("auto", "s"): "v", ("truefalse", "b"): "('true' if v else 'false')"}
 
 
 def _reader_source():
@@ -621,7 +621,8 @@ def _reader_source():
         plain = _PY_TYPES[field]
         lines += ["        elif type(a) is %s:" % plain[0], "            v = a"]
         if len(plain) > 1:
-            lines += ["        elif type(a) is bytes:", "            v = a.decode('utf-8', 'replace')"]
+            lines += ["        elif type(a) is bytes:",
+                      "            v = a.decode('utf-8', 'replace')"]
         lines += ["        else:", "            v = _NOT"]
         condition = "v is not _NOT"
         if test is not None:
@@ -701,8 +702,9 @@ def _entries(pmap):
     Two paths, the same outcome (tests/ge/test_fast_path.py): the generated `_read` handles
     every catalog key holding a plainly valid value in the field its row reads (deprecated
     ones too); anything else (a value needing a diagnostic, an AttrValue set in another field
-    or in none, an unknown key) takes the general `_entry_effect`. Entries are taken in catalog order, then the keys the
-    catalog lacks in map order, so the diagnostics come in that order too.
+    or in none, an unknown key) takes the general `_entry_effect`. Entries are taken in
+    catalog order, then the keys the catalog lacks in map order, so the diagnostics come in
+    that order too.
     """
     diags = []
     level_dicts = (dict(_DEFAULTS[0]), dict(_DEFAULTS[1]), dict(_DEFAULTS[2]),
