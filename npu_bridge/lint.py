@@ -36,7 +36,9 @@ The only checks of this module's own are about the file and about protobuf itsel
 A literal config-class argument of a type its constructor refuses is reported with the
 constructor's own code and message, NPB160 (the rules are `npu_bridge._argtypes`, the ones
 `npu_config` applies at construction); such a value is then not resolved (the constructor
-never accepts it, so no value rule applies to it).
+never accepts it, so no value rule applies to it). An int other than 0/1 for a bool
+option is the constructor's NPB162 warning for an argument, and the same warning (worded for
+the entry: `_bool_int_finding`) for `parameter_map["KEY"].b = 2`, which protobuf stores as True.
 
 Groups: one owner's assignments; re-binding the owner's name starts a new group. Names are
 resolved per scope as Python does (function locals shadow module names; `global`, `nonlocal`,
@@ -405,6 +407,7 @@ class _Entry:
     col: int
     label: str        # how the source wrote it, for messages
     path: tuple = ()  # ((branch point, arm), ...): the if/try/match arms it is inside
+    bool_int: object = None   # `.b = N`, N an int other than 0/1 (stored as True): N
 
 
 @dataclasses.dataclass
@@ -955,7 +958,10 @@ class _Collector:
                                   key))
             return
         value = literal_value(value_node)
+        bool_int = None
         if value is not _NOT_LITERAL and field in SCALAR_FIELDS:
+            if field == "b" and type(value) is int and value not in (0, 1):
+                bool_int = value   # protobuf stores True (NPB162: _bool_int_finding)
             error = _argtypes.protobuf_error(field, value)
             if error is not None:
                 hint = ""
@@ -980,7 +986,7 @@ class _Collector:
             group.line, group.col = line, col
             self.groups.append(group)
         group.entries.append(_Entry(key, field, value, line, col,
-                                    '%s.%s' % (access, field), self._path))
+                                    '%s.%s' % (access, field), self._path, bool_int))
 
     # --- config calls -----------------------------------------------------------------------
 
@@ -1353,14 +1359,21 @@ def _check_entries(group, entries, cat, product, env):
     pm, positions, placeholders = {}, {}, set()
     out = []
     if group.kind == "parameter_map":
+        last = {}
         for e in entries:
             positions[e.key] = (e.line, e.col)
+            last[e.key] = e
             if e.value is _NOT_LITERAL or e.field == "list":
                 pm[e.key] = _placeholder(e.field)
                 placeholders.add(e.key)
             else:
                 pm[e.key] = LiteralAttr(e.field, e.value)
                 placeholders.discard(e.key)
+        for e in last.values():   # the value the session reads: each key's last write
+            if e.bool_int is not None:
+                found = _bool_int_finding(cat, e)
+                if found is not None:
+                    out.append(found)
         make = dict
     else:
         for e in entries:
@@ -1403,6 +1416,41 @@ def _check_entries(group, entries, cat, product, env):
         where = positions.get(key) or group.class_pos.get(option, (group.line, group.col))
         out.append((where[0], where[1], diag.code, diag.severity, diag.message, option))
     return out
+
+
+def _bool_int_finding(cat, entry):
+    """NPB162 for `parameter_map["KEY"].b = N`, N an int other than 0 and 1, KEY a bool
+    option (its catalog row reads `.b`): protobuf stores True, so GE gets the option's "on"
+    value, not N. The message has the content of the constructor's NPB162 for the argument
+    form (`_argtypes.bool_int_warning`: the option, the value, what GE gets, and, when the GE
+    key itself takes N, how to set it), worded for a hand-written parameter_map. As
+    (line, col, code, severity, message, option), or None for another key (an unknown key or
+    one read from another field is the resolver's NPB100/NPB101)."""
+    from npu_bridge.ge.diagnostics import make
+    from npu_bridge.ge.resolver import _formatter   # how each route formats a .b value
+    catalog = cat.catalog
+    row = catalog.BY_KEY.get(entry.key)
+    if row is None or row.field != "b":
+        return None
+    value, label = entry.bool_int, entry.label
+    sent = ", ".join("%s %r (%s)" % (route.key, _formatter(route, "b")(True), route.level)
+                     for route in row.routes if route.level != "adapter")
+    message = ("%s = %r: a bool field (allowed: True, False); protobuf stores %r in "
+               "AttrValue.b as True, so GE gets %s (source: protobuf AttrValue.b is a bool)"
+               % (label, value, value, sent or "its 'on' value"))
+    ge_row = catalog.find(row.ge_key) if row.ge_key else None
+    if ge_row is not None and ge_row.allowed and str(value) in ge_row.allowed:
+        where = "a GE option"
+        if ge_row.levels:
+            where += " at the %s level" % " or ".join(ge_row.levels)
+        if ge_row.ir_option:
+            where += ", or the ir_option %s" % ge_row.ir_option
+        message += ("; GE's own %s also takes %r (%s): to get it, set %s=%r directly as %s, "
+                    "which %s cannot express (source: %s)"
+                    % (row.ge_key, str(value), ge_row.notes or catalog.allowed_text(ge_row),
+                       row.ge_key, str(value), where, label, ge_row.source))
+    diag = make(_argtypes.BOOL_INT_CODE, entry.key, value, message)
+    return (entry.line, entry.col, diag.code, diag.severity, diag.message, entry.key)
 
 
 def _diag_id(diag):
