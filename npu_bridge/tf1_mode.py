@@ -30,8 +30,14 @@ What `enable()` changes, once per process:
   scripts import by path (`PYTHON_MOVED`: `graph_util.convert_variables_to_constants`,
   `ops.Tensor`, `control_flow_ops.cond`, ...), as the very same objects.
 
-Not changed otherwise: `tensorflow.python...` imports, `tf.compat.*`, `tensorflow_estimator`,
-Keras' own packages, `tf.__version__` (still 2.15.x: the process really runs TF 2).
+Not changed otherwise: `tensorflow.python...` imports, `tf.compat.*`, `tf.__version__` (still
+2.15.x: the process really runs TF 2).
+
+The mode is for scripts: code of the packages in `LIBRARY_PACKAGES` (tensorflow_estimator, Keras,
+TensorBoard, TensorFlow's own, ...), written for TF 2, gets the TF 2 `tensorflow` module
+(`library_tensorflow()`, kept by `enable()` before it changes anything) whenever it imports
+`tensorflow`: `enable()` wraps `builtins.__import__`, where the importer's `__name__` decides,
+and rebinds already imported library modules' `tf`/`tensorflow` globals.
 
 Opt out: with the environment variable `NPU_BRIDGE_TF2` set to anything but "", "0",
 "false" or "no", `enable()` and `install_import_hook()` do nothing and TensorFlow keeps its
@@ -141,6 +147,17 @@ PYTHON_MOVED = {
 }
 
 
+# Top-level packages written for TensorFlow 2: their modules get the real TF 2 `tensorflow`
+# module (`library_tensorflow()`) whenever they import it, while every other module (scripts,
+# their own packages, npu_bridge) gets the TF 1.x API. Add the name of another such package
+# to have its imports executed from then on served the same way.
+LIBRARY_PACKAGES = {
+    "tensorflow", "tensorflow_estimator", "keras", "tf_keras", "tensorboard",
+    "tensorflow_addons", "tensorflow_hub", "tensorflow_io", "tensorflow_probability",
+    "tensorflow_datasets", "tensorflow_text",
+}
+
+
 class MissingTF1APIError(Exception):
     """A TF 1.x name that TensorFlow 2 has no counterpart for.
 
@@ -171,6 +188,10 @@ _lock = threading.RLock()
 _enabled = False
 _hook = None
 _after_import = []   # callbacks to run once `import tensorflow` completes
+_tensorflow = None   # the `tensorflow` module, once the mode is on (scripts' 1.x API)
+_library_tf = None   # the TF 2 `tensorflow` module library code gets
+_v1_origins = ((), ())   # (__file__ prefixes, __name__ prefixes) of the v1 API modules
+_pending = []   # (frame, offset): a library's `import tensorflow` that switched the mode on
 
 
 def opted_out(environ=None):
@@ -297,6 +318,23 @@ def _tensorflow_getattr_factory(tf, v1):
     return __getattr__
 
 
+def is_library(module_name):
+    """True when code in the module `module_name` gets the TF 2 `tensorflow` module: its
+    top-level package is one of `LIBRARY_PACKAGES`."""
+    return isinstance(module_name, str) and module_name.partition(".")[0] in LIBRARY_PACKAGES
+
+
+def library_tensorflow():
+    """The `tensorflow` module library code gets: TensorFlow 2's, as stock TensorFlow has it
+    (a module object of its own, holding the TF 2 names and meanings). When the mode is off
+    (opted out), the `tensorflow` module itself. Imports TensorFlow if needed."""
+    if _library_tf is None:
+        import tensorflow
+        if _library_tf is None:
+            return tensorflow
+    return _library_tf
+
+
 def _is_lazy(value):
     from tensorflow.python.util.lazy_loader import LazyLoader
     return isinstance(value, LazyLoader)
@@ -316,8 +354,11 @@ def enable():
         if _enabled:
             return False
         import tensorflow as tf
+        if _enabled:   # this import ran the import hook, which switched the mode on
+            return True
         from tensorflow.python.util import deprecation
         v1 = tf.compat.v1
+        library_tf = _snapshot(tf)   # the TF 2 module, for library code (before any change)
         with deprecation.silence():   # TF 1.15 printed no "disable_resource_variables" notice
             v1.disable_v2_behavior()
 
@@ -351,6 +392,7 @@ def enable():
         tf.__all__ = sorted(n for n in tf.__dict__ if not n.startswith("_")) + [
             n for n in getattr(tf, "_names_with_underscore", [])]
         _ensure_finder().handle_tensorflow = False
+        _serve_libraries(tf, library_tf, replaced, v1_dirs)
         _enabled = True
         return True
 
@@ -374,6 +416,132 @@ def _restore_python_paths():
             setattr(module, name, value)
 
 
+def _snapshot(tf):
+    """A module named `tensorflow` with the TF 2 module's current namespace (taken before
+    `enable()` changes anything): what library code gets."""
+    view = types.ModuleType(tf.__name__, tf.__doc__)
+    view.__dict__.update(tf.__dict__)
+    view.__path__ = list(tf.__path__)
+    if isinstance(tf.__dict__.get("__all__"), list):
+        view.__all__ = list(tf.__all__)
+    return view
+
+
+def _library_getattr_factory(tf, v1_only):
+    def __getattr__(name):
+        """Names added to `tensorflow` after the mode went on (a submodule imported later),
+        but not the TF 1.x names the mode added."""
+        if name not in v1_only and not name.startswith("__"):
+            try:
+                return tf.__dict__[name]
+            except KeyError:
+                pass
+        raise AttributeError("module 'tensorflow' has no attribute %r" % name)
+    return __getattr__
+
+
+def _serve_libraries(tf, view, replaced, v1_dirs):
+    """Give library code (`LIBRARY_PACKAGES`) the TF 2 module `view`: TF 2's lazy loaders that
+    the v1 ones replaced on `tensorflow` now load into `view`; already imported library
+    modules bound to `tensorflow` are bound to `view`; `builtins.__import__` is wrapped so
+    that later imports by library code return `view` (module or function level, any time)."""
+    global _tensorflow, _library_tf, _v1_origins
+    from tensorflow.python.util.lazy_loader import LazyLoader
+    for name, value in view.__dict__.items():
+        if isinstance(value, LazyLoader) and tf.__dict__.get(name) is not value:
+            value.__dict__["_parent_module_globals"] = view.__dict__
+    v1_only = frozenset(name for name in replaced if name not in view.__dict__)
+    view.__getattr__ = _library_getattr_factory(tf, v1_only)
+    api_v1_dir = os.path.join(os.path.dirname(tf.__file__), "_api", "v2", "compat", "v1")
+    _v1_origins = (
+        tuple(os.path.join(os.path.normpath(p), "") for p in list(v1_dirs) + [api_v1_dir]),
+        ("tensorflow._api.v2.compat.v1", "keras.api._v1", "tf_keras.api._v1",
+         "tensorflow_estimator.python.estimator.api._v1"))
+    _tensorflow, _library_tf = tf, view
+    for module_name, module in list(sys.modules.items()):
+        if module is not tf and is_library(module_name):
+            namespace = getattr(module, "__dict__", None)
+            if type(namespace) is dict:
+                for key in ("tf", "tensorflow"):   # `import tensorflow [as tf]`: not each value
+                    if namespace.get(key) is tf:   # (touching them all costs tens of ms)
+                        namespace[key] = view
+    import builtins
+    builtins.__import__ = _library_import_factory(builtins.__import__)
+
+
+def _is_v1_module(module):
+    """True for a module of the TF 1.x API that the mode made `import tensorflow.<name>` give
+    (`sys.modules` entries, modules found through the v1 API folders on `tensorflow.__path__`)."""
+    files, names = _v1_origins
+    file = getattr(module, "__file__", None) or ""
+    return file.startswith(files) or (getattr(module, "__name__", None) or "").startswith(names)
+
+
+def _for_library(name, fromlist, module):
+    """What `import <name>` (a tensorflow import) gives library code: the TF 2 module."""
+    if name == "tensorflow" or not fromlist:   # the result is the top-level package
+        return _library_tf if module is _tensorflow else module
+    if not _is_v1_module(module):   # tensorflow.python..., tensorflow.compat...: unchanged
+        return module
+    value = _library_tf
+    try:
+        for part in name.split(".")[1:]:
+            value = getattr(value, part)
+    except AttributeError:
+        return module
+    return value if isinstance(value, types.ModuleType) else module
+
+
+def _rebind_pending():
+    """A library module's `import tensorflow` that imported TensorFlow and so switched the
+    mode on got `tensorflow` before `__import__` was wrapped: once that statement has stored
+    it (its frame has moved on), bind the module's globals that hold it to the TF 2 module."""
+    for entry in list(_pending):
+        frame, offset = entry
+        if frame.f_lasti == offset:   # still importing
+            continue
+        namespace = frame.f_globals
+        for key in [key for key, value in list(namespace.items()) if value is _tensorflow]:
+            namespace[key] = _library_tf
+        try:
+            _pending.remove(entry)
+        except ValueError:   # another thread did it
+            pass
+
+
+def _note_importer():
+    """Called once TensorFlow's import switched the mode on: if the statement that imported it
+    runs in library code, have `_rebind_pending` fix that module's binding."""
+    frame = sys._getframe(1)
+    while frame is not None and (frame.f_code.co_filename.startswith("<frozen importlib")
+                                 or frame.f_code.co_filename == __file__):
+        frame = frame.f_back
+    if frame is not None and _library_tf is not None and \
+            is_library(frame.f_globals.get("__name__")):
+        _pending.append((frame, frame.f_lasti))
+
+
+def _library_import_factory(original):
+    def __import__(name, globals=None, locals=None, fromlist=(), level=0):
+        """`builtins.__import__` while the mode is on: library code importing `tensorflow`
+        gets the TF 2 module (`library_tensorflow()`), everything else what it got before."""
+        module = original(name, globals, locals, fromlist, level)
+        if _pending:
+            _rebind_pending()
+        if level == 0 and name.startswith("tensorflow") and (len(name) == 10 or name[10] == "."):
+            if globals is None:   # __import__("tensorflow") called by hand: the caller's
+                globals = sys._getframe(1).f_globals
+            try:
+                importer = globals.get("__name__")
+            except AttributeError:   # not a mapping: not a module's namespace
+                importer = None
+            if is_library(importer):
+                return _for_library(name, fromlist, module)
+        return module
+    __import__.__wrapped__ = original
+    return __import__
+
+
 class _PostImportLoader:
     """Wraps tensorflow's real loader: runs it, then `enable()`. (Duck-typed loader:
     importlib.abc would cost `import npu_bridge.ge` about 20 ms.)"""
@@ -391,6 +559,7 @@ class _PostImportLoader:
             module.__spec__.loader = self._loader
         self._loader.exec_module(module)
         enable()
+        _note_importer()
         _run_after_import()
 
     def __getattr__(self, name):
