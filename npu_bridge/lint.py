@@ -14,7 +14,10 @@ script configures the NPU:
   name's line);
 * keyword and positional arguments of `NPURunConfig`, `MemoryConfig`, `DumpConfig`,
   `ProfilingConfig`, `ExperimentalConfig`, `GraphMemoryOptimizeConfig` and
-  `DynamicInputConfig` calls (also imported under another name).
+  `DynamicInputConfig` calls (also imported under another name);
+* keyword and positional arguments of `npu_plugin.npu_resource_init` calls, checked as the
+  function checks them (`_Plugin`, `_plugin_entries`: its signature, types and messages read
+  from npu_plugin.py's source, each argument the catalog row of its name).
 
 Where the values are literals, each group of assignments (one `parameter_map` owner in one
 scope, or one config call with its nested config calls) is turned into the input
@@ -31,7 +34,7 @@ The only checks of this module's own are about the file and about protobuf itsel
 | NBL003 | the file cannot be read |
 | NBL010 | `AttrValue` has no such field (protobuf raises `AttributeError` at run time) |
 | NBL011 | the literal does not fit the `AttrValue` field: the `TypeError` (`ValueError` for an int outside int64, `OverflowError` for a float) protobuf raises, word for word |
-| NBL012 | a config class called with an argument it does not have (Python's `TypeError`: unexpected keyword argument, too many positional arguments), with a "did you mean" |
+| NBL012 | a config class (or `npu_resource_init`) called with an argument it does not have (Python's `TypeError`: unexpected keyword argument, too many positional arguments), with a "did you mean" |
 
 A literal config-class argument of a type its constructor refuses is reported with the
 constructor's own code and message, NPB160 (the rules are `npu_bridge._argtypes`, the ones
@@ -139,6 +142,14 @@ CONFIG_SIGNATURES = {
     ),
 }
 
+# `npu_plugin.npu_resource_init(...)` is checked as a config class is (one group of its own,
+# NBL012 for an unknown argument), with the checks the function itself makes (`_Plugin`).
+PLUGIN_FUNCTION = "npu_resource_init"
+# The names lint follows as config callables (imports, aliases, calls).
+_CALLABLES = frozenset(CONFIG_CLASSES) | {PLUGIN_FUNCTION}
+_PLUGIN_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                            "estimator", "npu", "npu_plugin.py")
+
 _INT64 = (-(1 << 63), (1 << 63) - 1)
 
 # Lint's own codes (the resolver's are npu_bridge.ge.diagnostics.CODES): code -> meaning.
@@ -148,7 +159,8 @@ LINT_CODES = {
     "NBL003": "the file cannot be read",
     "NBL010": "AttrValue has no such field (AttributeError at run time)",
     "NBL011": "the literal does not fit the AttrValue field (protobuf's TypeError/ValueError)",
-    "NBL012": "config class called with an argument it does not have (TypeError at run time)",
+    "NBL012": "config class (or npu_resource_init) called with an argument it does not have "
+              "(TypeError at run time)",
 }
 
 
@@ -412,7 +424,7 @@ class _Entry:
 
 @dataclasses.dataclass
 class _Group:
-    kind: str                      # "parameter_map" or "config"
+    kind: str                      # "parameter_map", "config" or "plugin" (npu_resource_init)
     line: int
     col: int
     entries: list = dataclasses.field(default_factory=list)
@@ -424,6 +436,8 @@ class _Group:
     # read as NpuOptimizer) and the (line, col) of the `.name = ...` that set it
     opt_name: object = None
     name_pos: tuple = None
+    # a call with `*args` or `**kwargs`: the arguments it does not name are unknown
+    open_args: bool = False
 
 
 class _Scope:
@@ -564,7 +578,8 @@ _FUNCTION_POINT = 0
 _MISSING = object()
 # Lines that can hold what lint looks for; statements spanning none are skipped unvisited.
 _CUSTOM_OPTIMIZERS = "custom_optimizers"
-_CANDIDATE = re.compile(r"parameter_map|%s|" % _CUSTOM_OPTIMIZERS + "|".join(CONFIG_CLASSES))
+_CANDIDATE = re.compile(r"parameter_map|%s|" % _CUSTOM_OPTIMIZERS
+                        + "|".join(list(CONFIG_CLASSES) + [PLUGIN_FUNCTION]))
 _NPU_OPTIMIZER = "NpuOptimizer"   # the only custom optimizer name the real adapter reads
 _CANDIDATE_B = re.compile(_CANDIDATE.pattern.encode())
 
@@ -604,7 +619,7 @@ class _Collector:
         self._tracked = set(names)     # names whose lines are already candidates
         # names that are (or were) in some scope's owners (first part), aliases, classes or
         # configs: binding any other name needs no scope lookup
-        self._followed = set(CONFIG_CLASSES)
+        self._followed = set(_CALLABLES)
 
     # --- walking --------------------------------------------------------------------------
 
@@ -665,7 +680,7 @@ class _Collector:
                 if alias.name == "*":
                     continue
                 cls = alias.name if isinstance(stmt, ast.ImportFrom) \
-                    and alias.name in CONFIG_CLASSES else None
+                    and alias.name in _CALLABLES else None
                 self._bind(alias.asname or alias.name.partition(".")[0], cls)
                 if cls and alias.asname:
                     self._any_alias = True
@@ -815,7 +830,7 @@ class _Collector:
             del scope.owners[owner]
         scope.aliases.pop(name, None)
         scope.configs.pop(name, None)
-        if cls is not None or name in scope.classes or name in CONFIG_CLASSES:
+        if cls is not None or name in scope.classes or name in _CALLABLES:
             scope.classes[name] = cls
         if value_node is not None:
             scope.configs[name] = (value_node, None if self._cur is scope else self._cur)
@@ -824,7 +839,7 @@ class _Collector:
 
     def _class_of_name(self, name):
         """The config class `name` is bound to where the walk is, or None."""
-        if name not in CONFIG_CLASSES and not self._any_alias:
+        if name not in _CALLABLES and not self._any_alias:
             return None
         scope = self._scope_of(name)
         cls = scope.classes.get(name, _MISSING)
@@ -832,14 +847,14 @@ class _Collector:
             return cls
         if scope.kind != "module":
             return None   # a local name bound to something else (a parameter, ...)
-        return name if name in CONFIG_CLASSES else None
+        return name if name in _CALLABLES else None
 
     def _class_ref(self, node):
         """The config class an expression names (`NPURunConfig`, `ncfg.MemoryConfig`, an
         alias), or None."""
         if isinstance(node, ast.Name):
             return self._class_of_name(node.id)
-        if isinstance(node, ast.Attribute) and node.attr in CONFIG_CLASSES:
+        if isinstance(node, ast.Attribute) and node.attr in _CALLABLES:
             return node.attr
         return None
 
@@ -992,8 +1007,13 @@ class _Collector:
 
     def visit_Call(self, node):
         name = self._class_name(node)
-        if name in CONFIG_CLASSES and id(node) not in self._done_calls:
-            group = _Group("config", node.lineno, node.col_offset + 1)
+        if name in _CALLABLES and id(node) not in self._done_calls:
+            kind = "config"
+            if name == PLUGIN_FUNCTION:
+                if _plugin() is None:
+                    return   # npu_plugin.py unreadable: its signature is unknown
+                kind = "plugin"
+            group = _Group(kind, node.lineno, node.col_offset + 1)
             self._config_call(node, name, group)
             self.groups.append(group)
 
@@ -1011,12 +1031,16 @@ class _Collector:
         group.calls.add(id(node))
         group.classes.add(name)
         group.class_pos.setdefault(name, (node.lineno, node.col_offset + 1))
-        params = CONFIG_SIGNATURES.get(name, ())
+        plugin = name == PLUGIN_FUNCTION
+        params = _plugin().params if plugin else CONFIG_SIGNATURES.get(name, ())
         check = id(node) not in self._checked_calls
         self._checked_calls.add(id(node))
         arguments = []
+        if any(kw.arg is None for kw in node.keywords):
+            group.open_args = True   # **kwargs
         for i, arg in enumerate(node.args):
             if isinstance(arg, ast.Starred):
+                group.open_args = True
                 break   # *args: the positions after it are unknown
             if i >= len(params):
                 if check:
@@ -1032,6 +1056,13 @@ class _Collector:
             arguments = [a for a in arguments if a[0] in known]
         else:
             arguments = [a for a in arguments if a[0] in params]
+        if plugin:
+            # the function's own checks need every argument at once: `_plugin_entries`
+            for arg_name, value, where in arguments:
+                group.entries.append(_Entry(arg_name, None, literal_value(value), where.lineno,
+                                            where.col_offset + 1,
+                                            "%s(%s=...)" % (name, arg_name)))
+            return
         if name == "MemoryConfig":
             arguments = _memory_config_seed_form(arguments)
         for arg_name, value, where in arguments:
@@ -1075,14 +1106,15 @@ class _Collector:
                                         where.col_offset + 1, "%s(%s=...)" % (name, arg_name)))
 
     def _unknown_keyword(self, kw, name, params):
-        """NBL012: Python's TypeError for a keyword the class does not have, with the close
-        names of its signature, or the config class that has it."""
-        message = "%s.__init__() got an unexpected keyword argument %r (TypeError at run time)" \
-            % (name, kw.arg)
+        """NBL012: Python's TypeError for a keyword the class (or npu_resource_init) does not
+        have, with the close names of its signature, or the config class that has it."""
+        message = "%s() got an unexpected keyword argument %r (TypeError at run time)" \
+            % (_callee(name), kw.arg)
         close = close_names(kw.arg, params, n=2, cutoff=0.75)
         folded = kw.arg.casefold()
         owners = [(cls, arg) for cls, other in CONFIG_SIGNATURES.items() if cls != name
-                  for arg in other if arg.casefold() == folded]
+                  for arg in other if arg.casefold() == folded] \
+            if name != PLUGIN_FUNCTION else ()
         if close:
             message += "; did you mean %s?" % " or ".join(repr(c) for c in close)
         elif owners:
@@ -1091,15 +1123,21 @@ class _Collector:
         self.findings.append((kw.lineno, kw.col_offset + 1, "NBL012", "error", message, kw.arg))
 
     def _too_many_positional(self, node, name, params):
-        given = len(node.args) + 1   # with self, as Python counts
+        self_arg = 0 if name == PLUGIN_FUNCTION else 1   # a class counts self, as Python does
+        given = len(node.args) + self_arg
         if name == "DynamicInputConfig":   # no defaults
             takes = "takes %d positional arguments" % (len(params) + 1)
-        else:
-            takes = "takes from 1 to %d positional arguments" % (len(params) + 1)
+        else:   # (every argument of npu_resource_init has a default)
+            takes = "takes from %d to %d positional arguments" % (self_arg, len(params) + self_arg)
         arg = node.args[len(params)]
         self.findings.append((arg.lineno, arg.col_offset + 1, "NBL012", "error",
-                              "%s.__init__() %s but %d were given (TypeError at run time)"
-                              % (name, takes, given), ""))
+                              "%s() %s but %d were given (TypeError at run time)"
+                              % (_callee(name), takes, given), ""))
+
+
+def _callee(name):
+    """How Python's TypeError names a config class's constructor or npu_resource_init."""
+    return name if name == PLUGIN_FUNCTION else name + ".__init__"
 
 
 # Methods of a protobuf message map that return the entry of their key, creating it when
@@ -1186,6 +1224,148 @@ def _catalog():
     if _CATALOG is None:
         _CATALOG = _Catalog()
     return _CATALOG
+
+
+class _Plugin:
+    """What lint needs of `npu_plugin.npu_resource_init`, read from npu_plugin.py's own
+    source with `ast` (npu_plugin imports TensorFlow; lint never does), so none of it can
+    drift from the function: its signature (names, order, literal defaults), the types it
+    accepts per AttrValue field (`_FIELD_TYPES`), what it sends for an argument left None
+    (`_SENT_WHEN_NONE`), its name and source for messages (`_OWNER`, `_REAL`); and each
+    argument's catalog row, `catalog.find(argument)`, the mapping npu_plugin's `_rows()`
+    makes. The checks `_plugin_entries` makes with them are those of
+    `npu_plugin._resource_init` (tests/test_lint_resource_init.py runs both on the same
+    arguments and compares every error and warning, code and message)."""
+
+    _TYPES = {"bool": bool, "int": int, "str": str, "float": float}
+
+    def __init__(self, tree):
+        from npu_bridge.ge import catalog
+        from npu_bridge.ge._scopes import SCOPES
+        consts, func = {}, None
+        for stmt in tree.body:
+            if isinstance(stmt, ast.FunctionDef) and stmt.name == PLUGIN_FUNCTION:
+                func = stmt
+            elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 \
+                    and isinstance(stmt.targets[0], ast.Name):
+                consts[stmt.targets[0].id] = stmt.value
+        a = func.args
+        if a.posonlyargs or a.vararg or a.kwonlyargs or a.kwarg or len(a.defaults) != len(a.args):
+            raise ValueError("unexpected signature")
+        self.params = tuple(arg.arg for arg in a.args)
+        self.defaults = {arg: ast.literal_eval(node) for arg, node in zip(self.params, a.defaults)}
+        self.owner = ast.literal_eval(consts["_OWNER"])
+        self.real = ast.literal_eval(consts["_REAL"])
+        self.sent_when_none = ast.literal_eval(consts["_SENT_WHEN_NONE"])
+        types = consts["_FIELD_TYPES"]
+        self.types = {ast.literal_eval(k): (self._TYPES[v.elts[0].id], ast.literal_eval(v.elts[1]))
+                      for k, v in zip(types.keys, types.values)}
+        self.rows = {arg: catalog.find(arg) for arg in self.params}
+        if not all(row is not None and row.key for row in self.rows.values()):
+            raise ValueError("an argument without a parameter_map row")
+        arg_of = {row.key: arg for arg, row in self.rows.items()}
+        # argument -> the argument it is read only with (estimator_requires), if any
+        self.requires = {arg: arg_of[catalog.find(row.estimator_requires).key]
+                         for arg, row in self.rows.items() if row.estimator_requires}
+        # argument -> the key it is sent under, where GE does not read that key (NPB135)
+        self.unread = {arg: row.plugin_key or row.ge_key for arg, row in self.rows.items()
+                       if (row.plugin_key or row.ge_key) not in SCOPES}
+
+
+_PLUGIN = []   # [the _Plugin, or None when npu_plugin.py cannot be read]: built on first use
+
+
+def _plugin():
+    """The `_Plugin` (once per process), or None when npu_plugin.py cannot be read as
+    expected (then `npu_resource_init` calls are not checked)."""
+    if not _PLUGIN:
+        try:
+            with open(_PLUGIN_PATH, "rb") as fh:
+                spec = _Plugin(ast.parse(fh.read(), _PLUGIN_PATH))
+        except (OSError, SyntaxError, ValueError, TypeError, KeyError, AttributeError):
+            spec = None
+        _PLUGIN.append(spec)
+    return _PLUGIN[0]
+
+
+def _plugin_entries(group, entries):
+    """`(parameter_map, positions, placeholders, findings)` of an `npu_resource_init` call,
+    as `npu_plugin._resource_init` builds and checks its arguments: every argument at its
+    value or default (in a call with `*args`/`**kwargs`, an argument it does not name is
+    unknown: not checked); an argument read only with another (`profiling_options` with
+    `enable_profiling`, `work_path` and `distribute_config` with `aoe_mode`) is skipped
+    when that one is None or False (or not a literal), and takes its catalog default when
+    None; a literal of the wrong type for its row's field is the function's NPB160 and is
+    not sent; `enable_profiling=True` without `profiling_options` is NPB143; an argument
+    sent under a key GE does not read is NPB135 (the function reports it when the call
+    succeeds; lint whatever else is wrong). The parameter_map is then resolved as the
+    function resolves it."""
+    from npu_bridge.ge.diagnostics import make
+    spec = _plugin()
+    given = {e.key: e for e in entries}
+    call = (group.line, group.col)
+
+    def value_of(arg):
+        e = given.get(arg)
+        if e is not None:
+            return e.value
+        return _MISSING if group.open_args else spec.defaults[arg]
+
+    pm, positions, placeholders, out = {}, {}, set(), []
+    for arg, row in spec.rows.items():
+        value = value_of(arg)
+        e = given.get(arg)
+        where = (e.line, e.col) if e is not None else call
+        needs = spec.requires.get(arg)
+        if needs is not None:
+            needed = value_of(needs)
+            if needed is _NOT_LITERAL or needed is _MISSING or needed is None or needed is False:
+                continue
+            if value is None:
+                value = row.estimator_default
+        if value is None:
+            if arg in spec.sent_when_none and arg in spec.unread:
+                out.append(_plugin_unread(spec, arg, where, make))
+            continue
+        if value is _MISSING:
+            continue
+        positions[row.key] = where
+        if value is _NOT_LITERAL:
+            pm[row.key] = _placeholder(row.field)
+            placeholders.add(row.key)
+        else:
+            typ = spec.types.get(row.field)
+            if typ is not None and (not isinstance(value, typ[0])
+                                    or (typ[0] is int and isinstance(value, bool))):
+                out.append(where + ("NPB160", "error", "%s(%s=%r): expected %s, got %s "
+                                    "(source: %s)" % (spec.owner, arg, value, typ[1],
+                                                      type(value).__name__, spec.real), arg))
+                continue
+            if isinstance(value, str):
+                value = value.encode("utf-8", "surrogatepass")
+            pm[row.key] = LiteralAttr(row.field, value)
+        if arg in spec.unread:
+            out.append(_plugin_unread(spec, arg, where, make))
+    profiling = pm.get("profiling_mode")
+    if profiling is not None and "profiling_mode" not in placeholders and profiling.b is True \
+            and "profiling_options" not in pm and not group.open_args:
+        diag = make("NPB143", "profiling_options", None,
+                    "%s(enable_profiling=True) needs profiling_options: the real one raises "
+                    "ValueError 'profiling_options must be set when use profiling' (source: %s)"
+                    % (spec.owner, spec.real))
+        out.append(positions["profiling_mode"] + (diag.code, diag.severity, diag.message,
+                                                  diag.option))
+    return pm, positions, placeholders, out
+
+
+def _plugin_unread(spec, arg, where, make):
+    """NPB135: npu_resource_init sends `arg` under a key of its own spelling GE never reads."""
+    key = spec.unread[arg]
+    diag = make("NPB135", key, None,
+                "%s sends %s as %r (its own spelling; source: %s), a key GE does not read "
+                "(GE reads %s; reference ge_option_scopes.json): the setting has no effect"
+                % (spec.owner, arg, key, spec.real, spec.rows[arg].ge_key))
+    return where + (diag.code, diag.severity, diag.message, diag.option)
 
 
 def _config_entry_to_attr(cat, entry):
@@ -1301,7 +1481,7 @@ def _check_group(group, cat, product, env):
     its own."""
     if group.kind == "parameter_map" and group.opt_name not in (None, _NPU_OPTIMIZER):
         return _misnamed_optimizer(group, product, env)
-    if not group.entries:
+    if not group.entries and group.kind != "plugin":   # (a plugin call sends its defaults)
         return []
     paths = [p for part in _by_function(group.entries) for p in _paths(part)]
     if len(paths) == 1:
@@ -1374,6 +1554,9 @@ def _check_entries(group, entries, cat, product, env):
                 found = _bool_int_finding(cat, e)
                 if found is not None:
                     out.append(found)
+        make = dict
+    elif group.kind == "plugin":
+        pm, positions, placeholders, out = _plugin_entries(group, entries)
         make = dict
     else:
         for e in entries:
@@ -1466,7 +1649,8 @@ _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Za-z0-9]+(?:[,\s]+[A-Za-z0-9]+)
 # a parameter_map (`pm = op.parameter_map`), config classes imported under another name.
 _OWNER = r"([A-Za-z_]\w*)\s*\.\s*parameter_map\b"
 _PM_ALIAS = r"\b([A-Za-z_]\w*)\s*(?::[^=\n]*)?=[^=\n]*\bparameter_map\s*(?:#[^\n]*)?$"
-_CLASS_ALIAS = r"\b(?:%s)\s+as\s+([A-Za-z_]\w*)" % "|".join(CONFIG_CLASSES)
+_CLASS_ALIAS = r"\b(?:%s)\s+as\s+([A-Za-z_]\w*)" % "|".join(
+    list(CONFIG_CLASSES) + [PLUGIN_FUNCTION])
 _OPT_BOUND = r"\b([A-Za-z_]\w*)\s*=[^=\n]*\b%s\s*\.\s*add\s*\(" % _CUSTOM_OPTIMIZERS
 _NAMES = re.compile("|".join((_OWNER, _PM_ALIAS, _CLASS_ALIAS, _OPT_BOUND)))
 _NAMES_B = re.compile(_NAMES.pattern.encode())
@@ -1663,6 +1847,7 @@ def lint_paths(paths, product=None, env=None, max_bytes=DEFAULT_MAX_BYTES, jobs=
     # Workers are forked on Linux, after the catalog and the resolver
     # are loaded here, so no worker loads them again (nor anything else: TensorFlow never).
     _catalog()
+    _plugin()
     from npu_bridge.ge import resolve  # noqa: F401  (loaded before the fork)
     context = None
     if sys.platform.startswith("linux"):   # (macOS: fork is unsafe there, spawn stays)
