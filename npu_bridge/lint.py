@@ -602,8 +602,11 @@ class _Collector:
         self.groups = []
         self.findings = []  # (line, col, code, severity, message, option)
         # whether the file may hold `:=` (a binding inside an expression): when not, no
-        # expression is searched for one (see `_expressions`, `_local_names`)
+        # expression is searched for one (see `_expressions`, `_local_names`); the sorted
+        # numbers of the lines holding one (None: unknown, search every expression)
         self._walrus = source is None or (b":=" if isinstance(source, bytes) else ":=") in source
+        self._walrus_lines = _text_lines(source, ":=") if self._walrus and source is not None \
+            else None
         self._module = self._cur = _Scope("module")
         self._pending = []             # function bodies to visit: (def, enclosing scope, path)
         self._functions = 0
@@ -734,10 +737,17 @@ class _Collector:
         # Only calls of a config class matter (visit_Call), and `:=` bindings. Without aliases
         # of a class such a call names its class in its own lines, so an expression whose
         # lines name none holds none: not walked (most of a model file's candidate
-        # statements), unless the file holds `:=`.
+        # statements), unless the expression's lines hold a `:=`.
         if self._walrus:
-            self._walk_walrus(node)
-            return
+            lines = self._walrus_lines
+            lo = getattr(node, "lineno", None)
+            if lines is None or lo is None:
+                self._walk_walrus(node)
+                return
+            i = bisect.bisect_left(lines, lo)
+            if i < len(lines) and lines[i] <= (node.end_lineno or lo):
+                self._walk_walrus(node)
+                return
         lines = self._class_lines
         if lines is not None and not self._any_alias:
             lo = getattr(node, "lineno", None)
@@ -1694,6 +1704,22 @@ def _word_lines(text, word):
             counted = pos
             found.add(line)
         pos = text.find(word, after)
+    return found
+
+
+def _text_lines(text, needle):
+    """The sorted numbers of the lines where `needle` (str) occurs in `text` (str or bytes)."""
+    if isinstance(text, bytes):
+        needle, newline = needle.encode(), b"\n"
+    else:
+        newline = "\n"
+    found, line, counted, pos = [], 1, 0, text.find(needle)
+    while pos >= 0:
+        line += text.count(newline, counted, pos)
+        counted = pos
+        if not found or found[-1] != line:
+            found.append(line)
+        pos = text.find(needle, pos + len(needle))
     return found
 
 

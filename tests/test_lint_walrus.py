@@ -121,3 +121,17 @@ def test_local_names_see_walrus():
         """))
     names, _ = lint._local_names(tree.body[0], walrus=True)
     assert names == {"a", "b", "c", "g", "inner"}
+
+
+def test_walrus_on_a_later_line_of_the_expression():
+    assert _found("""\
+        print("map:",
+              pm := custom_op.parameter_map)
+        pm["precison_mode"].s = b"allow_mix_precision"
+        """) == [(LINE + 2, "NPB100")]
+
+
+def test_text_lines():
+    assert lint._text_lines("a\nb := 1\n(c := 2) or (d := 3)\n", ":=") == [2, 3]
+    assert lint._text_lines(b"x := 1", ":=") == [1]
+    assert lint._text_lines("x = 1", ":=") == []
