@@ -187,23 +187,21 @@ def _check_row_type(owner, arg, value, row, problems):
                ", where protobuf raises " + raised if raised else "", _REAL_ESTIMATOR)))
 
 
-def bool_int_warning(arg, value, row):
-    """NPB162 (a warning) when `value`, an int other than 0 and 1, is given for an argument
-    the real NPUEstimator writes to an AttrValue `.b` field (`row.field == "b"`): protobuf
-    stores it as True, so GE gets the row's "on" value. Names what is sent, and, when the
-    row's GE key itself takes that number (its catalog row's allowed values), how to get it.
-    None otherwise. The one rule for every bool argument (catalog-driven)."""
-    if row.field != "b" or isinstance(value, bool) or not isinstance(value, numbers.Integral) \
-            or value in (0, 1):
-        return None
+def _is_bool_int(value, row):
+    """Whether `value` is an int other than 0 and 1 (not a bool) for a `.b` row."""
+    return row.field == "b" and not isinstance(value, bool) \
+        and isinstance(value, numbers.Integral) and value not in (0, 1)
+
+
+def _bool_int_ge_parts(value, row, label):
+    """The GE part of NPB162, for both forms: (what GE gets for `row`'s "on" value, and, when
+    the row's GE key itself takes `value`, how to get it; `label` names what cannot express it
+    ("" otherwise))."""
     from npu_bridge.ge import catalog
     from npu_bridge.ge.resolver import _formatter   # how each route formats a .b value
     sent = ", ".join("%s %r (%s)" % (route.key, _formatter(route, "b")(True), route.level)
                      for route in row.routes if route.level != "adapter")
-    message = ("%s=%r: a bool argument (allowed: True, False); the real NPUEstimator writes "
-               "it with parameter_map[%r].b = %r, which protobuf stores as True, so GE gets "
-               "%s (source: %s)" % (arg, value, row.key, value, sent or "its 'on' value",
-                                     _REAL_ESTIMATOR))
+    advice = ""
     ge_row = catalog.find(row.ge_key) if row.ge_key else None
     if ge_row is not None and ge_row.allowed and str(value) in ge_row.allowed:
         where = "a GE option"
@@ -211,11 +209,40 @@ def bool_int_warning(arg, value, row):
             where += " at the %s level" % " or ".join(ge_row.levels)
         if ge_row.ir_option:
             where += ", or the ir_option %s" % ge_row.ir_option
-        message += ("; GE's own %s also takes %r (%s): to get it, set %s=%r directly as %s, "
-                    "which %s cannot express (source: %s)"
-                    % (row.ge_key, str(value), ge_row.notes or catalog.allowed_text(ge_row),
-                       row.ge_key, str(value), where, arg, ge_row.source))
-    return _make(BOOL_INT_CODE, arg, value, message)
+        advice = ("; GE's own %s also takes %r (%s): to get it, set %s=%r directly as %s, "
+                  "which %s cannot express (source: %s)"
+                  % (row.ge_key, str(value), ge_row.notes or catalog.allowed_text(ge_row),
+                     row.ge_key, str(value), where, label, ge_row.source))
+    return sent or "its 'on' value", advice
+
+
+def bool_int_warning(arg, value, row):
+    """NPB162 (a warning) when `value`, an int other than 0 and 1, is given for an argument
+    the real NPUEstimator writes to an AttrValue `.b` field (`row.field == "b"`): protobuf
+    stores it as True, so GE gets the row's "on" value. Names what is sent, and, when the
+    row's GE key itself takes that number (its catalog row's allowed values), how to get it.
+    None otherwise. The one rule for every bool argument (catalog-driven)."""
+    if not _is_bool_int(value, row):
+        return None
+    sent, advice = _bool_int_ge_parts(value, row, arg)
+    message = ("%s=%r: a bool argument (allowed: True, False); the real NPUEstimator writes "
+               "it with parameter_map[%r].b = %r, which protobuf stores as True, so GE gets "
+               "%s (source: %s)" % (arg, value, row.key, value, sent, _REAL_ESTIMATOR))
+    return _make(BOOL_INT_CODE, arg, value, message + advice)
+
+
+def bool_int_entry_warning(label, value, row):
+    """NPB162 for the hand-written form of `bool_int_warning`: `label` (e.g.
+    `parameter_map["KEY"].b`) `= value`, `value` an int other than 0 and 1, `row` the key's
+    catalog row (a `.b` row): the same rule and GE part, worded for the entry; the option is
+    the row's key. None otherwise (`npu-bridge lint`)."""
+    if not _is_bool_int(value, row):
+        return None
+    sent, advice = _bool_int_ge_parts(value, row, label)
+    message = ("%s = %r: a bool field (allowed: True, False); protobuf stores %r in "
+               "AttrValue.b as True, so GE gets %s (source: protobuf AttrValue.b is a bool)"
+               % (label, value, value, sent))
+    return _make(BOOL_INT_CODE, row.key, value, message + advice)
 
 
 def _check_bool_int(arg, value, row, warnings):

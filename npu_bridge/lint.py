@@ -16,8 +16,8 @@ script configures the NPU:
   `ProfilingConfig`, `ExperimentalConfig`, `GraphMemoryOptimizeConfig` and
   `DynamicInputConfig` calls (also imported under another name);
 * keyword and positional arguments of `npu_plugin.npu_resource_init` calls, checked as the
-  function checks them (`_Plugin`, `_plugin_entries`: its signature, types and messages read
-  from npu_plugin.py's source, each argument the catalog row of its name).
+  function checks them (`_plugin_entries`: its signature, rows, type rule and messages are
+  `npu_bridge._plugin_args`, the TensorFlow-free module the function itself uses).
 
 Where the values are literals, each group of assignments (one `parameter_map` owner in one
 scope, or one config call with its nested config calls) is turned into the input
@@ -66,7 +66,7 @@ import re
 import stat
 import sys
 
-from npu_bridge import _argtypes
+from npu_bridge import _argtypes, _plugin_args
 
 # Files above this size are reported (NBL002) instead of parsed: bounded time per file.
 DEFAULT_MAX_BYTES = 2 * 1024 * 1024
@@ -143,12 +143,10 @@ CONFIG_SIGNATURES = {
 }
 
 # `npu_plugin.npu_resource_init(...)` is checked as a config class is (one group of its own,
-# NBL012 for an unknown argument), with the checks the function itself makes (`_Plugin`).
-PLUGIN_FUNCTION = "npu_resource_init"
+# NBL012 for an unknown argument), with the checks the function itself makes (`_plugin_args`).
+PLUGIN_FUNCTION = _plugin_args.OWNER
 # The names lint follows as config callables (imports, aliases, calls).
 _CALLABLES = frozenset(CONFIG_CLASSES) | {PLUGIN_FUNCTION}
-_PLUGIN_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                            "estimator", "npu", "npu_plugin.py")
 
 _INT64 = (-(1 << 63), (1 << 63) - 1)
 
@@ -1018,11 +1016,7 @@ class _Collector:
     def visit_Call(self, node):
         name = self._class_name(node)
         if name in _CALLABLES and id(node) not in self._done_calls:
-            kind = "config"
-            if name == PLUGIN_FUNCTION:
-                if _plugin() is None:
-                    return   # npu_plugin.py unreadable: its signature is unknown
-                kind = "plugin"
+            kind = "plugin" if name == PLUGIN_FUNCTION else "config"
             group = _Group(kind, node.lineno, node.col_offset + 1)
             self._config_call(node, name, group)
             self.groups.append(group)
@@ -1042,7 +1036,7 @@ class _Collector:
         group.classes.add(name)
         group.class_pos.setdefault(name, (node.lineno, node.col_offset + 1))
         plugin = name == PLUGIN_FUNCTION
-        params = _plugin().params if plugin else CONFIG_SIGNATURES.get(name, ())
+        params = _plugin_args.PARAMS if plugin else CONFIG_SIGNATURES.get(name, ())
         check = id(node) not in self._checked_calls
         self._checked_calls.add(id(node))
         arguments = []
@@ -1236,73 +1230,12 @@ def _catalog():
     return _CATALOG
 
 
-class _Plugin:
-    """What lint needs of `npu_plugin.npu_resource_init`, read from npu_plugin.py's own
-    source with `ast` (npu_plugin imports TensorFlow; lint never does), so none of it can
-    drift from the function: its signature (names, order, literal defaults), the types it
-    accepts per AttrValue field (`_FIELD_TYPES`), what it sends for an argument left None
-    (`_SENT_WHEN_NONE`), its name and source for messages (`_OWNER`, `_REAL`); and each
-    argument's catalog row, `catalog.find(argument)`, the mapping npu_plugin's `_rows()`
-    makes. The checks `_plugin_entries` makes with them are those of
-    `npu_plugin._resource_init` (tests/test_lint_resource_init.py runs both on the same
-    arguments and compares every error and warning, code and message)."""
-
-    _TYPES = {"bool": bool, "int": int, "str": str, "float": float}
-
-    def __init__(self, tree):
-        from npu_bridge.ge import catalog
-        from npu_bridge.ge._scopes import SCOPES
-        consts, func = {}, None
-        for stmt in tree.body:
-            if isinstance(stmt, ast.FunctionDef) and stmt.name == PLUGIN_FUNCTION:
-                func = stmt
-            elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 \
-                    and isinstance(stmt.targets[0], ast.Name):
-                consts[stmt.targets[0].id] = stmt.value
-        a = func.args
-        if a.posonlyargs or a.vararg or a.kwonlyargs or a.kwarg or len(a.defaults) != len(a.args):
-            raise ValueError("unexpected signature")
-        self.params = tuple(arg.arg for arg in a.args)
-        self.defaults = {arg: ast.literal_eval(node) for arg, node in zip(self.params, a.defaults)}
-        self.owner = ast.literal_eval(consts["_OWNER"])
-        self.real = ast.literal_eval(consts["_REAL"])
-        self.sent_when_none = ast.literal_eval(consts["_SENT_WHEN_NONE"])
-        types = consts["_FIELD_TYPES"]
-        self.types = {ast.literal_eval(k): (self._TYPES[v.elts[0].id], ast.literal_eval(v.elts[1]))
-                      for k, v in zip(types.keys, types.values)}
-        self.rows = {arg: catalog.find(arg) for arg in self.params}
-        if not all(row is not None and row.key for row in self.rows.values()):
-            raise ValueError("an argument without a parameter_map row")
-        arg_of = {row.key: arg for arg, row in self.rows.items()}
-        # argument -> the argument it is read only with (estimator_requires), if any
-        self.requires = {arg: arg_of[catalog.find(row.estimator_requires).key]
-                         for arg, row in self.rows.items() if row.estimator_requires}
-        # argument -> the key it is sent under, where GE does not read that key (NPB135)
-        self.unread = {arg: row.plugin_key or row.ge_key for arg, row in self.rows.items()
-                       if (row.plugin_key or row.ge_key) not in SCOPES}
-
-
-_PLUGIN = []   # [the _Plugin, or None when npu_plugin.py cannot be read]: built on first use
-
-
-def _plugin():
-    """The `_Plugin` (once per process), or None when npu_plugin.py cannot be read as
-    expected (then `npu_resource_init` calls are not checked)."""
-    if not _PLUGIN:
-        try:
-            with open(_PLUGIN_PATH, "rb") as fh:
-                spec = _Plugin(ast.parse(fh.read(), _PLUGIN_PATH))
-        except (OSError, SyntaxError, ValueError, TypeError, KeyError, AttributeError):
-            spec = None
-        _PLUGIN.append(spec)
-    return _PLUGIN[0]
-
-
 def _plugin_entries(group, entries):
     """`(parameter_map, positions, placeholders, findings)` of an `npu_resource_init` call,
-    as `npu_plugin._resource_init` builds and checks its arguments: every argument at its
-    value or default (in a call with `*args`/`**kwargs`, an argument it does not name is
-    unknown: not checked); an argument read only with another (`profiling_options` with
+    as `npu_plugin._resource_init` builds and checks its arguments, with the same table,
+    type rule and messages (`npu_bridge._plugin_args`): every argument at its value or
+    default (in a call with `*args`/`**kwargs`, an argument it does not name is unknown: not
+    checked); an argument read only with another (`profiling_options` with
     `enable_profiling`, `work_path` and `distribute_config` with `aoe_mode`) is skipped
     when that one is None or False (or not a literal), and takes its catalog default when
     None; a literal of the wrong type for its row's field is the function's NPB160 and is
@@ -1310,8 +1243,7 @@ def _plugin_entries(group, entries):
     sent under a key GE does not read is NPB135 (the function reports it when the call
     succeeds; lint whatever else is wrong). The parameter_map is then resolved as the
     function resolves it."""
-    from npu_bridge.ge.diagnostics import make
-    spec = _plugin()
+    spec = _plugin_args.spec()
     given = {e.key: e for e in entries}
     call = (group.line, group.col)
 
@@ -1335,7 +1267,7 @@ def _plugin_entries(group, entries):
                 value = row.estimator_default
         if value is None:
             if arg in spec.sent_when_none and arg in spec.unread:
-                out.append(_plugin_unread(spec, arg, where, make))
+                out.append(_finding_at(where, _plugin_args.unread_key(arg)))
             continue
         if value is _MISSING:
             continue
@@ -1344,37 +1276,26 @@ def _plugin_entries(group, entries):
             pm[row.key] = _placeholder(row.field)
             placeholders.add(row.key)
         else:
-            typ = spec.types.get(row.field)
-            if typ is not None and (not isinstance(value, typ[0])
-                                    or (typ[0] is int and isinstance(value, bool))):
-                out.append(where + ("NPB160", "error", "%s(%s=%r): expected %s, got %s "
-                                    "(source: %s)" % (spec.owner, arg, value, typ[1],
-                                                      type(value).__name__, spec.real), arg))
+            problem = _plugin_args.type_problem(arg, value, row)
+            if problem is not None:
+                out.append(_finding_at(where, problem))
                 continue
             if isinstance(value, str):
                 value = value.encode("utf-8", "surrogatepass")
             pm[row.key] = LiteralAttr(row.field, value)
         if arg in spec.unread:
-            out.append(_plugin_unread(spec, arg, where, make))
+            out.append(_finding_at(where, _plugin_args.unread_key(arg)))
     profiling = pm.get("profiling_mode")
     if profiling is not None and "profiling_mode" not in placeholders and profiling.b is True \
             and "profiling_options" not in pm and not group.open_args:
-        diag = make("NPB143", "profiling_options", None,
-                    "%s(enable_profiling=True) needs profiling_options: the real one raises "
-                    "ValueError 'profiling_options must be set when use profiling' (source: %s)"
-                    % (spec.owner, spec.real))
-        out.append(positions["profiling_mode"] + (diag.code, diag.severity, diag.message,
-                                                  diag.option))
+        out.append(_finding_at(positions["profiling_mode"],
+                               _plugin_args.profiling_without_options()))
     return pm, positions, placeholders, out
 
 
-def _plugin_unread(spec, arg, where, make):
-    """NPB135: npu_resource_init sends `arg` under a key of its own spelling GE never reads."""
-    key = spec.unread[arg]
-    diag = make("NPB135", key, None,
-                "%s sends %s as %r (its own spelling; source: %s), a key GE does not read "
-                "(GE reads %s; reference ge_option_scopes.json): the setting has no effect"
-                % (spec.owner, arg, key, spec.real, spec.rows[arg].ge_key))
+def _finding_at(where, diag):
+    """A Diagnostic as a finding at `where` (line, col): (line, col, code, severity, message,
+    option)."""
     return where + (diag.code, diag.severity, diag.message, diag.option)
 
 
@@ -1614,35 +1535,17 @@ def _check_entries(group, entries, cat, product, env):
 def _bool_int_finding(cat, entry):
     """NPB162 for `parameter_map["KEY"].b = N`, N an int other than 0 and 1, KEY a bool
     option (its catalog row reads `.b`): protobuf stores True, so GE gets the option's "on"
-    value, not N. The message has the content of the constructor's NPB162 for the argument
-    form (`_argtypes.bool_int_warning`: the option, the value, what GE gets, and, when the GE
-    key itself takes N, how to set it), worded for a hand-written parameter_map. As
-    (line, col, code, severity, message, option), or None for another key (an unknown key or
-    one read from another field is the resolver's NPB100/NPB101)."""
-    from npu_bridge.ge.diagnostics import make
-    from npu_bridge.ge.resolver import _formatter   # how each route formats a .b value
-    catalog = cat.catalog
-    row = catalog.BY_KEY.get(entry.key)
-    if row is None or row.field != "b":
+    value, not N. The constructor's rule and GE part of the message (what GE gets, and, when
+    the GE key itself takes N, how to set it), worded for a hand-written parameter_map:
+    `_argtypes.bool_int_entry_warning`. As (line, col, code, severity, message, option), or
+    None for another key (an unknown key or one read from another field is the resolver's
+    NPB100/NPB101)."""
+    row = cat.catalog.BY_KEY.get(entry.key)
+    if row is None:
         return None
-    value, label = entry.bool_int, entry.label
-    sent = ", ".join("%s %r (%s)" % (route.key, _formatter(route, "b")(True), route.level)
-                     for route in row.routes if route.level != "adapter")
-    message = ("%s = %r: a bool field (allowed: True, False); protobuf stores %r in "
-               "AttrValue.b as True, so GE gets %s (source: protobuf AttrValue.b is a bool)"
-               % (label, value, value, sent or "its 'on' value"))
-    ge_row = catalog.find(row.ge_key) if row.ge_key else None
-    if ge_row is not None and ge_row.allowed and str(value) in ge_row.allowed:
-        where = "a GE option"
-        if ge_row.levels:
-            where += " at the %s level" % " or ".join(ge_row.levels)
-        if ge_row.ir_option:
-            where += ", or the ir_option %s" % ge_row.ir_option
-        message += ("; GE's own %s also takes %r (%s): to get it, set %s=%r directly as %s, "
-                    "which %s cannot express (source: %s)"
-                    % (row.ge_key, str(value), ge_row.notes or catalog.allowed_text(ge_row),
-                       row.ge_key, str(value), where, label, ge_row.source))
-    diag = make(_argtypes.BOOL_INT_CODE, entry.key, value, message)
+    diag = _argtypes.bool_int_entry_warning(entry.label, entry.bool_int, row)
+    if diag is None:
+        return None
     return (entry.line, entry.col, diag.code, diag.severity, diag.message, entry.key)
 
 
@@ -1873,7 +1776,7 @@ def lint_paths(paths, product=None, env=None, max_bytes=DEFAULT_MAX_BYTES, jobs=
     # Workers are forked on Linux, after the catalog and the resolver
     # are loaded here, so no worker loads them again (nor anything else: TensorFlow never).
     _catalog()
-    _plugin()
+    _plugin_args.spec()
     from npu_bridge.ge import resolve  # noqa: F401  (loaded before the fork)
     context = None
     if sys.platform.startswith("linux"):   # (macOS: fork is unsafe there, spawn stays)

@@ -8,11 +8,14 @@ The parity tests run the real function (`npu_bridge.estimator.npu.npu_plugin`) o
 arguments and compare every error and warning, code and message, with what lint reports.
 """
 import inspect
+import os
+import subprocess
+import sys
 import textwrap
 
 import pytest
 
-from npu_bridge import _records, lint
+from npu_bridge import _plugin_args, _records, lint
 from npu_bridge.estimator.npu import npu_plugin
 from npu_bridge.ge import NpuConfigError
 from npu_bridge.ge.products import forced_product
@@ -56,17 +59,33 @@ def _linted(kwargs):
 
 
 # ------------------------------------------------------------------ the mapping is npu_plugin's
-def test_signature_is_read_from_npu_plugin():
-    spec = lint._plugin()
-    assert spec is not None
+def test_lint_and_npu_plugin_share_one_table():
+    # one TensorFlow-free module holds the arguments, rows and messages of both
+    # (tests/test_npu_plugin.py: its signature is the function's)
+    assert lint._plugin_args is npu_plugin._plugin_args is _plugin_args
+    assert lint.PLUGIN_FUNCTION == npu_plugin.npu_resource_init.__name__
     params = inspect.signature(npu_plugin.npu_resource_init).parameters
-    assert spec.params == tuple(params)
-    assert spec.defaults == {name: p.default for name, p in params.items()}
+    assert _plugin_args.PARAMS == tuple(params)
+    assert _plugin_args.DEFAULTS == {name: p.default for name, p in params.items()}
 
 
-def test_rows_are_the_ones_npu_plugin_uses():
-    rows, _ = npu_plugin._rows()
-    assert lint._plugin().rows == rows
+def test_lint_imports_no_tensorflow():
+    code = textwrap.dedent("""\
+        import sys
+        import npu_bridge._plugin_args
+        import npu_bridge.lint as lint
+        npu_bridge._plugin_args.spec()
+        source = ("from npu_bridge.estimator.npu import npu_plugin\\n"
+                  "npu_plugin.npu_resource_init(aicore_num=5, enable_profiling=True)\\n"
+                  "c = NPURunConfig(external_weight=2)\\n"
+                  "custom_op.parameter_map['external_weight'].b = 2\\n")
+        codes = sorted(f.code for f in lint.lint_source(source, "t.py"))
+        assert codes == ["NPB143", "NPB160", "NPB162", "NPB162"], codes
+        bad = [m for m in sys.modules if m.split(".")[0] == "tensorflow"]
+        assert not bad, bad[:5]
+        """)
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=300,
+                   cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 # ------------------------------------------------------------------ the forms of the call

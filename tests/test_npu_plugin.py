@@ -10,7 +10,7 @@ import os
 
 import pytest
 
-from npu_bridge import _records
+from npu_bridge import _plugin_args, _records
 from npu_bridge.estimator.npu import npu_plugin
 from npu_bridge.ge import NpuConfigError, catalog, resolve
 from npu_bridge.ge.products import forced_product
@@ -53,6 +53,17 @@ def test_signature_and_defaults_are_the_real_ones():
         ("aoe_config_file", None), ("precision_mode_v2", None), ("export_compile_stat", 1),
         ("aicore_num", None), ("oo_constant_folding", True), ("input_batch_cpy", False),
         ("oo_level", "O3"), ("optimization_switch", None)]
+
+
+def test_signature_is_the_shared_table():
+    # npu_plugin spells the signature out; lint and the checks read _plugin_args.SIGNATURE
+    params = inspect.signature(npu_plugin.npu_resource_init).parameters
+    assert [(n, p.default) for n, p in params.items()] == list(_plugin_args.SIGNATURE)
+    assert all(p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD for p in params.values())
+    spec = _plugin_args.spec()
+    assert list(spec.rows) == list(params)
+    assert spec.rows == {arg: catalog.find(arg) for arg in params}
+    assert spec.defaults == {n: p.default for n, p in params.items()}
 
 
 def test_every_argument_is_one_catalog_row_with_a_global_route_to_its_ge_key():

@@ -6,26 +6,23 @@ mapping of its own: each argument is one catalog row (``npu_bridge.ge.catalog.fi
 arguments are resolved as a ``parameter_map`` by ``npu_bridge.ge.resolve`` (every value
 rule, product rule and cross-option rule of the catalog; every error at once) and the init
 options are the resolved global options of those rows, under the row's ``plugin_key`` where
-the real plugin module spells a key itself. The call is recorded in ``npu_bridge._records``
+the real plugin module spells a key itself. The argument table (signature, rows, what is
+sent for None) and the checks of the function's own (NPB160 type, NPB143, NPB135) are
+``npu_bridge._plugin_args``, TensorFlow-free and shared with ``npu-bridge lint``; the
+signature below is the table's (tests/test_npu_plugin.py). The call is recorded in ``npu_bridge._records``
 (kind "options"), refused calls too. There is no NPU to initialise, so nothing else happens.
 ``npu_resource_shutdown`` / ``npu_close`` are no-ops. The RDMA and shared-memory helpers need
 device memory and raise ``NotImplementedError``. ``set_device_sat_mode`` records the float
 overflow mode (0 saturation, 1 INF/NaN) that ``is_inf_nan_enabled`` reports.
 """
-import inspect
 import os
 
 import tensorflow as tf
 
-_state = {"init_options": None, "sat_mode": None}
+from npu_bridge import _plugin_args
+from npu_bridge._plugin_args import OWNER as _OWNER
 
-_OWNER = "npu_resource_init"
-_REAL = "hicann/tensorflow tf_adapter/python/npu_bridge/estimator/npu/npu_plugin.py"
-# What the real function's own code sends for an argument left None, where it sends one:
-# it always forwards str(aoe_config_file). The catalog has no "None sent as" column
-# (npu_config keeps its own such table for the estimator, _NONE_WRITTEN_AS).
-_SENT_WHEN_NONE = {"aoe_config_file": "None"}
-_FIELD_TYPES = {"b": (bool, "a bool"), "i": (int, "an int"), "s": (str, "a str")}
+_state = {"init_options": None, "sat_mode": None}
 
 
 def npu_resource_init(graph_run_mode=1, op_debug_level=0, enable_profiling=False, profiling_options=None,
@@ -54,53 +51,33 @@ def npu_resource_init(graph_run_mode=1, op_debug_level=0, enable_profiling=False
     return _resource_init(dict(locals()))
 
 
-_ROWS = []   # [(argument -> catalog row in the signature's order, argument -> default)]
-
-
-def _rows():
-    """(argument -> catalog row, argument -> default), built on first use; the rows carry
-    every rule and the GE key of each argument."""
-    if not _ROWS:
-        from npu_bridge.ge import catalog
-        params = inspect.signature(npu_resource_init).parameters
-        _ROWS.append(({arg: catalog.find(arg) for arg in params},
-                      {arg: p.default for arg, p in params.items()}))
-    return _ROWS[0]
-
-
 def _resource_init(args):
     from npu_bridge import _records
     from npu_bridge.estimator.npu.npu_config import NpuArgumentError
-    from npu_bridge.ge import GeOptions, NpuConfigError, catalog, resolve
+    from npu_bridge.ge import GeOptions, NpuConfigError, resolve
     from npu_bridge.ge._scopes import SCOPES
-    from npu_bridge.ge.diagnostics import Diagnostic, make
 
-    rows, defaults = _rows()
-    arg_of = {row.key: arg for arg, row in rows.items()}
+    spec = _plugin_args.spec()   # the arguments' catalog rows, shared with npu-bridge lint
+    rows, defaults = spec.rows, spec.defaults
     problems, pmap = [], {}
     for arg, row in rows.items():
         value = args[arg]
-        if row.estimator_requires:   # the real plugin reads it only with that option on
-            needed = args[arg_of[catalog.find(row.estimator_requires).key]]
+        needs = spec.requires.get(arg)
+        if needs is not None:   # the real plugin reads it only with that option on
+            needed = args[needs]
             if needed is None or needed is False:
                 continue
             if value is None:
                 value = row.estimator_default
         if value is None:
             continue
-        typ, text = _FIELD_TYPES[row.field]
-        if not isinstance(value, typ) or (typ is int and isinstance(value, bool)):
-            problems.append(Diagnostic(
-                "NPB160", "error", arg, value,
-                "%s(%s=%r): expected %s, got %s (source: %s)"
-                % (_OWNER, arg, value, text, type(value).__name__, _REAL)))
+        problem = _plugin_args.type_problem(arg, value, row)
+        if problem is not None:
+            problems.append(problem)
             continue
         pmap[row.key] = value
     if pmap.get("profiling_mode") is True and "profiling_options" not in pmap:
-        problems.append(make("NPB143", "profiling_options", None,
-                             "%s(enable_profiling=True) needs profiling_options: the real one "
-                             "raises ValueError 'profiling_options must be set when use "
-                             "profiling' (source: %s)" % (_OWNER, _REAL)))
+        problems.append(_plugin_args.profiling_without_options())
     if "work_path" in pmap:   # the real util.check_path sends the directory's real path
         pmap["work_path"] = os.path.realpath(pmap["work_path"])
 
@@ -121,20 +98,16 @@ def _resource_init(args):
 
     init, sources = {}, {}
     for arg, row in rows.items():
+        key = spec.sent_key[arg]
         if row.key in pmap:
-            key = row.plugin_key or row.ge_key
             init[key] = resolved.global_options[row.ge_key]
-        elif args[arg] is None and arg in _SENT_WHEN_NONE:
-            key = row.plugin_key or row.ge_key
-            init[key] = _SENT_WHEN_NONE[arg]
+        elif args[arg] is None and arg in spec.sent_when_none:
+            init[key] = spec.sent_when_none[arg]
         else:
             continue
         sources[key] = "%s:%s" % (_OWNER, arg)
-        if key not in SCOPES:
-            diags.append(make("NPB135", key, init[key],
-                              "%s sends %s as %r (its own spelling; source: %s), a key GE does "
-                              "not read (GE reads %s; reference ge_option_scopes.json): the "
-                              "setting has no effect" % (_OWNER, arg, key, _REAL, row.ge_key)))
+        if arg in spec.unread:
+            diags.append(_plugin_args.unread_key(arg, init[key]))
     # What GE applies: the keys it reads, as sent (no rule of these rows normalises a value).
     effective = {k: v for k, v in init.items() if k in SCOPES}
     ge_options = GeOptions(global_options=dict(init), effective=effective, diagnostics=diags,
