@@ -595,7 +595,9 @@ def test_guard_message_names_the_policy_as_set_legacy_values_and_the_seed():
 
 # queue runners: the host-side input pipeline is not a GE graph
 
-def _queue_graph():
+def _queue_graph(collect=True):
+    """A queue, its runner (in the QUEUE_RUNNERS collection when `collect`), a second enqueue
+    op, a step that dequeues then blocks until `release`, and a plain op."""
     started, release = threading.Event(), threading.Event()
 
     def block(x):
@@ -609,7 +611,8 @@ def _queue_graph():
         enqueue = queue.enqueue(tf.constant(1.0))
         enqueue2 = queue.enqueue(tf.constant(2.0))
         runner = tf.compat.v1.train.QueueRunner(queue, [enqueue])
-        tf.compat.v1.train.add_queue_runner(runner)
+        if collect:
+            tf.compat.v1.train.add_queue_runner(runner)
         slow = tf.compat.v1.py_func(block, [queue.dequeue()], tf.float32)
         fast = tf.constant(2.0) * 3.0
     return graph, queue, runner, enqueue2, slow, fast, started, release
@@ -669,18 +672,8 @@ def test_a_queue_runner_started_without_the_collection_is_not_guarded():
     """A QueueRunner never added to the QUEUE_RUNNERS collection, started with its own
     `create_threads(sess, start=True)` (a common TF1 pattern): its threads' enqueue runs are
     the host-side input pipeline next to the training step, not a second GE graph."""
-    started, release = threading.Event(), threading.Event()
-
-    def block(x):
-        started.set()
-        release.wait(30)
-        return x
-    graph = tf.Graph()
+    graph, queue, runner, other, slow, _, started, release = _queue_graph(collect=False)
     with graph.as_default():
-        queue = tf.compat.v1.FIFOQueue(4, tf.float32, shapes=[[]])
-        runner = tf.compat.v1.train.QueueRunner(queue, [queue.enqueue(tf.constant(1.0))] * 2)
-        slow = tf.compat.v1.py_func(block, [queue.dequeue()], tf.float32)
-        other = queue.enqueue(tf.constant(2.0))
         close = queue.close(cancel_pending_enqueues=True)
     assert not graph.get_collection(tf.compat.v1.GraphKeys.QUEUE_RUNNERS)
     sess = tf.compat.v1.Session(graph=graph, config=proto(static_memory_policy=2))
@@ -689,7 +682,7 @@ def test_a_queue_runner_started_without_the_collection_is_not_guarded():
     with while_running(sess, slow, started, release) as first:
         # started while the training step executes; daemon: a failure cannot hang the test
         threads = runner.create_threads(sess, coord=coord, daemon=True, start=True)
-        time.sleep(0.5)   # the runner's threads enqueue (and fill the queue) meanwhile
+        time.sleep(0.5)   # the runner's threads enqueue meanwhile
         with pytest.raises(NpuConfigError):             # any other op: a graph, refused
             sess.run(other)
     coord.request_stop()
