@@ -569,11 +569,79 @@ _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _SCOPE_TYPES = frozenset(_SCOPES)
 _EXPR_FIELDS = {}   # statement type -> its fields that are not nested statement lists
 _TRY = (ast.Try, getattr(ast, "TryStar", ast.Try))
+_TRY_TYPES = frozenset(_TRY)
 _MATCH = getattr(ast, "Match", ())
 # Branch point of function bodies: each function body is an arm of its own, so writes of two
 # functions to one module-level owner are never combined (each is with the module's writes).
 _FUNCTION_POINT = 0
 _MISSING = object()
+_LOOP_TYPES = frozenset((ast.For, ast.AsyncFor, ast.While))
+# How a statement list can leave its block for good: "return" (the function), "raise" (up to
+# a `try` whose handlers may catch it, else the function) and "loop" (continue/break: the
+# rest of the loop body). Calls that end the process count as a raise (SystemExit).
+_EXIT_STMTS = {ast.Return: frozenset(("return",)), ast.Raise: frozenset(("raise",)),
+               ast.Continue: frozenset(("loop",)), ast.Break: frozenset(("loop",))}
+_EXIT_CALLS = frozenset(("sys.exit", "exit", "quit", "os._exit", "os.abort"))
+_RAISE = frozenset(("raise",))
+
+
+def _exit_kinds(body):
+    """How the statement list `body` always leaves its block (a frozenset of the kinds above),
+    or None when some path through it falls through to the statement after it. Top-level
+    statements only, and the compound statements whose every path leaves (if/else, try,
+    with, match with a catch-all case): no per-file cost beyond the arms lint visits."""
+    for stmt in body:
+        t = type(stmt)
+        kinds = _EXIT_STMTS.get(t)
+        if kinds is not None:
+            return kinds
+        if t is ast.Expr:
+            value = stmt.value
+            if type(value) is ast.Call and _dotted(value.func) in _EXIT_CALLS:
+                return _RAISE
+        elif t is ast.If:
+            if stmt.orelse:
+                a = _exit_kinds(stmt.body)
+                if a is not None:
+                    b = _exit_kinds(stmt.orelse)
+                    if b is not None:
+                        return a | b
+        elif t is ast.With or t is ast.AsyncWith:
+            kinds = _exit_kinds(stmt.body)
+            # (a context manager may swallow an exception: then the statement falls through)
+            if kinds is not None and "raise" not in kinds:
+                return kinds
+        elif t in _TRY_TYPES:
+            kinds = _exit_kinds(stmt.finalbody)
+            if kinds is not None:
+                return kinds
+            kinds = _exit_kinds(stmt.body + stmt.orelse)
+            for handler in stmt.handlers:
+                if kinds is None:
+                    break
+                more = _exit_kinds(handler.body)
+                kinds = None if more is None else kinds | more
+            if kinds is not None:
+                return kinds
+        elif t is _MATCH and stmt.cases and _catch_all(stmt.cases[-1]):
+            kinds = frozenset()
+            for case in stmt.cases:
+                more = _exit_kinds(case.body)
+                if more is None:
+                    break
+                kinds |= more
+            else:
+                return kinds
+    return None
+
+
+def _catch_all(case):
+    """Whether a match case matches every subject (`case _:`, `case x:`, no guard)."""
+    if case.guard is not None:
+        return False
+    pattern = case.pattern
+    alternatives = pattern.patterns if type(pattern) is ast.MatchOr else (pattern,)
+    return any(type(p) is ast.MatchAs and p.pattern is None for p in alternatives)
 # Lines that can hold what lint looks for; statements spanning none are skipped unvisited.
 _CUSTOM_OPTIMIZERS = "custom_optimizers"
 _CANDIDATE = re.compile(r"parameter_map|%s|" % _CUSTOM_OPTIMIZERS
@@ -614,7 +682,10 @@ class _Collector:
         # sorted numbers of the lines naming a config class (None: unknown, walk everything)
         self._class_lines = class_lines
         self._any_alias = False        # a config class is bound to another name somewhere
-        self._path = ()                # current ((branch point, arm), ...)
+        # current ((branch point, arm), ...); an arm is an int, or the frozenset of the arms
+        # falling through for the statements after a branch point where some arm leaves
+        self._path = ()
+        self._exits = {}               # branch point -> how its leaving arms leave (`_arms`)
         self._branch_points = 0
         self._source = source          # to add the lines of a name followed (`_track`)
         self._tracked = set(names)     # names whose lines are already candidates
@@ -708,7 +779,7 @@ class _Collector:
             for target in stmt.targets:
                 self._rebind(target, None)
         elif isinstance(stmt, ast.If):
-            self._arms([stmt.body, stmt.orelse])
+            self._path = self._arms([stmt.body, stmt.orelse])
             return
         elif isinstance(stmt, _TRY):
             for handler in stmt.handlers:
@@ -717,14 +788,31 @@ class _Collector:
                 if handler.name:
                     self._bind(handler.name)
             # the body (then its else) and each handler are exclusive; finally always runs
-            self._arms([stmt.body + stmt.orelse] + [h.body for h in stmt.handlers])
+            # (also after an arm that leaves: the arms' exits apply after it)
+            saved = self._path
+            after = self._arms([stmt.body + stmt.orelse] + [h.body for h in stmt.handlers],
+                               caught=stmt.handlers)
+            self._path = saved
             self.visit_body(stmt.finalbody)
+            self._path = after + self._path[len(saved):]
             return
         elif isinstance(stmt, _MATCH):
             for case in stmt.cases:
                 if case.guard is not None:
                     self._expressions(case.guard)
-            self._arms([case.body for case in stmt.cases])
+            bodies = [case.body for case in stmt.cases]
+            if not (stmt.cases and _catch_all(stmt.cases[-1])):
+                bodies.append([])   # no case matches: nothing runs
+            self._path = self._arms(bodies)
+            return
+        if type(stmt) in _LOOP_TYPES:
+            # continue/break leave the rest of the loop body only
+            saved = self._path
+            self.visit_body(stmt.body)
+            kinds = self._exits
+            self._path = saved + tuple(c for c in self._path[len(saved):]
+                                       if "loop" not in kinds[c[0]])
+            self.visit_body(stmt.orelse)
             return
         for name in ("body", "orelse", "finalbody"):
             value = getattr(stmt, name, None)
@@ -780,15 +868,40 @@ class _Collector:
             children = list(ast.iter_child_nodes(n))
             stack.extend((c, False) for c in reversed(children))
 
-    def _arms(self, bodies):
+    def _arms(self, bodies, caught=()):
         """Visit mutually exclusive statement lists (if/else, try/except, match cases): their
-        entries get different arms of one new branch point, so they are never combined."""
+        entries get different arms of one new branch point, so they are never combined.
+
+        Returns the path of the statements after them. When some arm always leaves the block
+        (`_exit_kinds`: return, raise, continue, break), those statements run only after
+        the arms that fall through: the path gets `(point, frozenset(those arms))`, an
+        exit constraint, kept until the place the exit goes to (`self._exits[point]`:
+        a loop's end for continue/break, a try with handlers for a raise in its body
+        (`caught`), else the function's end). The exit constraints left by a falling-through
+        arm (an exit in one of its own nested arms) are kept too."""
         self._branch_points += 1
         point, saved = self._branch_points, self._path
+        start = len(saved) + 1
+        kept, falls, exits = [], [], frozenset()
         for arm, body in enumerate(bodies):
             self._path = saved + ((point, arm),)
             self.visit_body(body)
-        self._path = saved
+            kinds = _exit_kinds(body) if body else None
+            if kinds is not None and caught and arm == 0:
+                kinds = kinds - _RAISE or None   # (a handler may catch it: then it goes on)
+            if kinds is not None:
+                exits |= kinds
+                continue
+            falls.append(arm)
+            extra = self._path[start:]
+            if extra and caught and arm == 0:
+                extra = tuple(c for c in extra if "raise" not in self._exits[c[0]])
+            kept.extend(extra)
+        after = saved + tuple(kept)
+        if exits:
+            self._exits[point] = exits
+            after += ((point, frozenset(falls)),)
+        return after
 
     # --- names ------------------------------------------------------------------------------
 
@@ -1370,6 +1483,8 @@ def _paths(entries):
     arms = {}
     for e in entries:
         for point, arm in e.path:
+            if type(arm) is frozenset:   # an exit constraint: any one arm falling through
+                arm = min(arm, default=-1)
             arms.setdefault(point, set()).add(arm)
     if not arms:
         return [entries]
@@ -1383,7 +1498,8 @@ def _paths(entries):
     for choice in itertools.product(*(sorted(arms[p]) for p in points)):
         chosen = dict(zip(points, choice))
         picked = tuple(i for i, e in enumerate(entries)
-                       if all(chosen[p] == a for p, a in e.path))
+                       if all(chosen[p] == a or (type(a) is frozenset and chosen[p] in a)
+                              for p, a in e.path))
         if picked not in seen:
             seen.add(picked)
             out.append([entries[i] for i in picked])
