@@ -36,10 +36,11 @@ On top of that, each session creation here:
   so one run advances N steps, as one run on the NPU executes N device iterations.
 - the static-memory concurrency guard (seed doc: static_memory_policy 2 or 4 does not support
   graphs that execute concurrently). A "graph" is what GE compiles: the adapter builds one GE
-  graph per distinct (tf.Graph, fetch set, feed set), so two subgraphs of one tf.Graph are two
-  graphs. When a guarded run starts while a *different* graph is executing in any guarded
-  session of the process, the later run raises ``NpuConfigError`` naming the policy; the
-  earlier run is not disturbed. The *same* graph run from two threads is one GE graph whose
+  graph per distinct (tf.Graph, fetch set, feed set) in each session's own GE session, so two
+  subgraphs of one tf.Graph are two graphs, and so is one subgraph run by two sessions. When
+  a guarded run starts while a *different* graph is executing in any guarded session of the
+  process, the later run raises ``NpuConfigError`` naming the policy; the earlier run is not
+  disturbed. The *same* graph of one session run from two threads is one GE graph whose
   executions GE serialises: not refused (and not serialised here: stock TF runs them
   concurrently). Policies 0 and 3 never refuse. ``Session.make_callable`` (Keras graph mode
   uses it) is watched too: under policy 2 or 4 its callable enters the guard on each call
@@ -630,8 +631,11 @@ _SINGLE_FETCH_TYPES = frozenset(t for t in (_ops.Operation, getattr(_ops, "Symbo
                                 if t is not None)
 
 
-def graph_key(graph, fetches, feed_dict):
-    """What GE would compile as one graph: (tf.Graph, fetch set, feed set), hashable."""
+def graph_key(graph, fetches, feed_dict, session=None):
+    """What GE would compile as one graph: (session, tf.Graph, fetch set, feed set), hashable.
+    Each session has a GE session of its own, which builds its own graphs (hicann/tensorflow
+    SessionManager: one GE session per TF session), so the same subgraph run by two sessions
+    is two GE graphs."""
     if isinstance(fetches, _SINGLE_FETCH):
         fetch_ids = id(fetches)
     else:
@@ -639,7 +643,7 @@ def graph_key(graph, fetches, feed_dict):
         _flat_ids(fetches, flat)
         fetch_ids = frozenset(flat)
     feed_ids = frozenset(id(k) if not isinstance(k, str) else k for k in feed_dict) if feed_dict else None
-    return (id(graph), fetch_ids, feed_ids)
+    return (id(session), id(graph), fetch_ids, feed_ids)
 
 
 def _policy_text(policy, ge_options):
@@ -816,9 +820,9 @@ def _wrap_run(original):
         if policy is not None:
             # every guarded run pays this: graph_key's own answer for one fetch, no feeds
             if type(fetches) in _SINGLE_FETCH_TYPES and not feed_dict:
-                key = (id(graph), id(fetches), None)
+                key = (id(self), id(graph), id(fetches), None)
             else:
-                key = graph_key(graph, fetches, feed_dict)
+                key = graph_key(graph, fetches, feed_dict, self)
             _enter(key, policy, self)
             try:
                 if loops is None:
@@ -844,7 +848,7 @@ def _wrap_make_callable(original):
             return call   # QueueRunner threads run their enqueue op through a callable
         # One GE graph per (tf.Graph, fetch set, feed set), as for run(); computed once. The
         # closure holds fetches and feeds, so the ids in the key stay theirs.
-        key = graph_key(self._graph, fetches, feed_list)
+        key = graph_key(self._graph, fetches, feed_list, self)
 
         def guarded_callable(*args, **kwargs):
             _enter(key, policy, self)
@@ -868,7 +872,7 @@ def _wrap_partial_run(original):
         policy = getattr(self, "_npu_guard_policy", None)
         if policy is None:
             return original(self, handle, fetches, feed_dict)
-        key = (id(self._graph), "partial_run", handle)   # one graph per partial_run_setup
+        key = (id(self), id(self._graph), "partial_run", handle)   # one per partial_run_setup
         _enter(key, policy, self)
         try:
             return original(self, handle, fetches, feed_dict)

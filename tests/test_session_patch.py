@@ -304,6 +304,36 @@ def test_graph_key_tells_subgraphs_apart():
     assert key(graph, [a, b], None) == key(graph, [b, a], None)
     assert key(graph, {"x": a}, {p: 1}) != key(graph, {"x": a}, None)
     assert key(graph, a, None) != key(tf.Graph(), a, None)
+    # each session builds its own GE graphs: the same subgraph run by two sessions is two
+    assert key(graph, a, None, object()) != key(graph, a, None, object())
+
+
+def test_two_sessions_running_one_graph_at_once_are_refused():
+    """Two sessions of one tf.Graph, the same fetch, executing at the same time: each session
+    has its own GE session and graphs (hicann/tensorflow SessionManager: one GE session per TF
+    session), so GE would execute two graphs at once: refused under policy 2, as for two
+    different graphs; one session's graph from two threads stays one graph (not refused)."""
+    started, release = threading.Event(), threading.Event()
+
+    def block(x):
+        started.set()
+        release.wait(30)   # were the second run let through, it would wait here, then fail
+        return x
+    graph = tf.Graph()
+    with graph.as_default():
+        slow = tf.compat.v1.py_func(block, [tf.constant(1.0)], tf.float32)
+    first = tf.compat.v1.Session(graph=graph, config=proto(static_memory_policy=2))
+    second = tf.compat.v1.Session(graph=graph, config=proto(static_memory_policy=2))
+    with while_running(first, slow, started, release) as done:
+        with pytest.raises(NpuConfigError):
+            second.run(slow)
+        thread, also = run_in_thread(first, slow)     # the first session's own graph again
+        time.sleep(0.2)
+        assert "error" not in also
+    thread.join(30)
+    assert done == {"value": 1.0} and also == {"value": 1.0}
+    first.close()
+    second.close()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -718,7 +748,9 @@ def test_runs_fast_key_is_graph_keys_key():
     graph = tf.Graph()
     with graph.as_default():
         tensor = tf.constant(1.0) + 1.0
+    sess = object()   # a key is per session: only its identity counts
     for fetch in (tensor, tensor.op):
         assert type(fetch) in _session_patch._SINGLE_FETCH_TYPES  # pylint: disable=protected-access
-        assert _session_patch.graph_key(graph, fetch, None) == (id(graph), id(fetch), None)
-        assert _session_patch.graph_key(graph, fetch, {}) == (id(graph), id(fetch), None)
+        fast = (id(sess), id(graph), id(fetch), None)
+        assert _session_patch.graph_key(graph, fetch, None, sess) == fast
+        assert _session_patch.graph_key(graph, fetch, {}, sess) == fast
