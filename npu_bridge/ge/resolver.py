@@ -520,12 +520,14 @@ def _report_several(several, merged, sources, diags):
                 diags.append(diag)
     if changes:
         parts = []
-        for key, steps in changes.items():
+        changed = sorted(changes, key=lambda k: _CATALOG_ORDER.get(k, len(_CATALOG_ORDER)))
+        for key in changed:
+            steps = changes[key]
             text = " -> ".join("%s (NpuOptimizer #%d%s)" % (_shown(key, attr), index,
                                                              _standing(key, attr))
                                for index, attr in steps)
             parts.append("%s %s" % (key, text))
-        diags.append(make("NPB106", "NpuOptimizer", ", ".join(changes),
+        diags.append(make("NPB106", "NpuOptimizer", ", ".join(changed),
                           "%d NpuOptimizer custom optimizers: the real adapter reads them all "
                           "in order, a later one overriding the keys it sets and resetting a "
                           "few it lacks; values changed: %s. Keep one NpuOptimizer (NPUEstimator "
@@ -693,6 +695,7 @@ def _compile_reader():
 
 _read, _READER_SOURCE = _compile_reader()
 _READ_KEYS = frozenset(_SPECS)
+_CATALOG_ORDER = {key: index for index, key in enumerate(_SPECS)}   # the order of _read
 
 
 def _entries(pmap):

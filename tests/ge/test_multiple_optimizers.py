@@ -236,3 +236,18 @@ def test_npb106_says_when_the_replaced_value_was_never_in_effect():
     assert "'2' (NpuOptimizer #0, not in effect: see its NPB101) -> 3 (NpuOptimizer #1)" \
         in npb106.message, npb106.message
     assert [d.code for d in err.value.diagnostics if d.severity == "error"] == ["NPB101"]
+
+
+def test_npb106_lists_the_changed_keys_in_catalog_order():
+    """Like every entry diagnostic, NPB106's changed keys follow the catalog order, whatever
+    order the maps were written in."""
+    from npu_bridge.ge import resolver
+    first = {"jit_compile": "true", "enable_dump": False, "precision_mode": "force_fp32"}
+    second = {"precision_mode": "allow_mix_precision", "jit_compile": "false", "enable_dump": True,
+              "dump_path": "/tmp"}
+    (npb106,) = codes(resolve(proto(first, second), env={}), "NPB106")
+    keys = npb106.value.split(", ")
+    assert sorted(keys) == ["enable_dump", "jit_compile", "precision_mode"]
+    assert keys == sorted(keys, key=resolver._CATALOG_ORDER.get)   # pylint: disable=protected-access
+    assert [npb106.message.index(k + " ") for k in keys] == \
+        sorted(npb106.message.index(k + " ") for k in keys)
