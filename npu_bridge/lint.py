@@ -1433,6 +1433,10 @@ def _config_entry_to_attr(cat, entry):
 
 
 _RESOLVED = {}  # memo: the same configuration recurs across a tree's scripts
+# Resolver codes about the machine resolving, not the script: lint is static (the same
+# findings wherever it runs), so they are left to the run-time check. NPB144: dump_path /
+# work_path must be an existing writable directory on the machine running the script.
+_RUN_TIME_CODES = frozenset(("NPB144",))
 _RESOLVED_MAX = 4096
 
 
@@ -1455,9 +1459,10 @@ def _resolve(config, product, env):
     found = _RESOLVED.get(memo)
     if found is None:
         try:
-            found = tuple(resolve(config, product=product, env=env).diagnostics)
+            found = resolve(config, product=product, env=env).diagnostics
         except NpuConfigError as err:
-            found = tuple(err.diagnostics)
+            found = err.diagnostics
+        found = tuple(d for d in found if d.code not in _RUN_TIME_CODES)
         if len(_RESOLVED) >= _RESOLVED_MAX:
             _RESOLVED.clear()
         _RESOLVED[memo] = found
