@@ -644,7 +644,8 @@ def _catch_all(case):
     return any(type(p) is ast.MatchAs and p.pattern is None for p in alternatives)
 # Lines that can hold what lint looks for; statements spanning none are skipped unvisited.
 _CUSTOM_OPTIMIZERS = "custom_optimizers"
-_CANDIDATE = re.compile(r"parameter_map|%s|" % _CUSTOM_OPTIMIZERS
+_CUSTOM_GRAPH_OPTIMIZER = "CustomGraphOptimizer"   # RewriterConfig.CustomGraphOptimizer(...)
+_CANDIDATE = re.compile(r"parameter_map|%s|%s|" % (_CUSTOM_OPTIMIZERS, _CUSTOM_GRAPH_OPTIMIZER)
                         + "|".join(list(CONFIG_CLASSES) + [PLUGIN_FUNCTION]))
 _NPU_OPTIMIZER = "NpuOptimizer"   # the only custom optimizer name the real adapter reads
 _CANDIDATE_B = re.compile(_CANDIDATE.pattern.encode())
@@ -1282,10 +1283,13 @@ def _map_entry(node):
 
 def _adds_custom_optimizer(node):
     """`...custom_optimizers.add()` or `.add(name=...)` (a new custom optimizer of a
-    ConfigProto)."""
+    ConfigProto), or `RewriterConfig.CustomGraphOptimizer()` / `(name=...)` (one made on
+    its own, added later with `custom_optimizers.extend([...])`)."""
     if not isinstance(node, ast.Call) or node.args or any(k.arg != "name" for k in node.keywords):
         return False
     func = node.func
+    if isinstance(func, ast.Attribute) and func.attr == _CUSTOM_GRAPH_OPTIMIZER:
+        return True
     if not (isinstance(func, ast.Attribute) and func.attr == "add"):
         return False
     holder = func.value
