@@ -5,6 +5,7 @@ folder; for a directory or zip file holding `__main__.py`, that directory or fil
 script's first line: the TF 1.x API mode (`npu_bridge.tf1_mode.enable()`) and the
 single-device Ascend job environment (`npu_bridge._jobenv.single_device_env`).
 """
+import atexit
 import contextlib
 import dataclasses
 import importlib.util
@@ -150,28 +151,76 @@ def _run_main(path):
             sys.modules["__main__"] = saved
 
 
-def _print_traceback(exc):
-    """Print `exc` as Python prints an exception that ends a script: from the script's frame
-    on, without this module's frames."""
+def _script_traceback(exc):
+    """`exc`'s traceback from the script's frame on, without this module's frames."""
     tb = exc.__traceback__
     while tb is not None and tb.tb_frame.f_code.co_filename == __file__:
         tb = tb.tb_next
-    traceback.print_exception(type(exc), exc, tb or exc.__traceback__)
+    return tb or exc.__traceback__
+
+
+def _print_traceback(exc):
+    """Print `exc` as Python prints an exception that ends a script: through the script's
+    `sys.excepthook` when it replaced the default one (as Python calls it), else as the
+    default hook prints it, from the script's frame on, without this module's frames. A hook
+    that fails is reported as Python reports it ("Error in sys.excepthook:", its exception,
+    then the original one)."""
+    tb = _script_traceback(exc)
+    hook = getattr(sys, "excepthook", None)
+    if hook is None or hook is sys.__excepthook__:
+        traceback.print_exception(type(exc), exc, tb)
+        return
+    try:
+        hook(type(exc), exc, tb)
+    except BaseException as err:   # pylint: disable=broad-except
+        print("Error in sys.excepthook:", file=sys.stderr)
+        traceback.print_exception(type(err), err, _script_traceback(err))
+        print("\nOriginal exception was:", file=sys.stderr)
+        traceback.print_exception(type(exc), exc, tb)
+
+
+def _interpreter_exit():
+    """What Python does after the main module's body ended and before the process exits
+    (Py_FinalizeEx): `threading._shutdown()` (the threading atexit calls, such as
+    concurrent.futures' stopping its workers, then a join of every non-daemon thread but the
+    main one; if one never ends this hangs, as python does), then the `atexit` handlers, last
+    registered first (`atexit._run_exitfuncs`: a failing handler is reported and the next
+    one runs; they are not run again at the real exit). Must run in the main thread. A
+    KeyboardInterrupt while waiting is reported as Python reports it ("Exception ignored
+    in: <module 'threading'>") and the handlers still run."""
+    shutdown = getattr(threading, "_shutdown", None)
+    try:
+        if shutdown is not None and threading.current_thread() is threading.main_thread():
+            shutdown()
+        else:   # no private hook: join the non-daemon threads, new ones too
+            while True:
+                others = [t for t in threading.enumerate() if not t.daemon and t.is_alive()
+                          and t is not threading.current_thread()
+                          and t is not threading.main_thread()]
+                if not others:
+                    break
+                for thread in others:
+                    thread.join()
+    except BaseException:   # pylint: disable=broad-except
+        print("Exception ignored in: %r" % threading, file=sys.stderr)
+        traceback.print_exc()
+    atexit._run_exitfuncs()   # pylint: disable=protected-access
 
 
 class _OsExitHook:
     """Stands in for `os._exit` while the script runs. `os._exit(n)` called in the script's
     own process first hands `on_os_exit` the `RunResult` of a script that ended with code n
-    (once: the first caller wins, a second waits) and then ends the process with the status
+    (once: the first caller wins, a second waits; an exception that escaped the script and
+    went to its `sys.excepthook` is in that result) and then ends the process with the status
     it returns, through the real `os._exit`. In a forked child (another pid: multiprocessing
     workers end with `os._exit`) or once uninstalled, it is the real `os._exit`."""
 
-    def __init__(self, on_os_exit, env_set, notes):
+    def __init__(self, on_os_exit, result):
         self.real = os._exit
         self._pid = os.getpid()
         self._lock = threading.RLock()
         self._on_os_exit = on_os_exit
-        self._env_set, self._notes = env_set, notes
+        self._result = result   # the run's RunResult (an escaped exception already in it)
         self._active = True
 
     def __call__(self, n, /):
@@ -185,7 +234,8 @@ class _OsExitHook:
 
     def _finish(self, status):
         try:
-            status = self._on_os_exit(RunResult(status, self._env_set, notes=self._notes))
+            self._result.script_exit_code = status
+            status = self._on_os_exit(self._result)
         except BaseException:   # the run could not be finished: say so, never exit clean
             try:
                 traceback.print_exc()
@@ -210,10 +260,16 @@ class _OsExitHook:
         os._exit = self.real
 
 
-def run_script(script, args, product=None, on_os_exit=None):
+def run_script(script, args, product=None, on_os_exit=None, at_exit=False):
     """Run `script` (a file, or a directory or zip file holding `__main__.py`) with `args`;
     returns a `RunResult`. Never raises for the script's own failures: `SystemExit` gives the
-    exit code, any other exception is printed as Python prints it and gives exit code 1.
+    exit code, any other exception is printed as Python prints it (through the script's
+    `sys.excepthook` when it set one) and gives exit code 1.
+
+    `at_exit` (the `npu-bridge run` process only, from its main thread): then do what Python
+    does before exiting, in its order (`_interpreter_exit`): wait for the script's
+    non-daemon threads, then run the `atexit` handlers; the result covers them (what they
+    resolved is in `_records`; an `os._exit` in them goes to `on_os_exit`).
 
     `on_os_exit`: called as `on_os_exit(result)` when the script calls `os._exit(n)` in this
     process (not in a forked child), `result.script_exit_code` being n; the process then ends
@@ -233,6 +289,7 @@ def run_script(script, args, product=None, on_os_exit=None):
     else:
         script_path = os.path.abspath(script)
         path0 = os.path.dirname(script_path)
+    pid = os.getpid()
     saved_argv, saved_path0 = sys.argv, sys.path[0] if sys.path else None
     sys.argv = [script] + list(args)
     if sys.path:
@@ -242,24 +299,28 @@ def run_script(script, args, product=None, on_os_exit=None):
     result = RunResult(0, env_set, notes=notes)
     hook = None
     if on_os_exit is not None:
-        hook = _OsExitHook(on_os_exit, env_set, notes)
+        hook = _OsExitHook(on_os_exit, result)
         os._exit = hook
     try:
-        with forced:
-            _run_main(script_path)
-    except SystemExit as exc:
-        result.script_exit_code = _exit_code(exc)
-    except KeyboardInterrupt as exc:
-        _print_traceback(exc)
-        result.script_exit_code = 130
-        result.exception = ("KeyboardInterrupt", "")
-    except Exception as exc:  # the script failed: report it the way Python would
-        sys.stdout.flush()
-        _print_traceback(exc)
-        result.script_exit_code = 1
-        result.exception = (type(exc).__name__, str(exc))
-        if NpuConfigError and isinstance(exc, NpuConfigError):
-            result.config_error = exc
+        try:
+            with forced:
+                _run_main(script_path)
+        except SystemExit as exc:
+            result.script_exit_code = _exit_code(exc)
+        except KeyboardInterrupt as exc:
+            result.script_exit_code = 130
+            result.exception = ("KeyboardInterrupt", "")
+            _print_traceback(exc)
+        except Exception as exc:  # the script failed: report it the way Python would
+            result.script_exit_code = 1
+            result.exception = (type(exc).__name__, str(exc))
+            if NpuConfigError and isinstance(exc, NpuConfigError):
+                result.config_error = exc
+            sys.stdout.flush()
+            _print_traceback(exc)   # the result first: the script's hook may os._exit
+        if at_exit and os.getpid() == pid:
+            sys.argv = [script] + list(args)   # handlers see what the script saw
+            _interpreter_exit()
     finally:
         if hook is not None:
             hook.uninstall()

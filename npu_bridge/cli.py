@@ -165,13 +165,31 @@ def _cmd_run(args):
         `os._exit` in the script runs before the process ends (`_runner.run_script`)."""
         return _finish_run(args, cwd, report_path, result)
 
+    # at_exit: the script's non-daemon threads are waited for and its atexit handlers run
+    # (python's order) before the summary, so what they do is in the run
     result = _runner.run_script(args.script, args.args, product=args.product,
-                                on_os_exit=finish)
+                                on_os_exit=finish, at_exit=True)
     if os.getpid() != pid:
         # A child the script forked (os.fork, multiprocessing) ended without os._exit: it
         # exits as it would under python; the run, its summary and report are the parent's.
         return result.script_exit_code
-    return finish(result)
+    code = finish(result)
+    _keep_exit_code(code)
+    return code
+
+
+def _keep_exit_code(code):
+    """After the run finished with exit code `code`, an `os._exit(n)` still to come (a
+    handler registered after the script's atexit handlers ran, a daemon thread) must not
+    turn a failed run into a clean exit: from now on `os._exit(n)` ends the process with
+    `code` when it is non-zero, else with n (a late failure is not hidden either)."""
+    real = os._exit
+
+    def _exit(n, /):
+        real(code if code else n)
+
+    _exit.real = real
+    os._exit = _exit
 
 
 def _finish_run(args, cwd, report_path, result):
