@@ -51,8 +51,9 @@ def _build_parser():
     where.add_argument("--report", metavar="FILE", default=DEFAULT_REPORT,
                        help="JSON report path, replaced atomically (default: ./%s); "
                        "anything there but a regular file (symlink, folder, device, FIFO, "
-                       "socket) is refused before the script runs, as is a folder refusing "
-                       "new files" % DEFAULT_REPORT)
+                       "socket) is refused before the script runs, as are a folder refusing "
+                       "new files, the script itself and an existing file that is not a "
+                       "previous npu-bridge report" % DEFAULT_REPORT)
     where.add_argument("--no-report", action="store_true", help="write no report file")
     run.add_argument("--strict", action="store_true", help="exit 1 on warnings too")
     run.add_argument("script", metavar="SCRIPT", help="the Python script to run (or, as "
@@ -149,7 +150,8 @@ def _cmd_run(args):
     report_path = None
     if not args.no_report:
         try:  # checked before the script runs, so a bad path costs nothing
-            report_path = report.check_writable(args.report)
+            script = os.path.abspath(args.script) if os.path.exists(args.script) else None
+            report_path = report.check_writable(args.report, script=script)
         except report.ReportPathError as err:
             raise _UsageError("%s; to run the script without a report, use --no-report "
                               "(in place of --report FILE)" % err)
@@ -212,6 +214,7 @@ def _finish_run(args, cwd, report_path, result):
     lines = report.summary_lines(data)
     if report_path is not None:
         try:
+            report.check_replaceable(report_path)   # still a report (or nothing) there
             report.write_report(report_path, data)
             lines.append("report: %s" % report_path)
         except (report.ReportPathError, OSError) as err:

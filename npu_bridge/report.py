@@ -6,6 +6,7 @@ No TensorFlow import. Configurations come from `npu_bridge._records.records()`: 
 import datetime
 import json
 import os
+import re
 import stat
 import tempfile
 
@@ -212,16 +213,77 @@ def _node_kind(mode):
     return "a special file (mode %o)" % stat.S_IFMT(mode)
 
 
-def check_writable(path):
-    """`check_destination(path)`, then a check that the destination's folder really accepts a
-    new file: a temporary file (the kind `write_atomic` writes) is created there and removed
+# What every report `dumps` writes starts with: its first two top-level keys, in the
+# schema's order (docs/report_schema.md). Only a bounded prefix of an existing file is read.
+_OWN_REPORT = re.compile(rb'\A\s*\{\s*"schema"\s*:\s*"npu-bridge-report"\s*,\s*"version"\s*:')
+_PREFIX_BYTES = 4096
+
+
+def is_own_report(path):
+    """True when the regular file at `path` starts as a report npu-bridge wrote (`{"schema":
+    "npu-bridge-report", "version": ...`); reads at most `_PREFIX_BYTES` bytes, never follows
+    a symlink, never blocks on a FIFO. Raises OSError when it cannot be read."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    fd = os.open(path, flags)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return False
+        data = os.read(fd, _PREFIX_BYTES)
+    finally:
+        os.close(fd)
+    return _OWN_REPORT.match(data) is not None
+
+
+def check_replaceable(path, script=None):
+    """Refuse to replace an existing regular file at `path` (absolute, checked by
+    `check_destination`) that is the script being run (`script`: the same file, also
+    through another path or a hard link) or that is not a report npu-bridge wrote. A
+    missing destination or a previous report is fine (the default report is rewritten by
+    every run).
+
+    Raises:
+      ReportPathError: naming the path and why.
+    """
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return path
+    except OSError as err:
+        raise ReportPathError("report destination %s cannot be examined: %s"
+                              % (path, err.strerror or err))
+    if not stat.S_ISREG(st.st_mode):
+        return path   # check_destination's business
+    if script is not None:
+        try:
+            same = os.path.samefile(path, script)
+        except OSError:
+            same = False
+        if same:
+            raise ReportPathError("report destination %s is the script itself (%s): refusing "
+                                  "to replace it" % (path, script))
+    try:
+        own = is_own_report(path)
+    except OSError as err:
+        raise ReportPathError("report destination %s exists and cannot be read to check that "
+                              "it is a previous report: %s" % (path, err.strerror or err))
+    if not own:
+        raise ReportPathError("report destination %s exists and is not a report npu-bridge "
+                              "wrote (it does not start with {\"schema\": \"%s\"): refusing "
+                              "to replace it; remove it or choose another path" % (path, SCHEMA))
+    return path
+
+
+def check_writable(path, script=None):
+    """`check_destination(path)` and `check_replaceable(path, script)` (never the script,
+    never an existing file that is not an npu-bridge report), then a check that the
+    destination's folder really accepts a new file: a temporary file (the kind `write_atomic` writes) is created there and removed
     at once, so a folder that refuses one (read-only, `/proc`, no permission) is found
     before the script runs. Returns the absolute destination path; leaves nothing behind.
 
     Raises:
       ReportPathError: see `check_destination`; or the folder refuses a new file.
     """
-    path = check_destination(path)
+    path = check_replaceable(check_destination(path), script)
     folder, base = os.path.split(path)
     try:
         fd, tmp = tempfile.mkstemp(prefix="." + base + ".", suffix=".tmp", dir=folder)
