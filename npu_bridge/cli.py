@@ -58,8 +58,9 @@ def _build_parser():
     run.add_argument("--strict", action="store_true", help="exit 1 on warnings too")
     run.add_argument("script", metavar="SCRIPT", help="the Python script to run (or, as "
                      "python takes, a directory or zip file holding __main__.py)")
-    run.add_argument("args", metavar="ARGS", nargs=argparse.REMAINDER,
-                     help="arguments passed to the script")
+    rest = run.add_argument("args", metavar="ARGS", nargs=argparse.REMAINDER,
+                            help="arguments passed to the script")
+    rest.required = False   # argparse marks a REMAINDER positional required: ARGS is optional
 
     opts = sub.add_parser(
         "options", help="resolve a ConfigProto (text format) or parameter_map entries",
@@ -219,7 +220,10 @@ def _finish_run(args, cwd, report_path, result):
             lines.append("report: %s" % report_path)
         except (report.ReportPathError, OSError) as err:
             lines.append("report NOT written: %s" % err)
-            code = code or EXIT_FINDINGS
+            if not code:   # the summary states the code the process really exits with
+                code = EXIT_FINDINGS
+                lines = [("exit code: %d" % code) if line.startswith("exit code: ") else line
+                         for line in lines]
     try:
         sys.stdout.flush()
     except BrokenPipeError:   # the script's reader went away: the summary still goes out

@@ -178,7 +178,7 @@ def check_destination(path):
     if base in (".", ".."):
         raise ReportPathError("report destination %s is a directory" % os.path.abspath(path))
     if not os.path.isdir(folder):
-        raise ReportPathError("report folder %s does not exist" % os.path.abspath(folder))
+        raise ReportPathError("report folder %s does not exist" % _missing_folder(folder))
     path = os.path.join(os.path.realpath(folder), base)
     try:
         mode = os.lstat(path).st_mode   # the node itself: a symlink is never followed
@@ -200,6 +200,19 @@ def check_destination(path):
     if not os.path.isdir(parent):
         raise ReportPathError("report folder %s does not exist" % parent)
     return path
+
+
+def _missing_folder(folder):
+    """The first folder of `folder` (absolute) the OS does not find, walked as the OS walks
+    it (`a/../b` goes through `a`, which must exist), so the message names the one missing."""
+    parts = folder.split(os.sep)
+    for i in range(2, len(parts) + 1):
+        prefix = os.sep.join(parts[:i]) or os.sep
+        if parts[i - 1] in ("", ".", ".."):
+            continue
+        if not os.path.isdir(prefix):
+            return os.path.normpath(prefix) if ".." not in parts[:i] else prefix
+    return os.path.abspath(folder)
 
 
 def _node_kind(mode):

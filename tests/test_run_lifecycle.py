@@ -148,3 +148,27 @@ def test_report_onto_a_previous_report_is_allowed(tmp_path):
     data["notes"] = ["x" * 100] * 20000
     report.write_report(str(dest), data)
     assert report.check_writable(str(dest)) == str(dest)
+
+
+# --- nitpicks: the missing folder named; the exit code printed is the one the process exits with
+
+def test_missing_folder_message_names_the_missing_one(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(report.ReportPathError) as info:
+        report.check_destination("ok dir/../x.json")
+    assert "report folder %s does not exist" % (tmp_path / "ok dir") in str(info.value)
+
+
+def test_report_not_written_summary_states_the_real_exit_code(tmp_path):
+    (tmp_path / "out").mkdir()
+    (tmp_path / "s.py").write_text("import shutil\nshutil.rmtree('out')\n")
+    proc = _run(["--report", "out/r.json", "s.py"], str(tmp_path))
+    assert proc.returncode == 1, proc.stderr[-3000:]
+    assert "report NOT written" in proc.stderr
+    assert "exit code: 1" in proc.stderr and "exit code: 0" not in proc.stderr
+
+
+def test_run_usage_error_does_not_call_args_required(capsys):
+    assert cli.main(["run"]) == 2
+    err = capsys.readouterr().err
+    assert "the following arguments are required: SCRIPT" in err and "ARGS" not in err.splitlines()[-1]
