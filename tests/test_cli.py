@@ -10,6 +10,8 @@ import textwrap
 
 import pytest
 
+import run_cli  # noqa: E402  (tests/run_cli.py)
+
 from npu_bridge import cli
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -282,13 +284,7 @@ def test_lint_json_and_syntax_error(capsys, tmp_path):
 # --- run (subprocesses: each starts TensorFlow) -----------------------------------------
 
 def _run(argv, cwd):
-    env = dict(os.environ)
-    env["PYTHONPATH"] = REPO + os.pathsep + env.get("PYTHONPATH", "")
-    for var in ("RANK_SIZE", "RANK_ID", "DEVICE_ID", "NPU_BRIDGE_PRODUCT", "GE_USE_STATIC_MEMORY"):
-        env.pop(var, None)
-    env["TF_CPP_MIN_LOG_LEVEL"] = "2"
-    return subprocess.run([sys.executable, "-m", "npu_bridge", "run"] + argv, cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=600)
+    return run_cli.run(argv, cwd, timeout=600)
 
 
 @needs_acceptance

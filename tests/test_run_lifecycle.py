@@ -5,25 +5,18 @@ Also: `--report` never replaces the script or a file that is not an npu-bridge r
 Each `run` test is one subprocess (TensorFlow starts in it)."""
 import json
 import os
-import subprocess
-import sys
 import textwrap
 
 import pytest
 
+import run_cli  # noqa: E402  (tests/run_cli.py)
+
 from npu_bridge import cli, report
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def _run(argv, cwd):
-    env = dict(os.environ)
-    env["PYTHONPATH"] = REPO + os.pathsep + env.get("PYTHONPATH", "")
-    for var in ("RANK_SIZE", "RANK_ID", "DEVICE_ID", "NPU_BRIDGE_PRODUCT", "GE_USE_STATIC_MEMORY"):
-        env.pop(var, None)
-    env["TF_CPP_MIN_LOG_LEVEL"] = "2"
-    return subprocess.run([sys.executable, "-m", "npu_bridge", "run"] + argv, cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=300)
+    return run_cli.run(argv, cwd, timeout=300)
 
 
 # --- non-daemon threads are waited for before the summary --------------------------------
