@@ -732,32 +732,39 @@ def executing_graphs():
 
 _QUEUE_RUNNERS = tf.compat.v1.GraphKeys.QUEUE_RUNNERS
 _QR_CACHE_ATTR = "_npu_queue_runner_ops"
-# id(graph) -> QueueRunners started with `create_threads` on that graph (`_wrap_create_threads`);
-# an entry leaves when its graph is collected
+# id(graph) -> weak references to the QueueRunners started with `create_threads` on that
+# graph outside its QUEUE_RUNNERS collection (`_wrap_create_threads`). Weak: a runner holds its
+# ops, which hold the graph, so a strong list here would keep every such graph alive; the entry
+# leaves when its graph is collected.
 _started_runners = {}
 
 
 def _runners(graph):
     """The graph's QueueRunners: its QUEUE_RUNNERS collection, then those started with
-    `create_threads` without being in it."""
+    `create_threads` without being in it (and not collected since)."""
     # pylint: disable=protected-access
-    return (graph._collections.get(_QUEUE_RUNNERS) or []) + _started_runners.get(id(graph), [])
+    runners = graph._collections.get(_QUEUE_RUNNERS) or []
+    refs = _started_runners.get(id(graph))
+    if refs:
+        runners = runners + [r for r in (ref() for ref in refs) if r is not None]
+    return runners
 
 
 def _wrap_create_threads(original):
     def create_threads(self, sess, coord=None, daemon=False, start=False):
         # A runner started by hand, never added to the collection, is the input pipeline too:
-        # remember it on its graph before its threads run (once per runner).
+        # note it for its graph before its threads run (once per runner).
         enqueue_ops = getattr(self, "enqueue_ops", None)
         graph = getattr(enqueue_ops[0], "graph", None) if enqueue_ops else None
-        if graph is not None:
+        # pylint: disable=protected-access
+        if graph is not None and self not in (graph._collections.get(_QUEUE_RUNNERS) or ()):
             with _guard_lock:
-                started = _started_runners.get(id(graph))
-                if started is None:
-                    started = _started_runners[id(graph)] = []
+                refs = _started_runners.get(id(graph))
+                if refs is None:
+                    refs = _started_runners[id(graph)] = []
                     weakref.finalize(graph, _started_runners.pop, id(graph), None)
-                if not any(runner is self for runner in started):
-                    started.append(self)
+                if not any(ref() is self for ref in refs):
+                    refs.append(weakref.ref(self))
         return original(self, sess, coord, daemon, start)
 
     create_threads._npu_bridge_original = original

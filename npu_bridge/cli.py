@@ -186,7 +186,7 @@ def _keep_exit_code(code):
     handler registered after the script's atexit handlers ran, a daemon thread) must not
     turn a failed run into a clean exit: from now on `os._exit(n)` ends the process with
     `code` when it is non-zero, else with n (a late failure is not hidden either)."""
-    real = os._exit
+    real = getattr(os._exit, "real", os._exit)   # a previous run's wrapper: not chained
 
     def _exit(n, /):
         real(code if code else n)
@@ -215,7 +215,8 @@ def _finish_run(args, cwd, report_path, result):
     lines = report.summary_lines(data)
     if report_path is not None:
         try:
-            report.check_replaceable(report_path)   # still a report (or nothing) there
+            script = os.path.abspath(args.script) if os.path.exists(args.script) else None
+            report.check_replaceable(report_path, script=script)   # still a report (or nothing)
             report.write_report(report_path, data)
             lines.append("report: %s" % report_path)
         except (report.ReportPathError, OSError) as err:

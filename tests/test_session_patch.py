@@ -725,6 +725,30 @@ def test_a_queue_runner_started_without_the_collection_is_not_guarded():
     sess.close()
 
 
+def test_noting_a_started_queue_runner_does_not_keep_its_graph_alive():
+    """The runners noted by the create_threads wrapper are held weakly: a runner holds its
+    ops, which hold the graph, so a strong reference would keep every such graph alive."""
+    import gc
+    import weakref
+    graph, queue, runner, _, _, _, _, _ = _queue_graph(collect=False)
+    with graph.as_default():
+        close = queue.close(cancel_pending_enqueues=True)
+    sess = tf.compat.v1.Session(graph=graph, config=proto(static_memory_policy=2))
+    coord = tf.compat.v1.train.Coordinator()
+    threads = runner.create_threads(sess, coord=coord, daemon=True, start=True)
+    assert id(graph) in _session_patch._started_runners   # pylint: disable=protected-access
+    coord.request_stop()
+    sess.run(close)
+    coord.join(threads, stop_grace_period_secs=10)
+    sess.close()
+    alive = weakref.ref(graph)
+    key = id(graph)
+    del graph, queue, runner, close, sess, coord, threads
+    gc.collect()
+    assert alive() is None
+    assert key not in _session_patch._started_runners   # pylint: disable=protected-access
+
+
 def test_queue_runner_callable_is_not_guarded():
     # QueueRunner._run makes a callable of its enqueue op (TF 2.x)
     graph, queue, runner, enqueue2, slow, fast, started, release = _queue_graph()

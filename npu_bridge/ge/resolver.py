@@ -77,7 +77,10 @@ def _plain_groups(pattern):
         out.append("(?:" if char == "(" and pattern[i + 1:i + 2] != "?" else char)
         i += 1
     plain = "".join(out)
-    return plain if re.compile(plain).groups == 0 else pattern
+    try:
+        return plain if re.compile(plain).groups == 0 else pattern
+    except re.error:   # e.g. a backreference to a group made non-capturing
+        return pattern
 
 
 def _fast_test(row):
@@ -116,12 +119,18 @@ def _fast_test(row):
     return "v in U", {"U": unset}  # write_dir: checked by _check unless unset
 
 
-def _json_object(text):
-    """True when `text` is a JSON object (the json rule of `_check`)."""
+def _json_problem(text):
+    """Why `text` is not a JSON object (the json rule kind), or None when it is one."""
     try:
-        return isinstance(json.loads(text), dict)
-    except ValueError:
-        return False
+        parsed = json.loads(text)
+    except (ValueError, RecursionError) as err:   # RecursionError: nested too deep to parse
+        return "not valid JSON: %s" % err
+    return None if isinstance(parsed, dict) else "not a JSON object"
+
+
+def _json_object(text):
+    """True when `text` is a JSON object (`_json_problem` finds nothing)."""
+    return _json_problem(text) is None
 
 
 def _fast_ok(row):
@@ -201,13 +210,8 @@ def _check(row, option, value):
     if kind == "json":
         if value == "":
             return value, ()
-        try:
-            parsed = json.loads(value)
-        except ValueError as err:
-            return value, (_invalid(row, option, value, "not valid JSON: %s" % err),)
-        if not isinstance(parsed, dict):
-            return value, (_invalid(row, option, value, "not a JSON object"),)
-        return value, ()
+        problem = _json_problem(value)
+        return value, (() if problem is None else (_invalid(row, option, value, problem),))
     return value, ()
 
 

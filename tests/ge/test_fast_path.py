@@ -157,3 +157,17 @@ def test_the_checked_in_reader_is_used_and_a_stale_one_is_not(monkeypatch):
     expected = R._entries(pmap)
     monkeypatch.setattr(R, "_read", compiled)
     assert R._entries(pmap) == expected and "E10001" in [d.code for d in expected[1]]
+
+
+def test_plain_groups_keeps_a_pattern_whose_rewrite_would_not_compile():
+    assert R._plain_groups(r"^(a)\1$") == r"^(a)\1$"   # a backreference needs its group
+
+
+def test_json_nested_too_deep_is_an_invalid_value_not_a_crash():
+    from npu_bridge.ge import NpuConfigError, resolve
+    deep = "[" * 100000 + "]" * 100000
+    for value in (deep, '{"a": %s}' % deep):
+        with pytest.raises(NpuConfigError) as err:
+            resolve({"profiling_options": value}, env={})
+        (diag,) = [d for d in err.value.diagnostics if d.code == "E10001"]
+        assert diag.option == "profiling_options" and "not valid JSON" in diag.message
