@@ -13,8 +13,9 @@ SEVERITIES = ("error", "warning", "info")
 
 class Diagnostic(NamedTuple):
     """One finding (an immutable record; a named tuple, as it is built for every deprecated or
-    invalid entry of every resolution, and a tuple is built in a third of a frozen
-    dataclass's time).
+    invalid entry of every resolution, and a tuple is built in under half a frozen
+    dataclass's time). Being a tuple, it unpacks, compares equal to a plain tuple of the same
+    fields and `json.dumps` writes it as a list: use `to_dict()` for JSON.
 
     code: `E10001` or `NPBxxx` (see `CODES`); severity: "error" | "warning" | "info";
     option: the name the user wrote (parameter_map key, GE key, ir_option name, config class
