@@ -57,7 +57,6 @@ import ast
 import bisect
 import concurrent.futures
 import dataclasses
-import difflib
 import gc
 import itertools
 import multiprocessing
@@ -169,17 +168,11 @@ def known_codes():
 
 
 def close_names(name, candidates, n=3, cutoff=0.6):
-    """The names among `candidates` close to `name`, ignoring case (`STATIC_MEMORY_POLICY`
-    finds `static_memory_policy`, `ge.exec.staticmemorypolicy` `ge.exec.staticMemoryPolicy`),
-    best first, each in its own spelling: a "did you mean" for a name typed in the wrong
-    case as much as for a typo (`explain`, NBL012)."""
-    by_fold = {}
-    for candidate in candidates:
-        by_fold.setdefault(candidate.casefold(), []).append(candidate)
-    found = []
-    for folded in difflib.get_close_matches(name.casefold(), list(by_fold), n=n, cutoff=cutoff):
-        found.extend(c for c in by_fold[folded] if c not in found)
-    return found[:n]
+    """`npu_bridge.ge.catalog.close_names` (case-insensitive "did you mean" of explain and
+    NBL012), imported when first needed: importing lint does not load the catalog."""
+    from npu_bridge.ge import catalog   # pylint: disable=import-outside-toplevel
+    return catalog.close_names(name, candidates, n=n, cutoff=cutoff)
+
 
 # Calls whose result is their (single) argument converted to bytes or str.
 _CONVERTERS = {"as_bytes", "as_str", "as_text", "compat.as_bytes", "str", "bytes", "int",

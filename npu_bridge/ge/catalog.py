@@ -245,15 +245,24 @@ def find(name):
     return row
 
 
+def close_names(name, candidates, n=3, cutoff=0.6):
+    """The names among `candidates` close to `name`, ignoring case (`STATIC_MEMORY_POLICY`
+    finds `static_memory_policy`, `ge.exec.staticmemorypolicy` `ge.exec.staticMemoryPolicy`),
+    best first, each in its own spelling (difflib on case-folded names): the "did you mean" of
+    the resolver, `explain` and lint."""
+    by_fold = {}
+    for candidate in candidates:
+        by_fold.setdefault(candidate.casefold(), []).append(candidate)
+    found = []
+    for folded in difflib.get_close_matches(name.casefold(), list(by_fold), n=n, cutoff=cutoff):
+        found.extend(c for c in by_fold[folded] if c not in found)
+    return found[:n]
+
+
 def suggest(name, candidates=None, n=3):
     """Close matches of `name` among `candidates` (default: the parameter_map keys), best
-    first, ignoring case (`PRECISION_MODE` -> `precision_mode`): difflib on case-folded
-    names."""
-    folded = {}
-    for candidate in candidates or PARAMETER_MAP_KEYS:
-        folded.setdefault(candidate.casefold(), candidate)
-    return [folded[hit] for hit in
-            difflib.get_close_matches(name.casefold(), list(folded), n=n, cutoff=0.6)]
+    first, ignoring case (`PRECISION_MODE` -> `precision_mode`): `close_names`."""
+    return close_names(name, candidates or PARAMETER_MAP_KEYS, n=n)
 
 
 def all_names():
