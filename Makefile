@@ -4,6 +4,9 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 SHARED ?= $(abspath ../shared)
+# Acceptance scripts whose issue is still open (run.sh reports them as SKIP): contrib_slim.py
+# needs issue 13 (tf.contrib), two_ranks.py issue 15 (several ranks). Remove a name when its issue lands.
+ACCEPTANCE_SKIP ?= contrib_slim.py two_ranks.py
 
 .PHONY: demo test fuzz bench bench-check acceptance clean
 
@@ -23,7 +26,7 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(PY) -m pytest -q -p no:cacheprovider tests
 	@if [ -x "$(SHARED)/acceptance/run.sh" ]; then \
-	  bash "$(SHARED)/acceptance/run.sh" "$(abspath $(PY))"; \
+	  ACCEPTANCE_SKIP="$(ACCEPTANCE_SKIP)" bash "$(SHARED)/acceptance/run.sh" "$(abspath $(PY))"; \
 	else \
 	  echo "NOTE: $(SHARED)/acceptance not found (a user's clone has no ../shared): acceptance scripts skipped"; \
 	fi
