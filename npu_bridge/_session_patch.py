@@ -79,7 +79,7 @@ from tensorflow.python.client import session as _session_lib
 from tensorflow.python.framework import ops as _ops
 from tensorflow.python.training import queue_runner_impl as _queue_runner_impl
 
-from npu_bridge import _records
+from npu_bridge import _cluster, _records
 from npu_bridge.estimator.npu import util as _util
 # npu_bridge.ge (the resolver layer) is imported on first use (`_ge()`): any `import
 # npu_bridge` installs this patch once TensorFlow is imported, and a script whose sessions
@@ -549,6 +549,8 @@ def _wrap_init(original):
                                                                   next(_session_numbers)), err)
                 raise
         ge_options = prepared.ge_options
+        if _cluster.active():   # a rank of a multi-rank job: sessions open on its server
+            kwargs, args = _cluster.session_kwargs(self, args, kwargs), ()
         if ge_options is None:
             # check only: a config without NpuOptimizer is not the adapter's business
             return original(self, *args, **kwargs)
@@ -562,6 +564,8 @@ def _wrap_init(original):
         kwargs["config"] = prepared.cpu_config
         if len(args) > config_index:
             args = args[:config_index] + args[config_index + 1:]
+        if getattr(self, "_npu_cluster", False):
+            kwargs, args = _cluster.session_kwargs(self, args, kwargs), ()
         original(self, *args, **kwargs)
         self._config = config
         name = "%s#%d" % (type(self).__name__, next(_session_numbers))
@@ -922,7 +926,7 @@ def _run_loop(original, sess, loops, fetches, feed_dict, options, run_metadata):
 def _targets():
     return [(_session_lib.Session, "__init__", _wrap_init),
             (_session_lib.InteractiveSession, "__init__", _wrap_init),
-            (_session_lib.BaseSession, "run", _wrap_run),
+            (_session_lib.BaseSession, "run", lambda run: _wrap_run(_cluster.wrap_run(run))),
             (_session_lib.BaseSession, "make_callable", _wrap_make_callable),
             (_session_lib.BaseSession, "partial_run", _wrap_partial_run),
             (_session_lib.BaseSession, "close", _wrap_close),
