@@ -9,7 +9,7 @@ setup(
     version="0.1.0",
     description="Run Ascend (npu_bridge) TF1 scripts on stock TensorFlow and check their GE options",
     python_requires=">=3.11,<3.12",
-    packages=find_packages(include=["npu_bridge", "npu_bridge.*", "hccl", "hccl.*"]),
+    packages=find_packages(include=["npu_bridge", "npu_bridge.*", "hccl", "hccl.*", "moxing", "moxing.*"]),
     include_package_data=True,
     install_requires=[
         "tensorflow-cpu==2.15.1",

@@ -512,17 +512,17 @@ def explain_lines(row):
 def _explain_code(text):
     """`npu-bridge explain NPB126`: a diagnostic code's severity, title and source."""
     from npu_bridge.ge.diagnostics import CODES
-    from npu_bridge.lint import LINT_CODES
 
     code = text.upper()
-    if code in LINT_CODES:
-        return ["code: %s" % code, "what: %s" % LINT_CODES[code], "reported by: npu-bridge lint"]
     entry = CODES.get(code)
     if entry is None:
         return None
     severity, title, source = entry
-    return ["code: %s" % text.upper(), "severity: %s" % severity, "what: %s" % title,
-            "source: %s" % source, "list: docs/diagnostics.md"]
+    lines = ["code: %s" % code, "severity: %s" % severity, "what: %s" % title,
+             "source: %s" % source, "list: docs/diagnostics.md"]
+    if code.startswith("NBL"):
+        lines.insert(3, "reported by: npu-bridge lint")
+    return lines
 
 
 def _explain_config_argument(text):
@@ -551,12 +551,11 @@ def _explain_names():
     (`memory_config`) and the diagnostic codes (the resolver's and lint's)."""
     from npu_bridge.ge import catalog
     from npu_bridge.ge.diagnostics import CODES
-    from npu_bridge.lint import CONFIG_CLASSES, LINT_CODES
+    from npu_bridge.lint import CONFIG_CLASSES
 
     names = list(catalog.all_names())
     names.extend(p.rstrip(".").rsplit(".", 1)[-1] for p in CONFIG_CLASSES.values() if p)
     names.extend(CODES)
-    names.extend(LINT_CODES)
     return list(dict.fromkeys(names))
 
 
