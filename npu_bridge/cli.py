@@ -113,6 +113,8 @@ def _build_parser():
                     "taking a config class, such as memory_config), a GE key, an ir_option "
                     "name, or a diagnostic code (NPB126, E10001, NBL011).")
     explain.add_argument("option", metavar="OPTION")
+    from npu_bridge import memory_cli
+    memory_cli.add_parser(sub, _product)
     return parser
 
 
@@ -124,7 +126,7 @@ def main(argv=None):
     except SystemExit as exc:  # --help (0) or a usage error (2)
         return exc.code if isinstance(exc.code, int) else EXIT_USAGE
     handler = {"run": _cmd_run, "options": _cmd_options, "lint": _cmd_lint,
-               "explain": _cmd_explain}[args.command]
+               "explain": _cmd_explain, "memory": _cmd_memory}[args.command]
     try:
         try:
             return handler(args)
@@ -178,6 +180,7 @@ def _cmd_run(args):
     cwd = os.getcwd()
     pid = os.getpid()
     _records.clear()
+    _records.capture[0] = True   # the GE graphs of the run, for the memory plan (docs/memory.md)
 
     def finish(result):
         """Summary, report and exit code of the run that ended with `result`; also what
@@ -195,6 +198,14 @@ def _cmd_run(args):
     code = finish(result)
     _keep_exit_code(code)
     return code
+
+
+def _cmd_memory(args):
+    from npu_bridge import memory_cli
+    try:
+        return memory_cli.run(args, _finish_run)
+    except ValueError as err:
+        raise _UsageError(str(err))
 
 
 def _keep_exit_code(code):
@@ -528,17 +539,17 @@ def explain_lines(row):
 def _explain_code(text):
     """`npu-bridge explain NPB126`: a diagnostic code's severity, title and source."""
     from npu_bridge.ge.diagnostics import CODES
-    from npu_bridge.lint import LINT_CODES
 
     code = text.upper()
-    if code in LINT_CODES:
-        return ["code: %s" % code, "what: %s" % LINT_CODES[code], "reported by: npu-bridge lint"]
     entry = CODES.get(code)
     if entry is None:
         return None
     severity, title, source = entry
-    return ["code: %s" % text.upper(), "severity: %s" % severity, "what: %s" % title,
-            "source: %s" % source, "list: docs/diagnostics.md"]
+    lines = ["code: %s" % code, "severity: %s" % severity, "what: %s" % title,
+             "source: %s" % source, "list: docs/diagnostics.md"]
+    if code.startswith("NBL"):
+        lines.insert(3, "reported by: npu-bridge lint")
+    return lines
 
 
 def _explain_config_argument(text):
@@ -567,12 +578,11 @@ def _explain_names():
     (`memory_config`) and the diagnostic codes (the resolver's and lint's)."""
     from npu_bridge.ge import catalog
     from npu_bridge.ge.diagnostics import CODES
-    from npu_bridge.lint import CONFIG_CLASSES, LINT_CODES
+    from npu_bridge.lint import CONFIG_CLASSES
 
     names = list(catalog.all_names())
     names.extend(p.rstrip(".").rsplit(".", 1)[-1] for p in CONFIG_CLASSES.values() if p)
     names.extend(CODES)
-    names.extend(LINT_CODES)
     return list(dict.fromkeys(names))
 
 
