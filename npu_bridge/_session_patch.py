@@ -563,10 +563,18 @@ def _run_loop(original, sess, loops, fetches, feed_dict, options, run_metadata):
 # ---------------------------------------------------------------------------------------------
 # patch / unpatch
 
+def _wrap_run_and_cluster(original):
+    """`_wrap_run` over `_cluster.wrap_run` (multi-rank runs: docs/collectives.md); unpatch
+    gives back `original`."""
+    run = _wrap_run(_cluster.wrap_run(original))
+    run._npu_bridge_original = original
+    return run
+
+
 def _targets():
     return [(_session_lib.Session, "__init__", _wrap_init),
             (_session_lib.InteractiveSession, "__init__", _wrap_init),
-            (_session_lib.BaseSession, "run", lambda run: _wrap_run(_cluster.wrap_run(run))),
+            (_session_lib.BaseSession, "run", _wrap_run_and_cluster),
             (_session_lib.BaseSession, "make_callable", _wrap_make_callable),
             (_session_lib.BaseSession, "partial_run", _wrap_partial_run),
             (_session_lib.BaseSession, "close", _wrap_close),
