@@ -19,7 +19,8 @@ setup(
         "protobuf==4.25.9",
     ],
     extras_require={
-        "test": ["pytest==9.2.0", "hypothesis==6.170.17", "scikit-learn==1.9.1"],
+        "test": ["pytest==9.2.0", "hypothesis==6.170.17", "scikit-learn==1.9.1",
+                 "jsonschema==4.26.0"],
     },
     entry_points={"console_scripts": ["npu-bridge=npu_bridge.cli:main"]},
 )

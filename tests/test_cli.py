@@ -102,7 +102,7 @@ def test_explain_product_restricted_option(capsys):
 
 def test_explain_unknown_suggests(capsys):
     code, out, err = _main(capsys, "explain", "sump_mode")
-    assert code == 1 and out == ""
+    assert code == 2 and out == ""   # a usage error (issue 17 defect 11; was 1)
     assert "unknown option 'sump_mode'" in err and "dump_mode" in err
 
 
