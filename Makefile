@@ -8,7 +8,7 @@ SHARED ?= $(abspath ../shared)
 # needs issue 13 (tf.contrib), two_ranks.py issue 15 (several ranks). Remove a name when its issue lands.
 ACCEPTANCE_SKIP ?= contrib_slim.py two_ranks.py
 
-.PHONY: demo test fuzz bench bench-check acceptance clean
+.PHONY: demo test fuzz bench bench-check acceptance probe clean
 
 $(STAMP): setup.py
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -39,6 +39,20 @@ bench: $(STAMP)
 
 bench-check: $(STAMP)
 	$(PY) bench/run_all.py --check
+
+# The open probe of the real world (docs/real_scripts.md): each model folder of a work tree of
+# Ascend/ModelZoo-TensorFlow run with --help under `npu-bridge run`, then `npu-bridge lint` over
+# its npu_bridge files. Its own venv (setup.py's pins + tools/zoo_probe_requirements.txt), not .venv.
+ZOO ?= ../zoo
+PROBE_VENV ?= .probe-venv
+PROBE_OUT ?= probe-out
+PROBE_ARGS ?=
+probe:
+	@test -d "$(ZOO)" || { echo "ZOO=$(ZOO): not a folder (make probe ZOO=/path/to/ModelZoo-TensorFlow)"; exit 2; }
+	test -x $(PROBE_VENV)/bin/python || $(PYTHON) -m venv $(PROBE_VENV)
+	$(PROBE_VENV)/bin/python -m pip install -q $$($(PROBE_VENV)/bin/python tools/zoo_probe.py --print-requires) -r tools/zoo_probe_requirements.txt
+	$(PROBE_VENV)/bin/python tools/zoo_probe.py "$(ZOO)" --preload --jobs 2 --timeout 60 --out $(PROBE_OUT) $(PROBE_ARGS)
+	$(PROBE_VENV)/bin/python tools/zoo_probe.py "$(ZOO)" --lint --jobs 2 --out $(PROBE_OUT)
 
 clean:
 	rm -rf $(VENV) build *.egg-info

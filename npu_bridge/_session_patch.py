@@ -814,6 +814,8 @@ def _is_queue_runner_run(graph, fetches):
 
 def _wrap_run(original):
     def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
+        if _records.capture[0]:   # npu-bridge run / memory: the GE graph of this fetch set
+            _capture_graph(self, fetches, feed_dict)
         policy = getattr(self, "_npu_guard_policy", None)
         if policy is not None:
             graph = self._graph
@@ -843,6 +845,11 @@ def _wrap_run(original):
     run.__doc__ = original.__doc__
     run.__name__ = original.__name__
     return run
+
+
+def _capture_graph(session, fetches, feed_dict):
+    from npu_bridge import _graph_capture   # TF side of the memory plan: loaded when on
+    _graph_capture.note_run(session, fetches, feed_dict)
 
 
 def _wrap_make_callable(original):

@@ -124,6 +124,8 @@ def _build_parser():
                     "taking a config class, such as memory_config), a GE key, an ir_option "
                     "name, or a diagnostic code (NPB126, E10001, NBL011).")
     explain.add_argument("option", metavar="OPTION")
+    from npu_bridge import memory_cli
+    memory_cli.add_parser(sub, _product)
     return parser
 
 
@@ -135,7 +137,7 @@ def main(argv=None):
     except SystemExit as exc:  # --help (0) or a usage error (2)
         return exc.code if isinstance(exc.code, int) else EXIT_USAGE
     handler = {"run": _cmd_run, "options": _cmd_options, "lint": _cmd_lint,
-               "explain": _cmd_explain}[args.command]
+               "explain": _cmd_explain, "memory": _cmd_memory}[args.command]
     try:
         try:
             return handler(args)
@@ -183,6 +185,7 @@ def _cmd_run(args):
     cwd = os.getcwd()
     pid = os.getpid()
     _records.clear()
+    _records.capture[0] = True   # the GE graphs of the run, for the memory plan (docs/memory.md)
 
     def finish(result):
         """Summary, report and exit code of the run that ended with `result`; also what
@@ -200,6 +203,14 @@ def _cmd_run(args):
     code = finish(result)
     _keep_exit_code(code)
     return code
+
+
+def _cmd_memory(args):
+    from npu_bridge import memory_cli
+    try:
+        return memory_cli.run(args, _finish_run)
+    except ValueError as err:
+        raise _UsageError(str(err))
 
 
 def _keep_exit_code(code):

@@ -301,7 +301,7 @@ def test_run_acceptance_session_script_report(tmp_path):
     assert proc.stdout.splitlines()[-1].startswith("ok loss=")
     data = json.loads((tmp_path / "out" / "r.json").read_text())
     assert os.listdir(tmp_path / "out") == ["r.json"]
-    assert data["version"] == 1 and data["outcome"]["exit_code"] == 0
+    assert data["version"] == 2 and data["outcome"]["exit_code"] == 0
     assert data["environment"]["set"]["RANK_SIZE"] == "1"
     assert data["summary"]["configurations"] >= 1 and data["summary"]["errors"] == 0
     conf = data["configurations"][0]

@@ -369,7 +369,8 @@ def plan_graph(graph, options=None, assumptions=None):
                     weights += block_bytes(nbytes)
                 continue
             if nbytes is None:
-                dynamic_nodes.append(node.name)
+                if not dynamic_nodes or dynamic_nodes[-1] != node.name:
+                    dynamic_nodes.append(node.name)
                 continue
             sizes[t] = tensor_bytes(shape, _dtype_of(dtype, assumptions, options.precision_mode))
     for ref in graph.outputs:   # a fetched alias keeps its source alive
@@ -574,16 +575,25 @@ def plan_session(graphs, options=None, assumptions=None):
 
 # ------------------------------------------------------------------ text
 def mib(nbytes):
-    """Bytes as MiB text with 1 decimal ('-' for None)."""
-    return "-" if nbytes is None else "%.1f MiB" % (nbytes / 2 ** 20)
+    """Bytes as text: B, KiB, MiB or GiB with 1 decimal ('-' for None)."""
+    if nbytes is None:
+        return "-"
+    for unit, scale in (("GiB", GIB), ("MiB", 2 ** 20), ("KiB", 1024)):
+        if nbytes >= scale:
+            return "%.1f %s" % (nbytes / scale, unit)
+    return "%d B" % nbytes
 
 
 def summary_line(plan, verdict_, options):
     """One line for the `npu-bridge run` summary: feature map, variables, total, budget, fits."""
     if plan.dynamic:
-        return ("graph %s: dynamic shape (unknown inputs: %s): no static size; GE needs "
-                "dynamic_input/dynamic_dims/input_shape, or policy 3/4 expands it" % (
-                    plan.name, ", ".join(plan.dynamic_inputs) or "-"))
+        where = plan.dynamic_inputs or plan.dynamic_nodes[:3]
+        return ("graph %s: dynamic shape (%s %s%s): no static size; GE compiles it with "
+                "dynamic_input/dynamic_dims/input_shape, or as a dynamic graph (policy 3/4 "
+                "expand its memory)" % (
+                    plan.name, "inputs" if plan.dynamic_inputs else "unknown shapes from",
+                    ", ".join(where), "" if plan.dynamic_inputs or len(plan.dynamic_nodes) <= 3
+                    else " ..."))
     total = plan.feature_map + plan.variables
     text = "graph %s: feature map %s, variables %s, total %s, budget %s, fits %s" % (
         plan.name, mib(plan.feature_map), mib(plan.variables), mib(total),
