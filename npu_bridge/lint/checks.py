@@ -22,7 +22,7 @@ def known_codes():
 
 # Resolver codes about a key's name or AttrValue field, not its value
 # (`npu_bridge.ge.diagnostics.CODES`): the only ones kept for a non-literal value.
-NAME_FIELD_CODES = frozenset({"NPB100", "NPB101", "NPB102"})
+NAME_FIELD_CODES = frozenset({"NPB100", "NPB101", "NPB102", "NPB108"})
 
 
 @dataclasses.dataclass(frozen=True, order=True)
