@@ -4,11 +4,11 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 SHARED ?= $(abspath ../shared)
-# Acceptance scripts whose issue is still open (run.sh reports them as SKIP): two_ranks.py
-# needs issue 15 (several ranks). Remove a name when its issue lands.
-ACCEPTANCE_SKIP ?= two_ranks.py
+# Acceptance scripts whose issue is still open (run.sh reports them as SKIP); remove a name
+# when its issue lands.
+ACCEPTANCE_SKIP ?=
 
-.PHONY: demo test fuzz bench bench-check acceptance clean
+.PHONY: demo test fuzz bench bench-check acceptance probe clean
 
 $(STAMP): setup.py
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -39,6 +39,20 @@ bench: $(STAMP)
 
 bench-check: $(STAMP)
 	$(PY) bench/run_all.py --check
+
+# The open probe of the real world (docs/real_scripts.md): each model folder of a work tree of
+# Ascend/ModelZoo-TensorFlow run with --help under `npu-bridge run`, then `npu-bridge lint` over
+# its npu_bridge files. Its own venv (setup.py's pins + tools/zoo_probe_requirements.txt), not .venv.
+ZOO ?= ../zoo
+PROBE_VENV ?= .probe-venv
+PROBE_OUT ?= probe-out
+PROBE_ARGS ?=
+probe:
+	@test -d "$(ZOO)" || { echo "ZOO=$(ZOO): not a folder (make probe ZOO=/path/to/ModelZoo-TensorFlow)"; exit 2; }
+	test -x $(PROBE_VENV)/bin/python || $(PYTHON) -m venv $(PROBE_VENV)
+	$(PROBE_VENV)/bin/python -m pip install -q $$($(PROBE_VENV)/bin/python tools/zoo_probe.py --print-requires) -r tools/zoo_probe_requirements.txt
+	$(PROBE_VENV)/bin/python tools/zoo_probe.py "$(ZOO)" --preload --jobs 2 --timeout 60 --out $(PROBE_OUT) $(PROBE_ARGS)
+	$(PROBE_VENV)/bin/python tools/zoo_probe.py "$(ZOO)" --lint --jobs 2 --out $(PROBE_OUT)
 
 clean:
 	rm -rf $(VENV) build *.egg-info

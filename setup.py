@@ -9,7 +9,7 @@ setup(
     version="0.1.0",
     description="Run Ascend (npu_bridge) TF1 scripts on stock TensorFlow and check their GE options",
     python_requires=">=3.11,<3.12",
-    packages=find_packages(include=["npu_bridge", "npu_bridge.*", "hccl", "hccl.*"]),
+    packages=find_packages(include=["npu_bridge", "npu_bridge.*", "hccl", "hccl.*", "moxing", "moxing.*"]),
     include_package_data=True,
     install_requires=[
         "tensorflow-cpu==2.15.1",
@@ -28,7 +28,9 @@ setup(
         "typeguard==2.13.3",
     ],
     extras_require={
-        "test": ["pytest==9.2.0", "hypothesis==6.170.17", "scikit-learn==1.9.1"],
+        "test": ["pytest==9.2.0", "hypothesis==6.170.17", "scikit-learn==1.9.1",
+                 "matplotlib==3.9.4", "jsonschema==4.26.0"],
+        "plot": ["matplotlib==3.9.4"],   # npu-bridge memory --plot
     },
     entry_points={"console_scripts": ["npu-bridge=npu_bridge.cli:main"]},
 )

@@ -16,6 +16,7 @@ import threading
 _lock = threading.Lock()
 _records = []
 
+capture = [False]     # capture the GE graphs of runs (npu_bridge._graph_capture.enable)
 RUNTIME_LIMIT = 16    # run-time diagnostics kept per configuration
 _LINK_ATTR = "_npu_bridge_record"
 

@@ -10,8 +10,11 @@ import re
 import stat
 import tempfile
 
+from npu_bridge import memory_report as _memory_report
+
 SCHEMA = "npu-bridge-report"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 1       # the options/lint JSON
+RUN_SCHEMA_VERSION = 2   # the run report: 2 adds each configuration's `memory` (the GE memory plan)
 LEVELS = ("global", "session", "graph", "adapter")
 _LEVEL_ATTRS = {"global": "global_options", "session": "session_options",
                 "graph": "graph_options", "adapter": "adapter_options"}
@@ -117,6 +120,7 @@ def build_run_report(*, script, argv, cwd, product, strict, environment_set, rec
                                   refused=r.get("refused", False))
         # errors raised later for this configuration (the Session patch's NPB123)
         conf["diagnostics"].extend(diagnostic_dict(d) for d in r.get("runtime", ()))
+        conf["memory"] = _memory_report.configuration_memory(r)
         configurations.append(conf)
     all_diags = [d for c in configurations for d in c["diagnostics"]]
     uncaught = None
@@ -136,7 +140,7 @@ def build_run_report(*, script, argv, cwd, product, strict, environment_set, rec
     summary.update(count_severities(all_diags))
     return {
         "schema": SCHEMA,
-        "version": SCHEMA_VERSION,
+        "version": RUN_SCHEMA_VERSION,
         "tool": {"name": "npu-bridge", "version": _tool_version()},
         "command": "run",
         "created": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
@@ -395,6 +399,7 @@ def summary_lines(report):
             conf["index"], conf["kind"], conf["name"], conf["product"] or "none",
             " REFUSED: NpuConfigError raised" if conf.get("refused") else ""))
         lines.extend(configuration_lines(conf))
+        lines.extend(_memory_report.memory_lines(conf))
     unc = report["outcome"]["uncaught"]
     if unc:
         lines.append("uncaught %s: %s" % (unc["type"], unc["message"].splitlines()[0]

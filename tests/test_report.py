@@ -36,11 +36,11 @@ def test_top_level_keys_in_documented_order_with_version():
     data = _run_report()
     assert list(data) == ["schema", "version", "tool", "command", "created", "script", "product",
                           "strict", "environment", "outcome", "summary", "configurations", "notes"]
-    assert data["schema"] == "npu-bridge-report" and data["version"] == 1
+    assert data["schema"] == "npu-bridge-report" and data["version"] == 2
     conf = data["configurations"][0]
     assert list(conf) == ["index", "kind", "name", "refused", "product", "options", "effective",
-                          "sources", "diagnostics"]
-    assert conf["refused"] is False
+                          "sources", "diagnostics", "memory"]
+    assert conf["refused"] is False and conf["memory"] is None   # no graph ran
     assert list(conf["options"]) == ["global", "session", "graph", "adapter"]
     # option keys sorted, so two runs of one script give the same text
     assert list(conf["options"]["global"]) == ["ge.exec.staticMemoryPolicy", "static_memory_policy"]

@@ -13,6 +13,8 @@ import threading
 
 import tensorflow as tf
 
+from npu_bridge.estimator._real_shapes import with_shape
+
 DEFAULT_GRAPH_SEED = 87654321
 _MAXINT32 = 2 ** 31 - 1
 
@@ -86,7 +88,8 @@ def LARS(inputs_w, inputs_g, weight_decay, hyperpara=0.001, epsilon=0.00001, nam
             w = tf.convert_to_tensor(w)
             g = tf.convert_to_tensor(g)
             coeff, wd = _lars_coefficient(w, g, weight_decay, None, hyperpara, epsilon, False)
-            out.append(coeff * (g + wd * w))
+            # LARS shape function: output i has the shape of inputs_w[i] (npu_ops.cc).
+            out.append(with_shape(coeff * (g + wd * w), w.shape))
     return out
 
 
@@ -95,7 +98,8 @@ def LARSV2(input_weight, input_grad, weight_decay, learning_rate, hyperpara=0.00
     """LARS for one weight (real ``LarsV2`` op).
 
     Returns ``coeff * (g + weight_decay * w)`` with the coefficient of ``LARS``; with
-    ``use_clip`` the coefficient is ``min(coeff / learning_rate, 1)``. Shape of ``input_grad``.
+    ``use_clip`` the coefficient is ``min(coeff / learning_rate, 1)``. Static shape: that of
+    ``input_weight`` (the LarsV2 shape function, hicann/tensorflow tf_adapter/ops/npu_ops.cc).
     Raises: RuntimeError eagerly.
     """
     _graph_only("LARSV2")
@@ -103,7 +107,7 @@ def LARSV2(input_weight, input_grad, weight_decay, learning_rate, hyperpara=0.00
         w = tf.convert_to_tensor(input_weight)
         g = tf.convert_to_tensor(input_grad)
         coeff, wd = _lars_coefficient(w, g, weight_decay, learning_rate, hyperpara, epsilon, use_clip)
-        return coeff * (g + wd * w)
+        return with_shape(coeff * (g + wd * w), w.shape)
 
 
 # Outfeed: the NPU pushes tensors into a named channel that a host thread drains. On the CPU
@@ -149,7 +153,8 @@ def outfeed_dequeue_op(channel_name, output_types, output_shapes, name=None):
         raise ValueError("outfeed channel %r carries %s, not %s" % (channel_name, queue.dtypes, output_types))
     values = queue.dequeue(name=name)
     values = values if isinstance(values, (list, tuple)) else [values]
-    return [tf.ensure_shape(v, s) for v, s in zip(values, output_shapes)]
+    # OutfeedDequeueOp's shape function: exactly `output_shapes` (npu_ops.cc).
+    return [with_shape(tf.ensure_shape(v, s), s) for v, s in zip(values, output_shapes)]
 
 
 def stop_outfeed_dequeue_op(channel_name, name=None):
@@ -173,8 +178,10 @@ def dropout(x, keep_prob, noise_shape=None, seed=None, name=None):
       noise_shape: 1-D int shape broadcastable to ``x`` for the random keep/drop mask.
       seed: op seed (combined with the graph seed by ``tf.compat.v1.get_seed``).
       name: name scope.
-    Returns: a tensor of ``x``'s shape and dtype. A Python float ``keep_prob`` of 1.0 returns
-      ``x`` itself (as the real op).
+    Returns: a tensor of ``x``'s dtype whose static shape is ``x``'s, whatever the shape of
+      ``keep_prob`` (the DropOutDoMask shape function, hicann/tensorflow
+      tf_adapter/ops/npu_ops.cc). A Python float ``keep_prob`` of 1.0 returns ``x`` itself
+      (as the real op).
     Raises: RuntimeError eagerly; ValueError for a non-float ``x`` or a number outside (0, 1].
     """
     _graph_only("dropout")
@@ -192,14 +199,15 @@ def dropout(x, keep_prob, noise_shape=None, seed=None, name=None):
         uniform = tf.compat.v1.random_uniform(shape, seed=seed, dtype=x.dtype)
         # floor(keep + U[0,1)) is 1 with probability keep, else 0.
         mask = tf.floor(keep + uniform)
-        return x * (1.0 / keep) * mask
+        return with_shape(x * (1.0 / keep) * mask, x.shape)
 
 
 def basic_lstm_cell(x, h, c, w, b, keep_prob, forget_bias, state_is_tuple, activation, name=None):
     """One LSTM step (real ``BasicLSTMCell`` op, gate order i, j, f, o as ``tf.nn.rnn_cell``).
 
     Shapes: x [B, I], h and c [B, H], w [I + H, 4H], b [4H].
-    Returns the op's seven outputs ``(ct, ht, it, jt, ft, ot, tanhct)``, each [B, H]:
+    Returns the op's seven outputs ``(ct, ht, it, jt, ft, ot, tanhct)``, each [B, H] (static
+    shapes as the BasicLSTMCell shape function: ``ht`` that of ``h``, the others that of ``c``):
     ``it = sigmoid(i)``, ``jt = tanh(j)``, ``ft = sigmoid(f + forget_bias)``, ``ot = sigmoid(o)``,
     ``ct = c * ft + it * jt``, ``tanhct = tanh(ct)``, ``ht = ot * tanhct``.
     Raises: RuntimeError eagerly; NotImplementedError for ``keep_prob`` < 1 (the NPU's internal
@@ -223,7 +231,9 @@ def basic_lstm_cell(x, h, c, w, b, keep_prob, forget_bias, state_is_tuple, activ
         ct = c * ft + it * jt
         tanhct = tf.tanh(ct)
         ht = ot * tanhct
-        return ct, ht, it, jt, ft, ot, tanhct
+        return (with_shape(ct, c.shape), with_shape(ht, h.shape), with_shape(it, c.shape),
+                with_shape(jt, c.shape), with_shape(ft, c.shape), with_shape(ot, c.shape),
+                with_shape(tanhct, c.shape))
 
 
 def adam_apply_one_assign(input0, input1, input2, input3, input4,
@@ -245,27 +255,35 @@ def scatter_elements(data, indices, updates, axis=0, name=None):
 
     ``output`` is ``data`` with ``output[..., indices[idx], ...] = updates[idx]`` along ``axis``
     for every position ``idx`` of ``indices`` (``indices`` and ``updates`` have one shape, of the
-    same rank as ``data``). Negative ``axis`` counts from the end. Returns ``data``'s shape/dtype.
+    same rank as ``data``). Negative ``axis`` and negative indices count from the end. Returns
+    ``data``'s dtype; static shape that of ``data`` (the ScatterElements shape function,
+    hicann/tensorflow tf_adapter/ops/aicpu/npu_cpu_ops.cc), also for data of unknown rank.
+    Raises ValueError for an ``axis`` outside a known rank.
     """
     with tf.name_scope(name or "ScatterElements"):
         data = tf.convert_to_tensor(data, name="data")
         indices = tf.convert_to_tensor(indices, name="indices")
         updates = tf.convert_to_tensor(updates, name="updates")
         rank = data.shape.rank
-        if rank is None:
-            raise ValueError("scatter_elements needs data of known rank")
-        axis = axis + rank if axis < 0 else axis
-        if not 0 <= axis < rank:
-            raise ValueError("axis %d out of range for rank %d" % (axis, rank))
+        if rank is not None:
+            if not -rank <= axis < rank:
+                raise ValueError("axis %d out of range for rank %d" % (axis, rank))
+            axis = tf.constant(axis % rank)
+            dyn_rank = tf.constant(rank)
+        else:
+            dyn_rank = tf.rank(data)
+            axis = tf.math.floormod(axis, dyn_rank) if axis < 0 else tf.constant(axis)
         indices = tf.cast(indices, tf.int64)
         # Negative indices count from the end of the axis, as ONNX specifies.
-        dim = tf.cast(tf.shape(data)[axis], tf.int64)
-        indices = tf.where(indices < 0, indices + dim, indices)
-        grids = tf.meshgrid(*[tf.range(s, dtype=tf.int64) for s in tf.unstack(tf.shape(indices, out_type=tf.int64))],
-                            indexing="ij")
-        grids[axis] = indices
-        full = tf.stack(grids, axis=-1)
-        return tf.tensor_scatter_nd_update(data, tf.reshape(full, [-1, rank]), tf.reshape(updates, [-1]))
+        dim = tf.gather(tf.shape(data, out_type=tf.int64), axis)
+        flat = tf.reshape(tf.where(indices < 0, indices + dim, indices), [-1, 1])
+        # Every position of `indices`, row-major (the order of reshape(indices, [-1])), with
+        # its `axis` coordinate replaced by the index it holds.
+        coords = tf.where(tf.ones_like(indices, dtype=tf.bool))
+        on_axis = tf.one_hot(axis, dyn_rank, dtype=tf.int64)
+        full = coords * (1 - on_axis) + flat * on_axis
+        out = tf.tensor_scatter_nd_update(data, full, tf.reshape(updates, [-1]))
+        return with_shape(out, data.shape)
 
 
 def k_means_centroids(x, y, sum_square_y, sum_square_x, use_actual_distance=False, name=None):

@@ -11,6 +11,8 @@ import math
 import tensorflow as tf
 from tensorflow.python.ops import nn_ops as _nn_ops
 
+from npu_bridge.estimator._real_shapes import with_shape
+
 
 class _NpuUnaryOps:
     """Namespace of the NPU unary ops with CPU meanings."""
@@ -24,13 +26,17 @@ class _NpuUnaryOps:
         (TensorFlow's gradient equals the NPU ``GeluGrad`` of the same formula).
         """
         with tf.name_scope(name or "Gelu"):
-            return _nn_ops.gelu(tf.convert_to_tensor(x), approximate=True)
+            x = tf.convert_to_tensor(x)
+            # Gelu's shape function: UnchangedShape (hicann/tensorflow npu_unary_ops.cc).
+            return with_shape(_nn_ops.gelu(x, approximate=True), x.shape)
 
     @staticmethod
     def gelu_grad(dy, x, y, name=None):
         """NPU ``GeluGrad``: ``dy * d gelu(x) / dx`` for the tanh approximation (``y`` unused).
 
-        Shapes of ``dy`` and ``x`` must match; returns that shape.
+        Shapes of ``dy`` and ``x`` must match; the static shape is their merge (GeluGrad's
+        shape function MergeBothInputsShapeFn, hicann/tensorflow npu_unary_ops.cc).
+        Raises ValueError when their static shapes contradict each other (as the real op).
         """
         with tf.name_scope(name or "GeluGrad"):
             x = tf.convert_to_tensor(x)
@@ -39,7 +45,8 @@ class _NpuUnaryOps:
             inner = k * (x + 0.044715 * x * x * x)
             t = tf.tanh(inner)
             dinner = k * (1.0 + 3.0 * 0.044715 * x * x)
-            return dy * (0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * dinner)
+            merged = dy.shape.merge_with(x.shape)
+            return with_shape(dy * (0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * dinner), merged)
 
     def __getattr__(self, name):
         if name.startswith("__"):

@@ -3,6 +3,7 @@
 `E10001` is GE's own code for an invalid option value (parameter, value, reason). The
 `NPBxxx` codes are this project's own checks; they are stable (never renumbered) and listed
 in `docs/diagnostics.md`, which `tools/gen_catalog_doc.py` generates from `CODES`.
+`NBLxxx` are `npu-bridge lint`'s own codes (the file, protobuf and Python's own errors).
 """
 import re
 from types import MappingProxyType
@@ -94,6 +95,12 @@ CODES = MappingProxyType({
     "NPB107": ("warning", "custom optimizer named like but not exactly NpuOptimizer: the real "
                "adapter ignores it (did you mean 'NpuOptimizer'?)",
                "hicann/tensorflow tf_adapter/util/npu_attrs.cc (name() == \"NpuOptimizer\")"),
+    "NPB108": ("warning", "argument or parameter_map key of an older adapter release (not of the "
+               "current one): accepted; the message says what the current adapter does with it "
+               "(ignored, or where the setting moved) and what the older NPUEstimator wrote",
+               "the legacy table npu_bridge/ge/legacy.py (Ascend/tensorflow adapter history "
+               "2020-08..2021-02, hicann/tensorflow docs); docs/options.md 'Spellings of older "
+               "adapter releases'"),
     "NPB110": ("info", "no target product: product rules skipped",
                "README 'Products' table / docs/options.md Products (product=, soc_config, "
                "NPU_BRIDGE_PRODUCT)"),
@@ -184,6 +191,20 @@ CODES = MappingProxyType({
                "hicann/tensorflow npu_estimator.py (parameter_map[KEY].b = value); catalog "
                "field column; GE values: the GE key's catalog row (seed "
                "ge_memory_options_zh.txt for ge.externalWeight)"),
+    # npu-bridge lint's own codes: about the file, and about what protobuf or Python itself
+    # raises when the script runs (found without running it).
+    "NBL001": ("error", "the file does not parse", "project rule (npu-bridge lint)"),
+    "NBL002": ("warning", "the file is larger than the size limit and was not checked",
+               "project rule (npu-bridge lint --max-bytes)"),
+    "NBL003": ("error", "the file cannot be read", "project rule (npu-bridge lint)"),
+    "NBL010": ("error", "AttrValue has no such field (AttributeError at run time)",
+               "project rule (npu-bridge lint); fields: reference npu_options.json field"),
+    "NBL011": ("error", "the literal does not fit the AttrValue field (protobuf's "
+               "TypeError/ValueError)", "project rule (npu-bridge lint); field types: "
+               "reference npu_options.json field"),
+    "NBL012": ("error", "config class (or npu_resource_init) called with an argument it does "
+               "not have (TypeError at run time)", "hicann/tensorflow npu_config.py, "
+               "npu_plugin.py signatures (reference npu_options.json classes)"),
 })
 CODES = MappingProxyType({code: (sev, title, cite(source))
                           for code, (sev, title, source) in CODES.items()})

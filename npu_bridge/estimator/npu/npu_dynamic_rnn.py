@@ -19,10 +19,18 @@ b [4H].
 With ``seq_length`` [B], steps at or after a sequence's length output zeros and carry the state
 unchanged. Options the CPU build does not model (peepholes, projection, cell_clip >= 0 for GRU,
 keep_prob < 1, cell_depth > 1, other cell types or activations) raise ``NotImplementedError``.
+
+Static shapes are those of the real ops' shape functions (hicann/tensorflow
+tf_adapter/ops/aicore/npu_aicore_ops.cc, DynamicRnn/DynamicRnnV2/DynamicGruV2, and the real
+layers' bidirectional stacking): ``y``, ``output_h`` (and ``output_c``) are
+[x.dim0, x.dim1, H] (bidirectional [2, ...]), H from the weights (LSTM: w.dim0 - x.dim2;
+GRU: weight_hidden.dim0); the gate outputs have an unknown static shape, as there.
 """
 import math
 
 import tensorflow as tf
+
+from npu_bridge.estimator._real_shapes import dim as _real_dim, with_shape
 
 DYNAMIC_RNN_UNIDIRECTION = "UNIDIRECTIONAL"
 DYNAMIC_RNN_BIDIRECTION = "BIDIRECTIONAL"
@@ -180,18 +188,28 @@ class DynamicRNN(_DynamicBasic):
             raise NotImplementedError("DynamicRNN: cell_type=%r is not modelled (only 'LSTM')" % (self._cell_type,))
         if self._use_peephole:
             raise NotImplementedError("DynamicRNN: use_peephole=True is not modelled by the CPU implementation")
+        x_shape = tf.convert_to_tensor(x, dtype=self._rnn_dtype).shape
         x = self._time_major_input(x)
         weight = self._rnn_w if weight is None else weight
         bias = self._rnn_b if bias is None else bias
         directions = 2 if self._direction == DYNAMIC_RNN_BIDIRECTION else 1
+        # DynamicRnn's shape function: hidden = w.dim0 - x.dim2 (per direction's w).
+        w_rows = _real_dim(tf.convert_to_tensor(weight).shape, directions - 1, "DynamicRNN")
+        size = _real_dim(x_shape, 2, "DynamicRNN")
+        hidden = None if w_rows is None or size is None else w_rows - size
+        state = [_real_dim(x_shape, 0, "DynamicRNN"), _real_dim(x_shape, 1, "DynamicRNN"), hidden]
+        state = state if directions == 1 else [2] + state
+        shapes = [state] * 3 + [None] * 5
         init_shape = [directions, tf.shape(x)[1], self._hidden_size]
         init_h = tf.zeros(init_shape, x.dtype) if init_h is None else tf.convert_to_tensor(init_h, x.dtype)
         init_c = tf.zeros(init_shape, x.dtype) if init_c is None else tf.convert_to_tensor(init_c, x.dtype)
         if directions == 1:
-            return self._finish(self._run(x, seq_length, init_h[0], init_c[0], weight, bias, False))
-        forward = self._run(x, seq_length, init_h[0], init_c[0], weight[0], bias[0], False)
-        backward = self._run(x, seq_length, init_h[1], init_c[1], weight[1], bias[1], True)
-        return self._finish([tf.stack([fw, bw], 0) for fw, bw in zip(forward, backward)])
+            outputs = self._finish(self._run(x, seq_length, init_h[0], init_c[0], weight, bias, False))
+        else:
+            forward = self._run(x, seq_length, init_h[0], init_c[0], weight[0], bias[0], False)
+            backward = self._run(x, seq_length, init_h[1], init_c[1], weight[1], bias[1], True)
+            outputs = self._finish([tf.stack([fw, bw], 0) for fw, bw in zip(forward, backward)])
+        return [with_shape(t, shape) for t, shape in zip(outputs, shapes)]
 
 
 class DynamicGRUV2(_DynamicBasic):
@@ -247,10 +265,15 @@ class DynamicGRUV2(_DynamicBasic):
         self._check_supported("DynamicGRUV2")
         if self._direction != DYNAMIC_RNN_UNIDIRECTION:
             raise NotImplementedError("DynamicGRUV2: only UNIDIRECTIONAL is modelled")
+        x_shape = tf.convert_to_tensor(x, dtype=self._rnn_dtype).shape
         x = self._time_major_input(x)
         batch = tf.shape(x)[1]
         zeros = tf.zeros([batch, self._hidden_size], x.dtype)
         init_h = zeros if init_h is None else tf.convert_to_tensor(init_h, x.dtype)
+        # DynamicGruV2's shape function: y, output_h [x.dim0, x.dim1, weight_hidden.dim0].
+        state = [_real_dim(x_shape, 0, "DynamicGRUV2"), _real_dim(x_shape, 1, "DynamicGRUV2"),
+                 _real_dim(self._weight_hidden.shape, 0, "DynamicGRUV2")]
+        shapes = [state, state, None, None, None, None]
 
         def step(carry, inputs):
             h = carry[0]
@@ -278,7 +301,8 @@ class DynamicGRUV2(_DynamicBasic):
 
         init = (init_h, zeros, zeros, zeros, zeros, zeros)
         h_all, y, z, r, n, hn = tf.scan(step, (x, tf.range(tf.shape(x)[0])), initializer=init)
-        return self._finish([y, h_all, z, r, n, hn])
+        return [with_shape(t, shape)
+                for t, shape in zip(self._finish([y, h_all, z, r, n, hn]), shapes)]
 
 
 class DynamicAUGRU(DynamicGRUV2):

@@ -1,0 +1,260 @@
+"""The GE graphs of a run: what the real adapter hands to GE, captured on the first run of each
+(session, fetch set, feed set), planned with `npu_bridge.ge.memory_plan`.
+
+The adapter builds one GE graph per distinct fetch/feed set of a session (the subgraph the
+fetches need, the fed tensors becoming its Data inputs); its shapes and dtypes are those of
+TensorFlow's shape inference, read from the graph's tensors. Host-side input-pipeline ops
+(datasets, iterators) are left out, as they do not run in the GE graph. Switched on by
+`npu-bridge run` / `npu-bridge memory` (`enable()`); later runs of a captured set cost one
+dictionary lookup. Entries go to the session's record (`rec["graphs"]`).
+"""
+import os
+import threading
+
+import tensorflow as tf
+from tensorflow.python.client import session as _session_lib
+
+from npu_bridge import _records
+from npu_bridge.ge import memory_plan as mp
+
+GRAPHS_PER_SESSION = 64     # bounded: a script building a new fetch set per step stays cheap
+
+_lock = threading.Lock()
+_seen = {}                  # graph key -> entry (or None: nothing to plan)
+
+_TYPE_MAP = {
+    "Placeholder": "Data", "PlaceholderV2": "Data",
+    "IteratorGetNext": "GetNext", "IteratorGetNextSync": "GetNext", "GetNext": "GetNext",
+    "IteratorGetNextAsOptional": "GetNext",
+    "Enter": "Enter", "RefEnter": "Enter",
+    "NextIteration": "NextIteration", "RefNextIteration": "NextIteration",
+    "Const": "Const", "HostConst": "Const",
+    "VariableV2": "VariableV2", "Variable": "VariableV2", "VarHandleOp": "VarHandleOp",
+    "TemporaryVariable": "VariableV2",
+}
+# ops of the host input pipeline (besides anything producing a variant: datasets)
+_HOST_TYPES = frozenset(("MakeIterator", "IteratorV2", "Iterator", "OneShotIterator",
+                         "AnonymousIteratorV2", "AnonymousIteratorV3", "IteratorToStringHandle",
+                         "IteratorFromStringHandleV2", "DeleteIterator", "MultiDeviceIterator"))
+
+
+def enable(on=True):
+    """Capture the graphs of every NPU session's runs from now on (off: `enable(False)`)."""
+    _records.capture[0] = bool(on)
+
+
+class Captured:
+    """One captured GE graph: `graph` (a `memory_plan.Graph`), `tf_types` (TF op type ->
+    count in the subgraph, host ops included), `placeholders` (name -> shape list or None)
+    of the Data inputs, `getnext` (names of GetNext nodes of unknown shape), `fetch_names`,
+    `ops` (the tf.Operation objects of the subgraph; held only during capture)."""
+
+    def __init__(self, graph, tf_types, fetch_names, dynamic_sources):
+        self.graph = graph
+        self.tf_types = tf_types
+        self.fetch_names = fetch_names
+        self.dynamic_sources = dynamic_sources
+
+
+def _shape(tensor):
+    shape = tensor.shape
+    if shape.rank is None:
+        return None
+    return tuple(shape.as_list())
+
+
+def _dtype(tensor):
+    return tensor.dtype.base_dtype.name
+
+
+def capture(graph, fetches, feed_dict=None, name="graph"):
+    """The GE graph of running `fetches` with `feed_dict` on `graph`: a `Captured`.
+
+    Fetches and feeds are read the way `Session.run` reads them (TensorFlow's own fetch
+    handler), so any fetch structure a session accepts works here. Raises what
+    `Session.run` would raise for a fetch that is not in the graph."""
+    feeds = {}
+    for key in (feed_dict or {}):
+        try:
+            el = graph.as_graph_element(key) if isinstance(key, str) else key
+        except (ValueError, KeyError, TypeError):
+            continue
+        if isinstance(el, tf.Tensor):
+            feeds[el.ref()] = el
+    handler = _session_lib._FetchHandler(graph, fetches, {})   # pylint: disable=protected-access
+    fetch_tensors = [t for t in handler.fetches() if isinstance(t, tf.Tensor)]
+    targets = list(handler.targets())
+    fed = {t.ref() for t in feeds.values()}
+    # walk back from the fetches, stopping at fed tensors: depth-first, post-order, so each
+    # op comes after its inputs (creation order is not topological under tf.cond); an edge
+    # into an op still being visited is a loop's back edge (NextIteration -> Merge): skipped
+    done = {}
+    active = set()
+    order = []
+    roots = [t.op for t in fetch_tensors] + targets
+    for r in roots:
+        if r._id in done:   # pylint: disable=protected-access
+            continue
+        stack = [(r, False)]
+        while stack:
+            op, expanded = stack.pop()
+            oid = op._id   # pylint: disable=protected-access
+            if expanded:
+                active.discard(oid)
+                if oid not in done:
+                    done[oid] = op
+                    order.append(op)
+                continue
+            if oid in done or oid in active:
+                continue
+            active.add(oid)
+            stack.append((op, True))
+            preds = [t.op for t in op.inputs if t.ref() not in fed] + list(op.control_inputs)
+            for p in reversed(preds):
+                pid = p._id   # pylint: disable=protected-access
+                if pid not in done and pid not in active:
+                    stack.append((p, False))
+    ops = order
+    seen = done
+    tf_types = {}
+    for op in ops:
+        tf_types[op.type] = tf_types.get(op.type, 0) + 1
+    # host ops: the input pipeline, and ops feeding only host ops
+    host = set()
+    consumers = {}
+    for op in ops:
+        for t in op.inputs:
+            consumers.setdefault(t.op._id, []).append(op._id)   # pylint: disable=protected-access
+        for c in op.control_inputs:
+            consumers.setdefault(c._id, []).append(op._id)   # pylint: disable=protected-access
+    fetched = {t.op._id for t in fetch_tensors} | {o._id for o in targets}   # pylint: disable=protected-access
+    for op in reversed(ops):
+        oid = op._id   # pylint: disable=protected-access
+        if op.type in _HOST_TYPES or any(t.dtype == tf.variant for t in op.outputs):
+            host.add(oid)
+        elif oid not in fetched and consumers.get(oid) and all(c in host for c in consumers[oid]):
+            host.add(oid)
+    nodes = []
+    data_names = []
+    # fed tensors the subgraph reads: the graph's Data inputs, in feed order
+    consumed = {i.ref() for op in ops for i in op.inputs} | {f.ref() for f in fetch_tensors}
+    used_feeds = [t for t in feeds.values() if t.ref() in consumed]
+    data_of = {}
+    for t in used_feeds:
+        dname = t.op.name if t.op.type.startswith("Placeholder") and t.value_index == 0 else t.name
+        data_of[t.ref()] = dname
+        nodes.append(mp.Node(dname, "Data", ((_shape(t), _dtype(t)),)))
+        data_names.append(dname)
+    dynamic_sources = []
+    for op in ops:
+        oid = op._id   # pylint: disable=protected-access
+        if oid in host:
+            continue
+        if op.type.startswith("Placeholder") and all(t.ref() in fed for t in op.outputs):
+            continue   # fed placeholder: its Data node is above
+        kind = _TYPE_MAP.get(op.type, op.type)
+        outputs = []
+        alias = []
+        any_alias = False
+        for t in op.outputs:
+            if op.type == "VarHandleOp":
+                shape = tf.TensorShape(op.get_attr("shape"))
+                outputs.append((tuple(shape.as_list()) if shape.rank is not None else None,
+                                op.get_attr("dtype").name))
+                alias.append(None)
+                continue
+            outputs.append((_shape(t), _dtype(t)))
+            if t.dtype._is_ref_dtype and kind not in mp.VARIABLE_OPS and op.inputs:   # pylint: disable=protected-access
+                alias.append(0)
+                any_alias = True
+            else:
+                alias.append(None)
+        inputs = []
+        for t in op.inputs:
+            src = data_of.get(t.ref())
+            inputs.append((src, 0) if src is not None else (t.op.name, t.value_index))
+        if kind == "GetNext" and any(s is None or None in s for s, _ in outputs):
+            dynamic_sources.append(op.name)
+        var_name = op.get_attr("shared_name").decode() if op.type == "VarHandleOp" else None
+        nodes.append(mp.Node(op.name, kind, tuple(outputs), tuple(
+            i for i in inputs if i[0] is not None), tuple(alias) if any_alias else None,
+            var_name=var_name or None))
+    # inputs produced by host ops are not in the GE graph, and a loop's back edge reads a
+    # later node: drop those references (an alias over a dropped input becomes its own)
+    names = set()
+    kept = []
+    for n in nodes:
+        if all(i[0] in names for i in n.inputs):
+            kept.append(n)
+        else:
+            kept.append(mp.Node(n.name, n.op, n.outputs,
+                                tuple(i for i in n.inputs if i[0] in names), None, n.var_name))
+        names.add(n.name)
+    nodes = kept
+    outputs = []
+    for t in fetch_tensors:
+        src = data_of.get(t.ref())
+        outputs.append((src, 0) if src is not None else (t.op.name, t.value_index))
+    outputs = tuple(o for o in outputs if o[0] in names)
+    g = mp.Graph(name, tuple(nodes), tuple(data_names), outputs)
+    return Captured(g, tf_types, [t.name for t in fetch_tensors] + [o.name for o in targets],
+                    dynamic_sources)
+
+
+def _options_of(rec):
+    opts = rec.get("_memory_options")
+    if opts is None:
+        opts = mp.MemoryOptions.from_ge(rec["options"], env=os.environ)
+        rec["_memory_options"] = opts
+    return opts
+
+
+def note_run(session, fetches, feed_dict):
+    """Called by the Session patch before each run while capture is on: capture and plan the
+    graph of this (session, fetches, feeds) the first time it runs."""
+    rec = getattr(session, "_npu_record", None)
+    if rec is None:
+        return
+    from npu_bridge import _session_patch
+    key = _session_patch.graph_key(session.graph, fetches, feed_dict, session)
+    if key in _seen:
+        return
+    with _lock:
+        if key in _seen:
+            return
+        _seen[key] = None
+        graphs = rec.setdefault("graphs", [])
+        if len(graphs) >= GRAPHS_PER_SESSION:
+            return
+    try:
+        cap = capture(session.graph, fetches, feed_dict,
+                      name="%s/%d" % (rec["name"], len(rec.get("graphs", ())) + 1))
+    except Exception:   # not ours to judge: Session.run reports a bad fetch itself
+        return
+    if not any(n.outputs for n in cap.graph.nodes):
+        return
+    try:
+        plan = mp.plan_graph(cap.graph, _options_of(rec))
+    except ValueError:   # a graph this walk could not order: no plan rather than a failed run
+        return
+    entry = {"captured": cap, "plan": plan}
+    with _lock:
+        graphs = rec.setdefault("graphs", [])
+        # one GE graph per distinct subgraph content of a session
+        sig = (frozenset(n.name for n in cap.graph.nodes), cap.graph.inputs, cap.graph.outputs)
+        if any(e.get("_sig") == sig for e in graphs):
+            return
+        entry["_sig"] = sig
+        graphs.append(entry)
+        _seen[key] = entry
+    for hook in _ON_GRAPH:
+        hook(rec, cap, plan)
+
+
+_ON_GRAPH = []   # callables (record, Captured, GraphPlan) run once per new graph
+
+
+def reset():
+    """Forget what was captured (tests)."""
+    with _lock:
+        _seen.clear()

@@ -1,0 +1,601 @@
+"""GE's device-memory plan of a graph, computed on the CPU (no TensorFlow import).
+
+Input: a `Graph` (nodes in topological order, each with its op type, its outputs' static
+shape and dtype and its inputs as (producer, output index)); the memory options from a
+`GeOptions` (`MemoryOptions.from_ge`); the `Assumptions` the CPU cannot know. Output: a
+`GraphPlan` (feature map with and without reuse, variables, weights, the schedule) and a
+`SessionPlan` over the graphs of one session (`static_memory_policy`), with GE's verdict.
+Rules: reference ge_memory.md (GE `block_mem_assigner.cc`, `tensor_utils.cc`,
+`graph_mem_assigner.cc`, `graph_var_manager.h`) and the seeds; docs/memory.md.
+"""
+from dataclasses import dataclass, field
+from typing import Dict, FrozenSet, List, Optional, Tuple
+
+from npu_bridge.ge import products
+
+GIB = 1024 ** 3
+TENSOR_ALIGN = 32     # tensor_utils.cc GetTensorMemorySizeInBytes: round up to 32, then + 32
+TENSOR_PAD = 32
+BLOCK_ALIGN = 512     # block_mem_assigner MEM_ALIGN_SIZE
+BUDGET_CAP = 256 * GIB   # graph_var_manager.h: at most 256 GiB each
+GRAPH_SHARE = (26, 32)   # feature-map share of the device memory when graph_memory_max_size unset
+VAR_SHARE = (5, 32)      # variable share when variable_memory_max_size unset
+
+DTYPE_BYTES = {
+    "bool": 1, "int8": 1, "uint8": 1, "qint8": 1, "quint8": 1,
+    "int16": 2, "uint16": 2, "float16": 2, "bfloat16": 2, "qint16": 2, "quint16": 2,
+    "int32": 4, "uint32": 4, "float32": 4, "qint32": 4,
+    "int64": 8, "uint64": 8, "float64": 8, "complex64": 8, "complex128": 16,
+}
+"""Bytes per element of the device dtypes. Other dtypes (string, resource, variant) have no
+device feature-map memory here: strings stay on the host, a resource is a handle."""
+
+NEVER_REUSED = frozenset(("Data", "Const", "GetNext", "DropOutGenMask", "RefData", "Enter",
+                          "NextIteration"))
+"""Op types whose outputs GE never reuses (block_mem_assigner.cc InitReuseFlag)."""
+
+VARIABLE_OPS = frozenset(("Variable", "VariableV2", "VarHandleOp", "RefData"))
+"""Outputs held in the session's variable memory (VarManager), not the feature map."""
+
+CONST_OPS = frozenset(("Const", "Constant", "FileConstant"))
+"""Outputs held in the model's weight memory (off the device with ge.externalWeight 1/2)."""
+
+ALIAS_OPS = frozenset(("Identity", "ReadVariableOp", "Reshape", "Squeeze", "ExpandDims",
+                       "StopGradient", "PreventGradient", "Snapshot", "IdentityN",
+                       "RefIdentity", "NoOp"))
+"""Ops GE removes or runs in place (IdentityRemovePass, ReshapeRemovePass...): output i shares
+the memory of input i (input 0 for a single input), extending its lifetime."""
+
+DATA_OPS = frozenset(("Data", "RefData"))
+
+
+# ------------------------------------------------------------------ sizes
+def tensor_bytes(shape, dtype):
+    """GE's memory size of one tensor in bytes: elements x dtype size rounded up to 32, plus
+    32 (GE tensor_utils.cc GetTensorMemorySizeInBytes). A scalar (shape ()) has 1 element.
+
+    Returns None when the shape is unknown (None or a dimension None/negative: no static
+    size), 0 for a dtype with no device memory (see `DTYPE_BYTES`)."""
+    if shape is None:
+        return None
+    elements = 1
+    for dim in shape:
+        if dim is None or dim < 0:
+            return None
+        elements *= dim
+    size = DTYPE_BYTES.get(dtype)
+    if size is None:
+        return 0
+    raw = elements * size
+    return -(-raw // TENSOR_ALIGN) * TENSOR_ALIGN + TENSOR_PAD
+
+
+def block_bytes(nbytes, align=BLOCK_ALIGN):
+    """`nbytes` rounded up to a whole number of `align` bytes (GE MEM_ALIGN_SIZE = 512)."""
+    return -(-nbytes // align) * align
+
+
+def gib_pages(nbytes):
+    """`nbytes` rounded up to whole 1 GiB pages (ge.variableUse1gHugePage 1/2)."""
+    return -(-nbytes // GIB) * GIB
+
+
+# ------------------------------------------------------------------ the graph description
+@dataclass(frozen=True)
+class Node:
+    """One GE node. op: its type (GE names: Data, Const, GetNext, Enter, NextIteration,
+    Variable... or the TensorFlow op type); outputs: ((shape or None, dtype name), ...), a
+    shape a tuple of ints with None for an unknown dimension; inputs: ((producer name,
+    output index), ...) data inputs only; alias: per output, the index of the input whose
+    memory it is (None: its own memory), default from `ALIAS_OPS`; var_name: for a variable,
+    its name in the session (shared across graphs; default the node's name)."""
+    name: str
+    op: str
+    outputs: Tuple[Tuple[Optional[tuple], str], ...] = ()
+    inputs: Tuple[Tuple[str, int], ...] = ()
+    alias: Optional[Tuple[Optional[int], ...]] = None
+    var_name: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class Graph:
+    """One GE graph: nodes in topological order; inputs: the graph's input (Data) node names
+    in input-index order; outputs: (node, output index) in output-index order (NetOutput)."""
+    name: str
+    nodes: Tuple[Node, ...]
+    inputs: Tuple[str, ...] = ()
+    outputs: Tuple[Tuple[str, int], ...] = ()
+
+    def unknown_inputs(self):
+        """Names of the input nodes whose shape has an unknown dimension."""
+        by = {n.name: n for n in self.nodes}
+        return [i for i in self.inputs if i in by and any(
+            tensor_bytes(s, "int8") is None for s, _ in by[i].outputs)]
+
+    def dynamic_nodes(self):
+        """Names of the nodes with a device output of unknown shape (a dynamic graph)."""
+        return [n.name for n in self.nodes for s, d in n.outputs
+                if d in DTYPE_BYTES and tensor_bytes(s, d) is None]
+
+
+@dataclass(frozen=True)
+class Assumptions:
+    """What the CPU cannot know, stated (docs/memory.md "Assumptions").
+
+    workspace_bytes: operator workspace per node with outputs, in bytes (default 0: the real
+      figure comes from each operator's compiled kernel, `OpDesc::GetWorkspaceBytes`);
+      `workspace_by_op` maps an op type to its own figure.
+    float32_as_fp16: plan float32 feature-map tensors as float16 (2 bytes). None: only under
+      precision_mode force_fp16; allow_mix_precision and allow_fp32_to_fp16 cast per operator,
+      which the CPU cannot know, so float32 is kept (an upper bound).
+    """
+    workspace_bytes: int = 0
+    workspace_by_op: Tuple[Tuple[str, int], ...] = ()
+    float32_as_fp16: Optional[bool] = None
+
+    def to_dict(self):
+        return {"workspace_bytes": self.workspace_bytes,
+                "workspace_by_op": dict(self.workspace_by_op),
+                "float32_as_fp16": self.float32_as_fp16}
+
+
+# ------------------------------------------------------------------ options
+def _indexes(text):
+    return frozenset(int(x) for x in (text or "").split(",") if x.strip().isdigit())
+
+
+def _pairs(text):
+    out = []
+    for part in (text or "").split("|"):
+        bits = part.split(",")
+        if len(bits) == 2 and bits[0].strip().isdigit() and bits[1].strip().isdigit():
+            out.append((int(bits[0]), int(bits[1])))
+    return tuple(out)
+
+
+def _size(text):
+    text = (text or "").strip()
+    return int(text) if text.isdigit() and int(text) > 0 else None
+
+
+@dataclass(frozen=True)
+class MemoryOptions:
+    """The memory options as GE applies them (from `GeOptions.effective`, `from_ge`).
+
+    reuse: block reuse on (ge.exec.disableReuseMemory != "1"); no_reuse_ops: node names or
+    op types of OP_NO_REUSE_MEM (comma list; their outputs are not reused); input_reuse /
+    output_reuse: graph input / output indexes of ge.exec.inputReuseMemIndexes /
+    outputReuseMemIndexes; output_reuse_input: (input, output) pairs of
+    ge.exec.outputReuseInputMemIndexes; policy: effective ge.exec.staticMemoryPolicy (0..4,
+    1 already read as 2); external_weights: ge.externalWeight 1/2; huge_pages:
+    ge.variableUse1gHugePage 1/2; graph_budget / var_budget: bytes (graph_memory_max_size /
+    variable_memory_max_size, else the 26/32 and 5/32 shares of `device_memory`, None when
+    neither is known); device_memory: bytes of the product (None: unknown); product: id;
+    precision_mode: ge.exec.precision_mode as given ('' unset).
+    """
+    reuse: bool = True
+    no_reuse_ops: FrozenSet[str] = frozenset()
+    input_reuse: FrozenSet[int] = frozenset()
+    output_reuse: FrozenSet[int] = frozenset()
+    output_reuse_input: Tuple[Tuple[int, int], ...] = ()
+    policy: int = 0
+    external_weights: bool = False
+    huge_pages: bool = False
+    graph_budget: Optional[int] = None
+    var_budget: Optional[int] = None
+    graph_budget_source: str = "unknown product"
+    var_budget_source: str = "unknown product"
+    device_memory: Optional[int] = None
+    product: Optional[str] = None
+    precision_mode: str = ""
+
+    @classmethod
+    def from_ge(cls, ge_options=None, env=None, product=None):
+        """Read a `GeOptions` (or a plain dict of effective GE keys) and the environment
+        (`OP_NO_REUSE_MEM`; default none). `product` overrides the GeOptions' target."""
+        eff = dict(getattr(ge_options, "effective", ge_options) or {})
+        env = env or {}
+        pid = product or getattr(ge_options, "product", None)
+        if pid is not None:
+            pid = products.lookup(pid)
+        socs = (eff.get("ge.socVersion"), eff.get("soc_config"))
+        device = products.memory_figure(pid, socs)[0] if pid else None
+
+        def budget(keys, share, what):
+            for key in keys:
+                value = _size(eff.get(key))
+                if value is not None:
+                    return value, key
+            if device is None:
+                return None, "unknown product: no %s budget" % what
+            return min(device * share[0] // share[1], BUDGET_CAP), "%d/%d of %s's %d bytes" % (
+                share[0], share[1], pid, device)
+        gb, gsrc = budget(("graph_memory_max_size", "ge.graphMemoryMaxSize"), GRAPH_SHARE,
+                          "feature-map")
+        vb, vsrc = budget(("variable_memory_max_size", "ge.variableMemoryMaxSize"), VAR_SHARE,
+                          "variable")
+        policy_text = (eff.get("ge.exec.staticMemoryPolicy") or eff.get("static_memory_policy")
+                       or "0")
+        policy = int(policy_text) if policy_text.isdigit() else 0
+        policy = 2 if policy == 1 else policy
+        return cls(
+            reuse=eff.get("ge.exec.disableReuseMemory", "0") not in ("1", "true"),
+            no_reuse_ops=frozenset(x.strip() for x in env.get("OP_NO_REUSE_MEM", "").split(",")
+                                   if x.strip()),
+            input_reuse=_indexes(eff.get("ge.exec.inputReuseMemIndexes")),
+            output_reuse=_indexes(eff.get("ge.exec.outputReuseMemIndexes")),
+            output_reuse_input=_pairs(eff.get("ge.exec.outputReuseInputMemIndexes")),
+            policy=policy,
+            external_weights=(eff.get("ge.externalWeight") or eff.get("external_weight") or "0")
+            in ("1", "2", "true"),
+            huge_pages=(eff.get("ge.variableUse1gHugePage") or "0") in ("1", "2"),
+            graph_budget=gb, var_budget=vb, graph_budget_source=gsrc, var_budget_source=vsrc,
+            device_memory=device, product=pid,
+            precision_mode=eff.get("ge.exec.precision_mode") or eff.get("precision_mode") or "")
+
+
+# ------------------------------------------------------------------ the plan
+@dataclass
+class Buffer:
+    """One planned feature-map tensor (or workspace). size: tensor bytes; block: the block
+    index it was placed in; start/end: schedule steps (end None: to the end of the graph)."""
+    name: str
+    size: int
+    start: int
+    end: Optional[int]
+    exclusive: bool = False   # never takes a free block
+    keep: bool = False        # never released (graph input/output, never-reused op)
+    block: int = -1
+
+
+@dataclass
+class GraphPlan:
+    """The plan of one graph (sizes in bytes).
+
+    dynamic: a device tensor has an unknown shape (then the feature-map figures are None);
+    dynamic_inputs / dynamic_nodes: the inputs / nodes of unknown shape;
+    feature_map: total with the options' reuse (sum of the blocks); no_reuse: sum of every
+    buffer's block (what reuse off gives); largest_live: the largest set of buffers alive at
+    once (GE's theoretical minimum); peak_step / peak_node: where it is; variables: bytes of
+    the graph's variables (huge pages: whole GiB); var_names: name -> bytes; weights: device
+    bytes of constants (0 with external weights; external_weights: the bytes moved off);
+    steps: per node (name, live bytes after its allocation, pool bytes so far, no-reuse bytes
+    so far); largest: the largest buffers (name, bytes); blocks: block sizes.
+    """
+    name: str
+    nodes: int
+    dynamic: bool
+    dynamic_inputs: List[str]
+    dynamic_nodes: List[str]
+    feature_map: Optional[int]
+    no_reuse: Optional[int]
+    largest_live: Optional[int]
+    peak_step: Optional[int]
+    peak_node: Optional[str]
+    variables: int
+    var_names: Dict[str, int]
+    weights: int
+    external_weights: int
+    steps: List[Tuple[str, int, int, int]] = field(default_factory=list)
+    largest: List[Tuple[str, int]] = field(default_factory=list)
+    blocks: List[int] = field(default_factory=list)
+    num_inputs: int = 0
+    num_outputs: int = 0
+
+    def to_dict(self):
+        return {"name": self.name, "nodes": self.nodes, "dynamic": self.dynamic,
+                "dynamic_inputs": list(self.dynamic_inputs),
+                "feature_map": self.feature_map, "no_reuse": self.no_reuse,
+                "largest_live": self.largest_live, "peak_node": self.peak_node,
+                "variables": self.variables, "weights": self.weights,
+                "external_weights": self.external_weights, "blocks": len(self.blocks),
+                "inputs": self.num_inputs, "outputs": self.num_outputs,
+                "largest": [[n, b] for n, b in self.largest[:5]]}
+
+
+def _dtype_of(dtype, assumptions, precision_mode):
+    fp16 = assumptions.float32_as_fp16
+    if fp16 is None:
+        fp16 = precision_mode == "force_fp16"
+    return "float16" if fp16 and dtype == "float32" else dtype
+
+
+def plan_graph(graph, options=None, assumptions=None):
+    """Plan `graph` (a `Graph`) under `options` (`MemoryOptions`, default GE's defaults) and
+    `assumptions` (`Assumptions`). Returns a `GraphPlan`.
+
+    Rules (reference ge_memory.md): every device output gets a buffer of `tensor_bytes`; a
+    block is `block_bytes` of its first buffer. Nodes are taken in order; at each, its
+    outputs are placed, then its workspace, then every buffer whose last consumer it is
+    goes back to the free blocks. With reuse on, a buffer takes the smallest free block that
+    holds it, else a new block; outputs of `NEVER_REUSED` ops, graph inputs and outputs not
+    named by the I/O reuse indexes, and OP_NO_REUSE_MEM nodes get a block of their own and
+    keep it. A named graph input is released after its last consumer; a named graph output
+    may take a free block (and keeps it). A pair (i, o) of outputReuseInputMemIndexes puts
+    output o in input i's block. Variables go to variable memory, constants to weight
+    memory (off the device with external weights). A graph with an unknown device shape is
+    dynamic: no feature-map figure.
+    Raises ValueError naming the node for an input that names no earlier node's output.
+    """
+    options = options or MemoryOptions()
+    assumptions = assumptions or Assumptions()
+    nodes = graph.nodes
+    index = {}
+    for i, node in enumerate(nodes):
+        index[node.name] = i
+    end = len(nodes)
+    in_index = {name: k for k, name in enumerate(graph.inputs)}
+    out_index = {}
+    for k, ref in enumerate(graph.outputs):
+        out_index.setdefault(tuple(ref), k)
+    pairs_out = {o: i for i, o in options.output_reuse_input}
+    workspace_by_op = dict(assumptions.workspace_by_op)
+
+    # storage: tensor (node, k) -> root tensor whose buffer holds it
+    root = {}
+    last_use = {}
+    var_names = {}
+    weights = 0
+    dynamic_nodes = []
+    sizes = {}
+    for i, node in enumerate(nodes):
+        for (pname, pk) in node.inputs:
+            j = index.get(pname)
+            if j is None or j >= i:
+                raise ValueError("memory plan of graph %r: node %r (%s) reads %s:%d, which is not "
+                                 "an earlier node of the graph (nodes must be in topological "
+                                 "order)" % (graph.name, node.name, node.op, pname, pk))
+            r = root.get((pname, pk), (pname, pk))
+            last_use[r] = i
+        alias = node.alias
+        if alias is None and node.op in ALIAS_OPS:
+            alias = tuple(k if len(node.inputs) > 1 else 0 for k in range(len(node.outputs)))
+        for k, (shape, dtype) in enumerate(node.outputs):
+            t = (node.name, k)
+            if alias is not None and k < len(alias) and alias[k] is not None \
+                    and alias[k] < len(node.inputs):
+                src = tuple(node.inputs[alias[k]])
+                root[t] = root.get(src, src)
+                continue
+            if dtype not in DTYPE_BYTES:
+                continue   # host-only / handle: no device memory
+            nbytes = tensor_bytes(shape, dtype)
+            if node.op in VARIABLE_OPS:
+                if nbytes is not None:
+                    var_names[node.var_name or node.name] = block_bytes(nbytes)
+                continue
+            if node.op in CONST_OPS:
+                if nbytes is not None:
+                    weights += block_bytes(nbytes)
+                continue
+            if nbytes is None:
+                if not dynamic_nodes or dynamic_nodes[-1] != node.name:
+                    dynamic_nodes.append(node.name)
+                continue
+            sizes[t] = tensor_bytes(shape, _dtype_of(dtype, assumptions, options.precision_mode))
+    for ref in graph.outputs:   # a fetched alias keeps its source alive
+        r = root.get(tuple(ref), tuple(ref))
+        last_use[r] = end
+    variables = sum(var_names.values())
+    if options.huge_pages:
+        variables = gib_pages(variables)
+        weights = gib_pages(weights)
+    ext = 0
+    if options.external_weights:
+        ext, weights = weights, 0
+    dyn_inputs = graph.unknown_inputs()
+    base = dict(name=graph.name, nodes=len(nodes), var_names=var_names, variables=variables,
+                weights=weights, external_weights=ext, num_inputs=len(graph.inputs),
+                num_outputs=len(graph.outputs))
+    if dynamic_nodes:
+        return GraphPlan(dynamic=True, dynamic_inputs=dyn_inputs, dynamic_nodes=dynamic_nodes,
+                         feature_map=None, no_reuse=None, largest_live=None, peak_step=None,
+                         peak_node=None, **base)
+
+    # buffers in creation order, grouped by their start step
+    by_start = [[] for _ in nodes]
+    buffers = {}
+    pair_target = {}
+    for t, size in sizes.items():
+        i = index[t[0]]
+        node = nodes[i]
+        b = Buffer("%s:%d" % t if t[1] else t[0], size, i, last_use.get(t, i))
+        never = node.op in NEVER_REUSED or node.name in options.no_reuse_ops \
+            or node.op in options.no_reuse_ops
+        k_in = in_index.get(t[0]) if node.op in DATA_OPS or t[0] in in_index else None
+        k_out = out_index.get(t)
+        if k_in is not None:
+            named = k_in in options.input_reuse and options.reuse
+            b.exclusive = True
+            b.keep = not named
+        elif never:
+            b.exclusive = b.keep = True
+        if k_out is not None:
+            b.end = end
+            b.keep = True
+            if not (k_out in options.output_reuse and options.reuse):
+                b.exclusive = True
+            if k_out in pairs_out and pairs_out[k_out] < len(graph.inputs):
+                pair_target[t] = (graph.inputs[pairs_out[k_out]], 0)
+        buffers[t] = b
+        by_start[i].append(b)
+    for t, src in pair_target.items():   # output placed in the input's block
+        if src in buffers:
+            s = buffers[src]
+            s.size = max(s.size, buffers[t].size)
+            s.end, s.keep = end, True
+            by_start[buffers[t].start].remove(buffers[t])
+            buffers[t].block = -2
+    releases = [[] for _ in range(end + 1)]
+    for b in buffers.values():
+        if b.block != -2 and not b.keep and b.end is not None:
+            releases[b.end].append(b)
+
+    blocks = []        # block sizes
+    free = []          # indexes of free blocks
+    live = 0
+    no_reuse = 0
+    steps = []
+    peak, peak_step = 0, None
+
+    def place(b):
+        nonlocal live, no_reuse
+        need = block_bytes(b.size)
+        no_reuse += need
+        chosen = None
+        if options.reuse and not b.exclusive:
+            fits = [f for f in free if blocks[f] >= need]
+            if fits:
+                chosen = min(fits, key=lambda f: (blocks[f], f))
+                free.remove(chosen)
+        if chosen is None:
+            chosen = len(blocks)
+            blocks.append(need)
+        b.block = chosen
+        live += blocks[chosen]
+
+    for i, node in enumerate(nodes):
+        for b in by_start[i]:
+            place(b)
+        ws = workspace_by_op.get(node.op, assumptions.workspace_bytes) if node.outputs else 0
+        wsb = None
+        if ws:
+            wsb = Buffer(node.name + ":workspace", ws, i, i)
+            place(wsb)
+        if live > peak:
+            peak, peak_step = live, i
+        steps.append((node.name, live, sum(blocks), no_reuse))
+        for b in releases[i] + ([wsb] if wsb is not None else []):
+            live -= blocks[b.block]
+            free.append(b.block)
+    largest = sorted(((b.name, b.size) for b in buffers.values() if b.block != -2),
+                     key=lambda x: (-x[1], x[0]))[:10]
+    return GraphPlan(dynamic=False, dynamic_inputs=dyn_inputs, dynamic_nodes=[],
+                     feature_map=sum(blocks), no_reuse=no_reuse, largest_live=peak,
+                     peak_step=peak_step,
+                     peak_node=nodes[peak_step].name if peak_step is not None else None,
+                     steps=steps, largest=largest, blocks=blocks, **base)
+
+
+# ------------------------------------------------------------------ a session's graphs
+GE_OOM = ("Sum of total_mem_offset:%d and var_mem_size:%d is greater than memory manager "
+          "malloc max size %d")
+"""GE's own failure text (graph_mem_assigner.cc ReAssignMemory), sizes in bytes."""
+
+
+@dataclass
+class Verdict:
+    """fits: True / False / None (unknown: dynamic graph or no budget); message: GE's text
+    (or the variable-budget text) when it does not fit; reason: why unknown."""
+    fits: Optional[bool]
+    message: str = ""
+    reason: str = ""
+
+    def to_dict(self):
+        return {"fits": self.fits, "message": self.message, "reason": self.reason}
+
+
+def verdict(feature_map, variables, options):
+    """GE's check: feature map + variables above the feature-map budget fails graph build with
+    `GE_OOM` (ACL_ERROR_GE_MEMORY_ALLOCATION); variables above the variable budget fail too."""
+    if feature_map is None:
+        return Verdict(None, reason="dynamic shape: no static size")
+    if options.graph_budget is None:
+        return Verdict(None, reason="no budget: unknown product memory and no "
+                                    "graph_memory_max_size")
+    if feature_map + variables > options.graph_budget:
+        return Verdict(False, GE_OOM % (feature_map, variables, options.graph_budget))
+    if options.var_budget is not None and variables > options.var_budget:
+        return Verdict(False, "variable memory %d bytes is greater than the variable memory "
+                              "max size %d (%s)" % (variables, options.var_budget,
+                                                    options.var_budget_source))
+    return Verdict(True)
+
+
+@dataclass
+class SessionPlan:
+    """The graphs of one session under static_memory_policy (sizes in bytes).
+
+    feature_map: policy 1/2/4 (static graphs): one pool at the largest graph's size; 0 or 3:
+    each static graph its own, the sum; None if every graph is dynamic. variables: the
+    session's variables (each counted once across graphs; huge pages: whole GiB).
+    policy_alternatives: {"0": sum, "2": max} of the static graphs. dynamic_expansion: policy
+    3/4 expand dynamic graphs' memory (GE reads it in VarManager::IsGeUseExtendSizeMemory).
+    """
+    graphs: List[GraphPlan]
+    options: MemoryOptions
+    feature_map: Optional[int]
+    variables: int
+    weights: int
+    policy_alternatives: Dict[str, Optional[int]]
+    dynamic_expansion: bool
+    verdicts: List[Verdict]
+    session_verdict: Verdict
+
+    def to_dict(self):
+        o = self.options
+        return {"product": o.product, "policy": o.policy, "reuse": o.reuse,
+                "graph_budget": o.graph_budget, "graph_budget_source": o.graph_budget_source,
+                "var_budget": o.var_budget, "var_budget_source": o.var_budget_source,
+                "feature_map": self.feature_map, "variables": self.variables,
+                "weights": self.weights, "policy_alternatives": dict(self.policy_alternatives),
+                "dynamic_expansion": self.dynamic_expansion,
+                "verdict": self.session_verdict.to_dict(),
+                "graphs": [dict(g.to_dict(), verdict=v.to_dict())
+                           for g, v in zip(self.graphs, self.verdicts)]}
+
+
+def plan_session(graphs, options=None, assumptions=None):
+    """Plan every graph of one session (a list of `Graph` or `GraphPlan`) and combine them by
+    `options.policy`. Returns a `SessionPlan`; each graph's verdict uses the session's
+    variables (GE's var_mem_size is the session's)."""
+    options = options or MemoryOptions()
+    plans = [g if isinstance(g, GraphPlan) else plan_graph(g, options, assumptions)
+             for g in graphs]
+    names = {}
+    for p in plans:
+        names.update(p.var_names)
+    variables = sum(names.values())
+    if options.huge_pages:
+        variables = gib_pages(variables)
+    static = [p.feature_map for p in plans if not p.dynamic]
+    alternatives = {"0": sum(static) if static else None, "2": max(static) if static else None}
+    if not static:
+        fm = None
+    elif options.policy in (2, 4):
+        fm = alternatives["2"]
+    else:
+        fm = alternatives["0"]
+    weights = sum(p.weights for p in plans)
+    verdicts = [verdict(p.feature_map, variables, options) for p in plans]
+    session = verdict(fm, variables, options)
+    return SessionPlan(plans, options, fm, variables, weights, alternatives,
+                       options.policy in (3, 4), verdicts, session)
+
+
+# ------------------------------------------------------------------ text
+def mib(nbytes):
+    """Bytes as text: B, KiB, MiB or GiB with 1 decimal ('-' for None)."""
+    if nbytes is None:
+        return "-"
+    for unit, scale in (("GiB", GIB), ("MiB", 2 ** 20), ("KiB", 1024)):
+        if nbytes >= scale:
+            return "%.1f %s" % (nbytes / scale, unit)
+    return "%d B" % nbytes
+
+
+def summary_line(plan, verdict_, options):
+    """One line for the `npu-bridge run` summary: feature map, variables, total, budget, fits."""
+    if plan.dynamic:
+        where = plan.dynamic_inputs or plan.dynamic_nodes[:3]
+        return ("graph %s: dynamic shape (%s %s%s): no static size; GE compiles it with "
+                "dynamic_input/dynamic_dims/input_shape, or as a dynamic graph (policy 3/4 "
+                "expand its memory)" % (
+                    plan.name, "inputs" if plan.dynamic_inputs else "unknown shapes from",
+                    ", ".join(where), "" if plan.dynamic_inputs or len(plan.dynamic_nodes) <= 3
+                    else " ..."))
+    total = plan.feature_map + plan.variables
+    text = "graph %s: feature map %s, variables %s, total %s, budget %s, fits %s" % (
+        plan.name, mib(plan.feature_map), mib(plan.variables), mib(total),
+        mib(options.graph_budget), {True: "yes", False: "NO", None: "unknown"}[verdict_.fits])
+    return text

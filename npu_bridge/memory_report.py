@@ -1,0 +1,48 @@
+"""The memory plan of a run's sessions as the report and the summary show it (no TensorFlow).
+
+`configuration_memory(rec)`: the report's `memory` object of one record (its captured
+graphs, planned by `npu_bridge.ge.memory_plan`); `memory_lines(conf)`: the summary's lines.
+Schema: docs/report_schema.md `memory`; rules: docs/memory.md.
+"""
+from npu_bridge.ge import memory_plan as mp
+
+
+def session_plan(rec, options=None, assumptions=None):
+    """The `SessionPlan` of the record's captured graphs (None when none were captured).
+    `options` (a `MemoryOptions`) replaces the record's own (the `memory` command's
+    comparisons); the graphs are planned again when `options` or `assumptions` is given."""
+    entries = rec.get("graphs") or ()
+    if not entries:
+        return None
+    own = rec.get("_memory_options") or mp.MemoryOptions.from_ge(rec["options"])
+    if options is None and assumptions is None:
+        return mp.plan_session([e["plan"] for e in entries], own)
+    options = options or own
+    return mp.plan_session([e["captured"].graph for e in entries], options, assumptions)
+
+
+def configuration_memory(rec):
+    """The report's `memory` object for record `rec`, or None (no graph captured)."""
+    plan = session_plan(rec)
+    if plan is None:
+        return None
+    out = plan.to_dict()
+    for g, p, v in zip(out["graphs"], plan.graphs, plan.verdicts):
+        g["summary"] = mp.summary_line(p, v, plan.options)
+    out["assumptions"] = mp.Assumptions().to_dict()
+    return out
+
+
+def memory_lines(conf):
+    """Summary lines of one configuration's memory plan (empty without one)."""
+    mem = conf.get("memory")
+    if not mem:
+        return []
+    lines = ["  memory: " + g["summary"] for g in mem["graphs"]]
+    if len(mem["graphs"]) > 1:
+        alt = mem["policy_alternatives"]
+        lines.append("  memory: session (static_memory_policy %d): feature map %s (policy 0: %s, "
+                     "policy 2: %s), variables %s" % (
+                         mem["policy"], mp.mib(mem["feature_map"]), mp.mib(alt["0"]),
+                         mp.mib(alt["2"]), mp.mib(mem["variables"])))
+    return lines

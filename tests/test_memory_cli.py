@@ -1,0 +1,118 @@
+"""`npu-bridge memory`: the plan table, each option's effect, and the picture."""
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from npu_bridge import memory_cli
+from npu_bridge.ge import memory_plan as mp
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+F = "float32"
+
+
+def _chain_plan(n=6):
+    return mp.plan_graph(_chain_graph(n))
+
+
+def test_plot_png_of_stated_size(tmp_path):
+    plt_image = pytest.importorskip("matplotlib.image")
+    path = str(tmp_path / "plan.png")
+    opts = mp.MemoryOptions(graph_budget=8 * 2 ** 20, product="atlas-training")
+    memory_cli.plot(_chain_plan(), opts, path, variables=2 ** 20)
+    with open(path, "rb") as f:
+        head = f.read(24)
+    assert head[:8] == b"\x89PNG\r\n\x1a\n"
+    width, height = int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")
+    assert (width, height) == (800, 450)
+    pixels = plt_image.imread(path)
+    assert pixels.shape[:2] == (450, 800)
+    assert pixels[..., :3].std() > 0.05          # not a blank canvas
+    # lines drawn: some pixels far from white and from the axes' black
+    colored = ((abs(pixels[..., 0] - pixels[..., 2]) > 0.3)).sum()
+    assert colored > 500
+
+
+def test_plot_svg_and_bad_suffix(tmp_path):
+    path = str(tmp_path / "plan.svg")
+    memory_cli.plot(_chain_plan(), mp.MemoryOptions(), path)
+    text = open(path).read()
+    assert text.lstrip().startswith("<?xml") and "no reuse" in text
+    with pytest.raises(ValueError, match=r"\.png or \.svg"):
+        memory_cli.plot(_chain_plan(), mp.MemoryOptions(), str(tmp_path / "plan.jpg"))
+
+
+SCRIPT = textwrap.dedent("""
+    import numpy as np
+    from npu_bridge.npu_init import *
+    x = tf.placeholder(tf.float32, [64, 512], name="x")
+    w = tf.get_variable("w", [512, 512])
+    y = x
+    for i in range(3):
+        y = tf.nn.relu(tf.matmul(y, w))
+    loss = tf.reduce_sum(y)
+    config = tf.ConfigProto()
+    op = config.graph_options.rewrite_options.custom_optimizers.add()
+    op.name = "NpuOptimizer"
+    op.parameter_map["graph_memory_max_size"].s = b"%(budget)d"
+    with tf.Session(config=config) as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run(loss, {x: np.zeros((64, 512), np.float32)})
+        sess.run(loss, {x: np.zeros((64, 512), np.float32)})
+    print("ok")
+""")
+
+
+def _memory(argv, cwd):
+    env = dict(os.environ, PYTHONPATH=REPO, TF_CPP_MIN_LOG_LEVEL="2")
+    for var in ("NPU_BRIDGE_PRODUCT", "GE_USE_STATIC_MEMORY", "OP_NO_REUSE_MEM"):
+        env.pop(var, None)
+    return subprocess.run([sys.executable, "-m", "npu_bridge", "memory"] + argv, cwd=cwd,
+                          env=env, capture_output=True, text=True, timeout=300)
+
+
+def test_memory_command_table_and_plot(tmp_path):
+    script = tmp_path / "s.py"
+    script.write_text(SCRIPT % {"budget": 2 ** 30})
+    proc = _memory(["--product", "atlas-training", "--plot", "p.png", str(script)],
+                   str(tmp_path))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    out = proc.stdout
+    # x and the 3 relu outputs: 64 x 512 float32 = 131072 + 32 bytes
+    assert "graph Session#1/2: " in out and "1 inputs, 1 outputs" in out
+    assert "largest tensors:" in out and "128.0 KiB  MatMul" in out   # 131104 bytes
+    assert "peak at node" in out
+    assert "reuse off (ge.exec.disableReuseMemory=1)" in out
+    assert "policy 0 (each graph its own)" in out and "policy 2 (one pool" in out
+    assert "plot: p.png (graph Session#1/" in out
+    assert os.path.getsize(tmp_path / "p.png") > 5000
+
+
+def test_plan_lines_report_ge_message_when_over_budget():
+    from types import SimpleNamespace
+    from npu_bridge.ge import resolve
+    plan = _chain_plan()
+    opts = resolve({"graph_memory_max_size": "100000"}, product="atlas-training")
+    rec = {"name": "Session#1", "options": opts,
+           "graphs": [{"captured": SimpleNamespace(graph=_chain_graph()), "plan": plan}]}
+    lines = "\n".join(memory_cli.plan_lines(rec, mp.Assumptions()))
+    # x + 6 relus of 256 x 1024 float32 (1 MiB + 32 -> 1 MiB + 512): x, r0, r1 alive, r2..r4
+    # reuse them, r5 (output) new: 4 blocks; no reuse: 7
+    blk = 2 ** 20 + 512
+    assert plan.feature_map == 4 * blk and plan.no_reuse == 7 * blk
+    assert ("fits: NO - Sum of total_mem_offset:%d and var_mem_size:0 is greater than memory "
+            "manager malloc max size 100000" % (4 * blk)) in lines
+    assert "reuse off (ge.exec.disableReuseMemory=1): feature map 7.0 MiB (+3.0 MiB), fits NO" \
+        in lines
+    assert "feature-map budget 97.7 KiB (graph_memory_max_size)" in lines
+
+
+def _chain_graph(n=6):
+    nodes = [mp.Node("x", "Data", (((256, 1024), F),))]
+    prev = "x"
+    for i in range(n):
+        nodes.append(mp.Node("r%d" % i, "Relu", (((256, 1024), F),), ((prev, 0),)))
+        prev = "r%d" % i
+    return mp.Graph("chain", tuple(nodes), ("x",), ((prev, 0),))
