@@ -33,6 +33,9 @@ _TYPE_MAP = {
     "VariableV2": "VariableV2", "Variable": "VariableV2", "VarHandleOp": "VarHandleOp",
     "TemporaryVariable": "VariableV2",
 }
+# outputs of unknown shape in TensorFlow that hold nothing (reserve_space_3 of the fused batch
+# norm: empty outside cuDNN; GE's BatchNorm has no such output): planned as 0 bytes
+_EMPTY_OUTPUTS = {"FusedBatchNormV3": (5,)}
 # ops of the host input pipeline (besides anything producing a variant: datasets)
 _HOST_TYPES = frozenset(("MakeIterator", "IteratorV2", "Iterator", "OneShotIterator",
                          "AnonymousIteratorV2", "AnonymousIteratorV3", "IteratorToStringHandle",
@@ -164,6 +167,10 @@ def capture(graph, fetches, feed_dict=None, name="graph"):
                                 op.get_attr("dtype").name))
                 alias.append(None)
                 continue
+            if op.type in _EMPTY_OUTPUTS and t.value_index in _EMPTY_OUTPUTS[op.type]:
+                outputs.append(((0,), _dtype(t)))
+                alias.append(None)
+                continue
             outputs.append((_shape(t), _dtype(t)))
             if t.dtype._is_ref_dtype and kind not in mp.VARIABLE_OPS and op.inputs:   # pylint: disable=protected-access
                 alias.append(0)
@@ -285,7 +292,8 @@ def note_run(session, fetches, feed_dict):
         # host only (an iterator initializer): no GE memory, but its mistakes still count
         for d in _failures.graph_findings(cap.graph.name, cap.facts, None, rec["options"],
                                           _options_of(rec), os.environ):
-            _records.add_runtime_diagnostic(rec, (d.code, cap.graph.name), d)
+            cause = (d.code,) if d.code in _failures.PER_SESSION else (d.code, cap.graph.name)
+            _records.add_runtime_diagnostic(rec, cause, d)
         return
     try:
         plan = mp.plan_graph(cap.graph, _options_of(rec))
@@ -304,7 +312,9 @@ def note_run(session, fetches, feed_dict):
     findings = _failures.graph_findings(cap.graph.name, cap.facts, plan, rec["options"],
                                         _options_of(rec), os.environ)
     for d in findings:
-        _records.add_runtime_diagnostic(rec, (d.code, cap.graph.name), d)
+        # a configuration's finding (NPB172) once per session, a graph's once per graph
+        cause = (d.code,) if d.code in _failures.PER_SESSION else (d.code, cap.graph.name)
+        _records.add_runtime_diagnostic(rec, cause, d)
     if len(graphs) > 1:
         from npu_bridge import memory_report
         for d in _failures.session_findings(rec["name"], memory_report.session_plan(rec)):

@@ -26,6 +26,9 @@ V1_MERGE_LIMIT = 100
 static graph's V1 control flow is reported (row 2). The FAQ gives no number; this one is the
 project's, stated here and in docs/memory.md."""
 
+PER_SESSION = frozenset(("NPB172", "NPB175"))
+"""Codes about the configuration more than one graph: reported once per session."""
+
 _FAQ = "hicann/tensorflow docs/en/tfadapter_1/migration/faq/"
 _GUIDE = "vendor migration guide (hicann/tensorflow docs/en/tfadapter_1/migration)"
 
