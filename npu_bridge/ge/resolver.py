@@ -31,10 +31,7 @@ _INDEX = re.compile(r"[0-9]{1,40}").fullmatch   # longer: beyond any graph, and 
 
 
 # ---------------------------------------------------------------- generic rule kinds
-def _text(value):
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value)
+_text = catalog.value_text
 
 
 def _unset_values(row):

@@ -48,7 +48,7 @@ __all__ = [
 _NPU_OPTIMIZER = "NpuOptimizer"
 
 # Grappler optimizers the real NPUEstimator appends to rewrite_options.optimizers.
-from npu_bridge.estimator.npu.util import _ESTIMATOR_GRAPPLER_OPTIMIZERS  # noqa: E402
+from npu_bridge.estimator.npu.util import ESTIMATOR_GRAPPLER_OPTIMIZERS  # noqa: E402
 from npu_bridge.estimator.npu import _legacy_args  # noqa: E402
 
 # STOPGAP (catalog gap): when profiling is enabled the real estimator writes
@@ -808,7 +808,7 @@ def render_session_config(run_config, session_defaults=True):
     if run_config.session_config is not None:
         config.CopyFrom(run_config.session_config)
     rewrite = config.graph_options.rewrite_options
-    rewrite.optimizers.extend(_ESTIMATOR_GRAPPLER_OPTIMIZERS)
+    rewrite.optimizers.extend(ESTIMATOR_GRAPPLER_OPTIMIZERS)
     custom_op = rewrite.custom_optimizers.add()
     custom_op.name = _NPU_OPTIMIZER
     render_parameter_map(run_config, custom_op)
