@@ -68,6 +68,16 @@ def _build_parser():
                        "previous npu-bridge report" % DEFAULT_REPORT)
     where.add_argument("--no-report", action="store_true", help="write no report file")
     run.add_argument("--strict", action="store_true", help="exit 1 on warnings too")
+    ranks = run.add_argument_group("several ranks (docs/collectives.md)")
+    ranks.add_argument("--ranks", type=int, metavar="N", help="start N worker processes, one per "
+                       "rank, on TensorFlow's own collectives (a version 1.0 rank table is "
+                       "generated unless --rank-table is given)")
+    ranks.add_argument("--rank-table", metavar="FILE", help="a rank table (version 1.0 or 1.2) "
+                       "deciding the ranks, servers and local ranks")
+    ranks.add_argument("--hosts", metavar="ADDR,...", help="one address per server of the rank "
+                       "table (loopback addresses such as 127.0.0.2 on one machine)")
+    ranks.add_argument("--collective-timeout", type=float, metavar="S", default=None,
+                       help="seconds a collective waits for its peers (default 120)")
     run.add_argument("script", metavar="SCRIPT", help="the Python script to run (or, as "
                      "python takes, a directory or zip file holding __main__.py)")
     rest = run.add_argument("args", metavar="ARGS", nargs=argparse.REMAINDER,
@@ -182,6 +192,12 @@ def _cmd_run(args):
     problem = _runner.script_problem(args.script)
     if problem:
         raise _UsageError(problem)
+    if args.ranks is not None or args.rank_table:   # several ranks: npu_bridge._launcher
+        from npu_bridge import _launcher
+        try:
+            return _launcher.run_job(args, report_path)
+        except _launcher.LaunchError as err:
+            raise _UsageError(err)
     cwd = os.getcwd()
     pid = os.getpid()
     _records.clear()
