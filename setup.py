@@ -20,7 +20,7 @@ setup(
     ],
     extras_require={
         "test": ["pytest==9.2.0", "hypothesis==6.170.17", "scikit-learn==1.9.1",
-                 "matplotlib==3.9.4"],
+                 "matplotlib==3.9.4", "jsonschema==4.26.0"],
         "plot": ["matplotlib==3.9.4"],   # npu-bridge memory --plot
     },
     entry_points={"console_scripts": ["npu-bridge=npu_bridge.cli:main"]},

@@ -52,6 +52,8 @@ CLASSES = {
     "ok": "usage printed, exit 0",
     "past_imports": "ran past its imports, stopped later (data, flags' values, arguments)",
     "tf_contrib": "a `tf.contrib` name or module",
+    "contrib_no_library": "a `tf.contrib` part no maintained library has (learn, quantize, cloud, "
+                          "tfprof): its clear error is the expected end",
     "npu_bridge": "an `npu_bridge` or `hccl` name missing, or an error raised inside npu_bridge",
     "config_refusal": "npu_bridge refused a configuration (NpuConfigError, NpuArgumentError)",
     "tf_api": "a TensorFlow or Keras name TF 2.15 lacks",
@@ -350,11 +352,22 @@ def _holds_import(node, line):
     return False
 
 
+CONTRIB_NO_LIBRARY = re.compile(r"(tf|tensorflow)\.contrib\.(learn|quantize|cloud|tfprof)\b")
+
+
 def classify(returncode, output, timed_out, script, model_dir, project_dirs=(), source_cache=None):
     """Class key (see CLASSES), detail (the name that failed) and the error's line.
 
     `output` is the run's stdout and stderr together; `project_dirs` the folders of the
     npu_bridge and hccl packages (frames there are the product's)."""
+    klass, detail, error = _classify(returncode, output, timed_out, script, model_dir,
+                                     project_dirs, source_cache)
+    if klass == "tf_contrib" and CONTRIB_NO_LIBRARY.match(detail):
+        klass = "contrib_no_library"
+    return klass, detail, error
+
+
+def _classify(returncode, output, timed_out, script, model_dir, project_dirs=(), source_cache=None):
     source_cache = {} if source_cache is None else source_cache
     if timed_out:
         return "timeout", "", "timeout"
@@ -625,6 +638,9 @@ def probe_folder(zoo, folder, args, home):
         return row, ""
     row.update(script=os.path.relpath(entry["script"], model_dir), how=entry["how"],
                cwd=os.path.relpath(entry["cwd"], model_dir))
+    if not args.no_folder_path:  # after the shell script's own entries (see --no-folder-path)
+        entry["pythonpath"] = entry["pythonpath"] + [
+            p for p in (entry["cwd"], model_dir) if p not in entry["pythonpath"]]
     server = getattr(_local, "server", None)
     if args.preload and server is None:
         server = _local.server = PreloadServer(args.python, args.project, home)
@@ -811,6 +827,30 @@ def compare_markdown(paths):
     return "\n".join(lines) + "\n"
 
 
+def _log_name(folder):
+    return folder.replace(os.sep, "__").replace(" ", "_") + ".log"
+
+
+def reclassify(zoo, out, project):
+    """Classify the runs of `out` (an earlier `--keep-output` run) again from their logs."""
+    with open(os.path.join(out, "results.json"), encoding="utf-8") as handle:
+        data = json.load(handle)
+    project_dirs = [os.path.join(project, "npu_bridge"), os.path.join(project, "hccl")]
+    for row in data["rows"]:
+        log = os.path.join(out, "logs", _log_name(row["folder"]))
+        if row["class"] == "no_entry" or not os.path.exists(log):
+            continue
+        with open(log, encoding="utf-8") as handle:
+            output = handle.read()
+        model_dir = os.path.join(zoo, row["folder"])
+        timed_out = row["class"] == "timeout"
+        klass, detail, error = classify(row["returncode"], output, timed_out,
+                                        os.path.join(model_dir, row["script"]), model_dir, project_dirs)
+        row.update({"class": klass, "detail": detail, "error": error[:400]})
+    write_outputs(out, data["rows"], dict(data["meta"], reclassified=True))
+    print(" ".join("%s=%d" % kv for kv in counts(data["rows"]).items()))
+
+
 def main(argv=None):
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     parser = argparse.ArgumentParser(
@@ -837,6 +877,10 @@ def main(argv=None):
                              "results.json of an earlier run: its rows)")
     parser.add_argument("--keep-output", action="store_true",
                         help="also write each run's output to OUT/logs/")
+    parser.add_argument("--no-folder-path", action="store_true",
+                        help="do not append the working directory and the model folder to "
+                             "PYTHONPATH (by default they are: the zoo's code assumes its folder "
+                             "importable, as its READMEs and ModelArts set it)")
     parser.add_argument("--preload", action="store_true",
                         help="fork each run from a per-worker process that imported TensorFlow "
                              "once (faster on a loaded machine; see PreloadServer)")
@@ -856,6 +900,9 @@ def main(argv=None):
     parser.add_argument("--compare", nargs="+", metavar="RESULTS_JSON",
                         help="print a counts table of earlier runs' results.json side by side and "
                              "exit (alone, without ZOO)")
+    parser.add_argument("--reclassify", metavar="OUT_DIR",
+                        help="classify an earlier --keep-output run again from OUT_DIR/logs "
+                             "(nothing run; the outputs there rewritten)")
     parser.add_argument("--lint", action="store_true",
                         help="instead of running scripts: `npu-bridge lint` over the zoo files that "
                              "import npu_bridge (OUT/lint.json, OUT/lint.md)")
@@ -870,6 +917,9 @@ def main(argv=None):
         os.makedirs(args.out, exist_ok=True)
         data = run_lint(zoo, files, args.python, args.project, args.jobs, args.out)
         print("lint: %d files, %d findings; written to %s" % (data["files"], len(data["findings"]), args.out))
+        return 0
+    if args.reclassify:
+        reclassify(zoo, args.reclassify, args.project)
         return 0
     folders = model_folders(zoo, files)
     if args.match:
@@ -905,9 +955,8 @@ def main(argv=None):
                     write_outputs(args.out, [rows[f] for f in folders if f in rows], meta, partial=True)
                 print("[%d/%d] %-12s %s  %s" % (done, len(folders), row["class"], row["folder"],
                                                  row["error"][:120]), flush=True)
-                if args.keep_output and output:
-                    name = row["folder"].replace(os.sep, "__").replace(" ", "_") + ".log"
-                    with open(os.path.join(args.out, "logs", name), "w") as handle:
+                if args.keep_output and (output or row["class"] == "timeout"):
+                    with open(os.path.join(args.out, "logs", _log_name(row["folder"])), "w") as handle:
                         handle.write(output)
     finally:
         for server in _servers:
