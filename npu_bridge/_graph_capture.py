@@ -15,6 +15,7 @@ import tensorflow as tf
 from tensorflow.python.client import session as _session_lib
 
 from npu_bridge import _records
+from npu_bridge.session_guard import graph_key   # one GE graph per (session, fetches, feeds)
 from npu_bridge.ge import memory_plan as mp
 from npu_bridge.ge import npu_failures as _failures
 
@@ -272,8 +273,7 @@ def note_run(session, fetches, feed_dict):
     rec = getattr(session, "_npu_record", None)
     if rec is None:
         return
-    from npu_bridge import _session_patch
-    key = _session_patch.graph_key(session.graph, fetches, feed_dict, session)
+    key = graph_key(session.graph, fetches, feed_dict, session)
     if key in _seen:
         return
     with _lock:
