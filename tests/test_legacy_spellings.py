@@ -137,3 +137,26 @@ def test_table_rows_are_well_formed():
             assert r.field in ("s", "b") and r.writes is None
         elif r.writes is not None:
             assert r.writes[1] in ("s", "b")
+
+
+def test_estimator_with_older_argument_trains_and_keeps_the_warning(tmp_path):
+    # The 11 zoo trainers (AlexNet, InceptionV3, ...): NPURunConfig(auto_tune_mode=...) then train.
+    from npu_bridge.estimator.npu.npu_estimator import NPUEstimator, NPUEstimatorSpec
+
+    def model_fn(features, labels, mode):
+        loss = tf.reduce_mean(tf.square(tf.compat.v1.layers.dense(features, 1) - labels))
+        step = tf.compat.v1.train.get_or_create_global_step()
+        return NPUEstimatorSpec(mode=mode, loss=loss, train_op=tf.compat.v1.train
+                                .GradientDescentOptimizer(0.1).minimize(loss, global_step=step))
+
+    def input_fn():
+        x = tf.random.uniform([8, 3])
+        return tf.compat.v1.data.Dataset.from_tensors((x, tf.reduce_sum(x, 1, keepdims=True))).repeat()
+
+    config = NPURunConfig(auto_tune_mode="RL,GA", model_dir=str(tmp_path), save_checkpoints_steps=100)
+    estimator = NPUEstimator(model_fn=model_fn, config=config)
+    estimator.train(input_fn, steps=2)
+    assert estimator.get_variable_value("global_step") == 2
+    ge = estimator._npu_ge_options
+    assert ge.global_options["ge.autoTuneMode"] == "RL,GA"
+    assert [d.option for d in ge.diagnostics if d.code == "NPB108"] == ["NPURunConfig(auto_tune_mode)"]
