@@ -167,6 +167,10 @@ MOVED = {
                                       "TF 1.15 contrib/training/python/training/hparam.py"),
     _C + "training.python.training.hparam": Row("npu_bridge._contrib.hparam", _OWN,
                                                 "TF 1.15 contrib/training/python/training/hparam.py"),
+    _C + "training.python.training.evaluation": Row("tf_slim.training.evaluation", _SLIM, _MAP),
+    _C + "training.python.training.training": Row("tf_slim.training.training", _SLIM, _MAP),
+    _C + "framework.python.framework.checkpoint_utils": Row(
+        "tensorflow.python.training.checkpoint_utils", _TF, "TF 2.15 (moved)"),
     _C + "training.bucket_by_sequence_length": Row(
         None, nearest="tf.data.experimental.bucket_by_sequence_length"),
     # seq2seq, crf, image: TensorFlow Addons where its function has the TF 1.x meaning

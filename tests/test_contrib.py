@@ -88,6 +88,8 @@ from tensorflow.python import graph_util
 from tensorflow.python.keras.preprocessing.image import ImageDataGenerator, apply_affine_transform
 from keras.layers.advanced_activations import LeakyReLU
 from keras.layers.core import Activation
+from tensorflow.contrib.training.python.training import evaluation as contrib_evaluation
+from tensorflow.contrib.framework.python.framework import checkpoint_utils
 learn = tf.contrib.learn
 from tensorflow.contrib import quantize as contrib_quantize
 r["probe_forms"] = {"tc": tc is tf.contrib, "distort": hasattr(distort_image_ops, "random_hsv_in_yiq"),
@@ -95,7 +97,9 @@ r["probe_forms"] = {"tc": tc is tf.contrib, "distort": hasattr(distort_image_ops
      "audio": hasattr(contrib_audio, "mfcc"), "tf_layers": hasattr(tf_layers, "batch_norm"),
      "reader": hasattr(reader, "read_saved_model"), "gu": hasattr(graph_util, "convert_variables_to_constants"),
      "keras_old": LeakyReLU.__name__ == "LeakyReLU" and Activation.__name__ == "Activation",
-     "idg": ImageDataGenerator.__name__}
+     "idg": ImageDataGenerator.__name__,
+     "evaluation": hasattr(contrib_evaluation, "evaluate_repeatedly"),
+     "checkpoint_utils": hasattr(checkpoint_utils, "list_variables")}
 r["hasattr_missing"] = hasattr(tf.contrib.opt, "AdamWOptimizer")
 r["errors"] = errors
 print("RESULT " + json.dumps(r))
