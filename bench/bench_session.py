@@ -40,6 +40,7 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 import tensorflow as tf  # noqa: E402
 from npu_bridge import _records, _session_patch  # noqa: E402
 from npu_bridge.ge import resolve  # noqa: E402
+from npu_bridge.session_guard import GUARD  # noqa: E402
 
 
 def npu_config(values):
@@ -135,8 +136,8 @@ def bench_guard(args):
     start = _common.clock()
     for _ in range(n):
         key = _session_patch.graph_key(graph, op, None)
-        _session_patch._enter(key, "2")  # pylint: disable=protected-access
-        _session_patch._leave(key)  # pylint: disable=protected-access
+        GUARD.enter(key, "2")
+        GUARD.leave(key)
     print("guard bookkeeping %s per run (graph key, enter, leave; %d calls)"
           % (_common.fmt_seconds((_common.clock() - start) / n), n))
     # Every order of the three in turn (each variant in each position, and after each

@@ -252,7 +252,7 @@ def _check_shim_config():
         copy = tf.compat.v1.ConfigProto()
         copy.CopyFrom(config)
         key = (copy.SerializeToString(), None, None, inject)
-        cpu.append(_session_patch._prepare(copy, key, inject).cpu_config)  # pylint: disable=protected-access
+        cpu.append(_session_patch.RESOLUTIONS.prepare(copy, key, inject).cpu_config)
     _session_patch.clear_caches()
     if cpu[0] != cpu[1]:
         raise SystemExit("the shim's session configuration differs in check-only mode")

@@ -55,11 +55,12 @@ def _check_sessions():
     """Session configs that carry an NpuOptimizer are resolved, checked, recorded and guarded
     (as the real adapter library does once any npu_bridge module is loaded); the defaults
     `npu_init` adds stay with `npu_init` (`_session_patch.patch(inject_defaults=False)`)."""
-    loading = _sys.modules.get("npu_bridge._session_patch")
-    if loading is not None and getattr(loading.__spec__, "_initializing", False):
-        # _session_patch itself is importing TensorFlow: it patches once it is loaded
-        loading._patch_when_loaded = True   # pylint: disable=protected-access
-        return
+    for name in ("npu_bridge._session_patch", "npu_bridge.session_guard"):
+        loading = _sys.modules.get(name)
+        if loading is not None and getattr(loading.__spec__, "_initializing", False):
+            # the patch's own modules are importing TensorFlow: they patch once loaded
+            loading._patch_when_loaded = True   # pylint: disable=protected-access
+            return
     from npu_bridge import _session_patch
     _session_patch.patch(inject_defaults=False)
 

@@ -19,6 +19,7 @@ import tensorflow as tf
 from tensorflow.core.protobuf import rewriter_config_pb2
 
 from npu_bridge import _session_patch
+from npu_bridge.session_guard import GUARD
 from npu_bridge.ge import NpuConfigError
 
 THREADS, GRAPHS, RUNS_PER_GRAPH = 8, 4, 500
@@ -44,10 +45,10 @@ def guard(monkeypatch):
     _session_patch.patch()
     _session_patch.clear_caches()
     table = _Recorder()
-    monkeypatch.setattr(_session_patch, "_executing", table)
+    monkeypatch.setattr(GUARD, "executing", table)
     decisions = []
     lock = threading.Lock()
-    original_enter, original_leave = _session_patch._enter, _session_patch._leave
+    original_enter, original_leave = GUARD.enter, GUARD.leave
 
     def enter(key, policy, *session):
         table.local.snapshot = None
@@ -67,8 +68,8 @@ def guard(monkeypatch):
     def leave(key):
         original_leave(key)
 
-    monkeypatch.setattr(_session_patch, "_enter", enter)
-    monkeypatch.setattr(_session_patch, "_leave", leave)
+    monkeypatch.setattr(GUARD, "enter", enter)
+    monkeypatch.setattr(GUARD, "leave", leave)
     yield decisions
     assert _session_patch.executing_graphs() == 0
 

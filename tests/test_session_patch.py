@@ -10,9 +10,10 @@ import pytest
 import tensorflow as tf
 from tensorflow.core.protobuf.rewriter_config_pb2 import RewriterConfig
 
-from npu_bridge import _records, _session_patch
+from npu_bridge import _records, _session_patch, session_guard
 from npu_bridge.estimator.npu import util
-from npu_bridge.ge import NpuConfigError
+from npu_bridge.ge import Diagnostic, NpuConfigError
+from npu_bridge.session_guard import GUARD
 
 tf.compat.v1.disable_eager_execution()
 
@@ -591,7 +592,7 @@ def test_guard_refusal_is_recorded_once_per_graph_pair_with_the_session():
 
 def test_runtime_records_are_bounded():
     rec = _records.record("session", "Session#x", None)
-    diag = _session_patch._ge().Diagnostic("NPB123", "error", "static_memory_policy", "2", "m")
+    diag = Diagnostic("NPB123", "error", "static_memory_policy", "2", "m")
     for i in range(1000):
         _records.add_runtime_diagnostic(rec, ("pair", i), diag)
     (copy,) = [r for r in _records.records() if r["name"] == "Session#x"]
@@ -736,7 +737,7 @@ def test_noting_a_started_queue_runner_does_not_keep_its_graph_alive():
     sess = tf.compat.v1.Session(graph=graph, config=proto(static_memory_policy=2))
     coord = tf.compat.v1.train.Coordinator()
     threads = runner.create_threads(sess, coord=coord, daemon=True, start=True)
-    assert id(graph) in _session_patch._started_runners   # pylint: disable=protected-access
+    assert id(graph) in GUARD.started_runners
     coord.request_stop()
     sess.run(close)
     coord.join(threads, stop_grace_period_secs=10)
@@ -746,7 +747,7 @@ def test_noting_a_started_queue_runner_does_not_keep_its_graph_alive():
     del graph, queue, runner, close, sess, coord, threads
     gc.collect()
     assert alive() is None
-    assert key not in _session_patch._started_runners   # pylint: disable=protected-access
+    assert key not in GUARD.started_runners
 
 
 def test_queue_runner_callable_is_not_guarded():
@@ -774,7 +775,7 @@ def test_runs_fast_key_is_graph_keys_key():
         tensor = tf.constant(1.0) + 1.0
     sess = object()   # a key is per session: only its identity counts
     for fetch in (tensor, tensor.op):
-        assert type(fetch) in _session_patch._SINGLE_FETCH_TYPES  # pylint: disable=protected-access
+        assert type(fetch) in session_guard.SINGLE_FETCH_TYPES
         fast = (id(sess), id(graph), id(fetch), None)
         assert _session_patch.graph_key(graph, fetch, None, sess) == fast
         assert _session_patch.graph_key(graph, fetch, {}, sess) == fast

@@ -10,7 +10,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, ROOT)
 
-from npu_bridge.ge import catalog, products, resolver  # noqa: E402
+from npu_bridge.ge import catalog, legacy, products, resolver  # noqa: E402
 from npu_bridge.ge.diagnostics import CODES, cite  # noqa: E402
 
 
@@ -115,7 +115,21 @@ def render_options():
               "adapter (\"if use dump function, dump_path must be set\"): error NPB143 here. "
               "`aoe_mode` is reset to `$AOE_MODE`, which the resolver does not read. Each "
               "optimizer's entries are still checked, also those a later one overrides.",
-              "", "## Products", "",
+              "", "## Spellings of older adapter releases", "",
+              "Accepted with warning NPB108 (not the NPB100 error or `TypeError` of an unknown "
+              "spelling); one table, `npu_bridge/ge/legacy.py`, read by the resolver, "
+              "`NPURunConfig` and lint. A spelling no release had stays an error with its "
+              "\"did you mean\".", "",
+              "| spelling | where | current adapter | today | older estimator wrote | releases |",
+              "| --- | --- | --- | --- | --- | --- |"]
+    for old in legacy.ROWS:
+        spelled = ("`%s(%s=...)`" % (old.where, old.name) if old.where != "parameter_map"
+                   else "`parameter_map[\"%s\"].%s`" % (old.name, old.field))
+        lines.append("| %s | %s | %s | %s | %s | %s |" % (
+            spelled, old.where, old.now, _cell(old.moved_to),
+            _cell(old.writes and "`parameter_map[\"%s\"].%s`" % old.writes),
+            _cell(old.releases)))
+    lines += ["", "## Products", "",
               "Target precedence: `product=` / `--product` > the `soc_config` option > "
               "`$NPU_BRIDGE_PRODUCT`; none: product rules skipped (one info, NPB110).", "",
               "| id | names | on-chip memory (bytes) | memory source |", "| --- | --- | --- | --- |"]

@@ -20,8 +20,8 @@ _EXPORTS = {
     "forced_product": "npu_bridge.ge.products",
 }
 
-_SUBMODULES = frozenset(("catalog", "cross", "diagnostics", "options", "paths", "products",
-                         "resolver"))
+_SUBMODULES = frozenset(("catalog", "cross", "diagnostics", "initialization", "options", "paths",
+                         "products", "resolver"))
 
 __all__ = ["resolve", "resolve_ge", "check_graph", "GeOptions", "Diagnostic", "NpuConfigError",
            "CODES", "forced_product"]

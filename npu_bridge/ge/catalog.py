@@ -155,10 +155,14 @@ def allowed_text(row):
     return "any value"
 
 
-def _show(v):
+def value_text(v):
+    """A value as the adapter writes it to GE: booleans as "true"/"false", else `str`."""
     if isinstance(v, bool):
         return "true" if v else "false"
     return str(v)
+
+
+_show = value_text
 
 
 def _route(spec):

@@ -1,6 +1,7 @@
 """`GeOptions`: the result of resolving an NPU configuration (DESIGN.md "Resolution")."""
 import json
-from dataclasses import dataclass, field
+import types
+from dataclasses import dataclass, field, fields
 from typing import Dict, List, Optional
 
 from npu_bridge.ge.diagnostics import SEVERITIES, Diagnostic, NpuConfigError
@@ -35,6 +36,22 @@ class GeOptions:
     diagnostics: List[Diagnostic] = field(default_factory=list)
     product: Optional[str] = None
     sources: Dict[str, str] = field(default_factory=dict)
+
+    def __eq__(self, other):
+        # A FrozenGeOptions equals the GeOptions it was made from (the class test of the
+        # generated __eq__ would say no; its tuple of diagnostics is not a list).
+        if not isinstance(other, GeOptions):
+            return NotImplemented
+        return all(_plain(getattr(self, f.name)) == _plain(getattr(other, f.name))
+                   for f in fields(GeOptions))
+
+    __hash__ = None
+
+    def frozen(self):
+        """A read-only copy (`FrozenGeOptions`), for a result shared by several callers; the
+        object itself when it is one already."""
+        return self if isinstance(self, FrozenGeOptions) else FrozenGeOptions(
+            **{f.name: getattr(self, f.name) for f in fields(GeOptions)})
 
     @property
     def errors(self):
@@ -107,3 +124,40 @@ class GeOptions:
             raise TypeError("GeOptions.from_json: text=%r (%s) is not allowed; give the JSON "
                             "text GeOptions.to_json() writes" % (text, type(text).__name__))
         return cls.from_dict(json.loads(text))
+
+
+def _plain(value):
+    if isinstance(value, (dict, types.MappingProxyType)):
+        return dict(value)
+    if isinstance(value, (list, tuple)):
+        return list(value)
+    return value
+
+
+class FrozenGeOptions(GeOptions):
+    """A `GeOptions` that cannot be changed: its dicts are read-only mappings, `diagnostics`
+    a tuple, and its attributes cannot be set (AttributeError). The Session patch hands these
+    out, since one resolution is shared by every session opened from the same configuration;
+    `dataclasses.replace` makes a changed (frozen) copy, `GeOptions.from_dict(x.to_dict())`
+    a mutable one."""
+
+    def __init__(self, **values):
+        for f in fields(GeOptions):
+            value = values.pop(f.name, None)
+            if value is None:
+                value = None if f.name == "product" else f.default_factory()
+            if isinstance(value, (dict, types.MappingProxyType)):
+                value = types.MappingProxyType(dict(value))
+            elif f.name == "diagnostics":
+                value = tuple(value)
+            object.__setattr__(self, f.name, value)
+        if values:
+            raise TypeError("FrozenGeOptions: unknown field(s) %s" % ", ".join(sorted(values)))
+
+    def __setattr__(self, name, value):
+        raise AttributeError("this GeOptions is read-only (shared by the sessions of one "
+                             "configuration): cannot set %r; make a copy with "
+                             "dataclasses.replace() or GeOptions.from_dict(x.to_dict())" % name)
+
+    def __delattr__(self, name):
+        self.__setattr__(name, None)

@@ -11,7 +11,7 @@ import json
 import os
 import re
 
-from npu_bridge.ge import catalog, cross, paths, products
+from npu_bridge.ge import catalog, cross, legacy, paths, products
 from npu_bridge.ge._scopes import SCOPES
 from npu_bridge.ge.diagnostics import Diagnostic, make
 from npu_bridge.ge.options import GeOptions
@@ -31,10 +31,7 @@ _INDEX = re.compile(r"[0-9]{1,40}").fullmatch   # longer: beyond any graph, and 
 
 
 # ---------------------------------------------------------------- generic rule kinds
-def _text(value):
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value)
+_text = catalog.value_text
 
 
 def _unset_values(row):
@@ -284,6 +281,9 @@ def _entry_effect(key, attr):
                 "parameter_map key %r (%s) is not a string: the real adapter only reads string "
                 "keys (the %d of reference npu_options.json; docs/options.md)"
                 % (key, type(key).__name__, len(catalog.PARAMETER_MAP_KEYS))),))
+        old = legacy.key_diagnostic(key, field, value)   # a key of an older release
+        if old is not None:
+            return (None, value, (), (old,))
         close = catalog.suggest(key)
         hint = ("; did you mean %s?" % " or ".join(repr(c) for c in close)) if close else ""
         return (None, value, (), (make("NPB100", key, value,

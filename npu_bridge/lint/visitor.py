@@ -607,10 +607,21 @@ class _Collector:
 
     def _unknown_keyword(self, kw, name, params):
         """NBL012: Python's TypeError for a keyword the class (or npu_resource_init) does not
-        have, with the close names of its signature, or the config class that has it."""
+        have, with the close names of its signature, or the config class that has it. An
+        argument of an older adapter release is NPB108 instead (`npu_bridge.ge.legacy`)."""
+        from npu_bridge.ge import legacy
+        value = literal_value(kw.value)
+        old = legacy.argument_diagnostic(name, kw.arg, "<expression>" if value is _NOT_LITERAL
+                                         else value)
+        if old is not None:
+            self.findings.append((kw.lineno, kw.col_offset + 1, old.code, old.severity,
+                                  old.message, kw.arg))
+            return
         message = "%s() got an unexpected keyword argument %r (TypeError at run time)" \
             % (_callee(name), kw.arg)
-        close = close_names(kw.arg, params, n=2, cutoff=0.75)
+        close = close_names(kw.arg, list(params) + (list(legacy.CONSTRUCTOR_ARGS)
+                                                    if name == "NPURunConfig" else []),
+                            n=2, cutoff=0.75)
         folded = kw.arg.casefold()
         owners = [(cls, arg) for cls, other in CONFIG_SIGNATURES.items() if cls != name
                   for arg in other if arg.casefold() == folded] \

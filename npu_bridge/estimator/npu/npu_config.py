@@ -48,7 +48,8 @@ __all__ = [
 _NPU_OPTIMIZER = "NpuOptimizer"
 
 # Grappler optimizers the real NPUEstimator appends to rewrite_options.optimizers.
-from npu_bridge.estimator.npu.util import _ESTIMATOR_GRAPPLER_OPTIMIZERS  # noqa: E402
+from npu_bridge.estimator.npu.util import ESTIMATOR_GRAPPLER_OPTIMIZERS  # noqa: E402
+from npu_bridge.estimator.npu import _legacy_args  # noqa: E402
 
 # STOPGAP (catalog gap): when profiling is enabled the real estimator writes
 # profiling_options = "" for a None value; the catalog has no column for "None written as".
@@ -467,6 +468,7 @@ class NPURunConfig(tf.estimator.RunConfig):
     Value rules of the NPU options are not checked here: `npu_bridge.ge.resolve(config)`.
     """
 
+    @_legacy_args.accept("NPURunConfig")   # arguments of older releases: NPB108 warning
     def __init__(self,
                  iterations_per_loop=1,
                  profiling_config=None,
@@ -630,7 +632,7 @@ class NPURunConfig(tf.estimator.RunConfig):
                 diag = bool_int_warning(arg.rpartition(".")[2], value, row)
                 if diag is not None:
                     found.append(diag)
-        return found
+        return found + _legacy_args.diagnostics(self)   # NPB108: arguments of older releases
 
     def _npu_used_classes(self):
         used = set()
@@ -780,6 +782,7 @@ def render_parameter_map(run_config, custom_op):
         write, value = _estimator_value(row, run_config)
         if write:
             _write(custom_op.parameter_map[row.key], row, value)
+    _legacy_args.render(run_config, custom_op)   # what older estimators wrote (NPB108 args)
     return custom_op
 
 
@@ -805,7 +808,7 @@ def render_session_config(run_config, session_defaults=True):
     if run_config.session_config is not None:
         config.CopyFrom(run_config.session_config)
     rewrite = config.graph_options.rewrite_options
-    rewrite.optimizers.extend(_ESTIMATOR_GRAPPLER_OPTIMIZERS)
+    rewrite.optimizers.extend(ESTIMATOR_GRAPPLER_OPTIMIZERS)
     custom_op = rewrite.custom_optimizers.add()
     custom_op.name = _NPU_OPTIMIZER
     render_parameter_map(run_config, custom_op)

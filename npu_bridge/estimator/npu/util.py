@@ -33,7 +33,7 @@ _CONST_ONE = "one"
 
 # Grappler optimizers the real NPUEstimator appends to rewrite_options.optimizers (written by
 # npu_config, recognised and removed for TensorFlow's CPU session by the Session patch).
-_ESTIMATOR_GRAPPLER_OPTIMIZERS = ("pruning", "function", "constfold", "shape", "arithmetic",
+ESTIMATOR_GRAPPLER_OPTIMIZERS = ("pruning", "function", "constfold", "shape", "arithmetic",
                                   "loop", "dependency", "layout", "GradFusionOptimizer")
 
 def check_not_none(value, name):
@@ -170,7 +170,7 @@ def create_or_get_var(var_name):
 
 _loop_lock = threading.Lock()
 # graph -> {op: N}; weak on the graph so a dropped graph takes its loops with it.
-_LOOP_OPS = weakref.WeakKeyDictionary()
+LOOP_OPS = weakref.WeakKeyDictionary()
 
 
 def register_loop_op(op, iterations_per_loop):
@@ -182,7 +182,7 @@ def register_loop_op(op, iterations_per_loop):
     """
     check_positive_integer(iterations_per_loop, "iterations_per_loop")
     with _loop_lock:
-        loops = _LOOP_OPS.setdefault(op.graph, {})
+        loops = LOOP_OPS.setdefault(op.graph, {})
         if iterations_per_loop == 1:
             loops.pop(op, None)
         else:
@@ -192,13 +192,13 @@ def register_loop_op(op, iterations_per_loop):
 
 def loop_iterations(op):
     """N if `op` is a registered loop op, else 1."""
-    loops = _LOOP_OPS.get(op.graph)
+    loops = LOOP_OPS.get(op.graph)
     return loops.get(op, 1) if loops else 1
 
 
 def loop_ops_of(graph):
     """The {op: N} loop registry of `graph`, or None when it has none (a cheap test)."""
-    return _LOOP_OPS.get(graph) or None
+    return LOOP_OPS.get(graph) or None
 
 
 
@@ -251,7 +251,7 @@ def _tf_session_of(sess):
     return None
 
 
-def _log_diagnostic(diag):
+def log_diagnostic(diag):
     """Log one diagnostic through tf.compat.v1.logging at its severity (the Session patch's
     and this module's run-time checks)."""
     log = {"error": tf.compat.v1.logging.error, "warning": tf.compat.v1.logging.warning}.get(
@@ -265,7 +265,7 @@ def _log_once(key, diag):
         if key in _logged_checks:
             return
         _logged_checks.add(key)
-    _log_diagnostic(diag)
+    log_diagnostic(diag)
 
 
 def _check_loop_count(sess, iterations_per_loop, call):

@@ -1,0 +1,67 @@
+"""Constructor arguments of older adapter releases (`npu_bridge.ge.legacy`), for NPURunConfig.
+
+`accept(cls_name)` wraps a config class's `__init__`: an argument of an older release (a
+`TypeError` in the current class) is taken out of the call, kept on the object, logged as its
+`NPB108` warning, and later written into the parameter_map as the older NPUEstimator wrote
+it (`render`). The wrapped `__init__` keeps the current signature for `inspect`.
+"""
+import functools
+import inspect
+
+import tensorflow as tf
+
+from npu_bridge.ge import catalog, legacy
+
+_ATTR = "_npu_legacy_args"
+
+
+def accept(cls_name):
+    def wrap(init):
+        params = inspect.signature(init).parameters
+
+        @functools.wraps(init)
+        def __init__(self, *args, **kwargs):
+            given = {name: kwargs.pop(name) for name in list(kwargs)
+                     if name not in params and name in legacy.CONSTRUCTOR_ARGS}
+            for name in kwargs:
+                if name not in params:   # no release had it: Python's TypeError, with a hint
+                    close = catalog.close_names(name, list(params)[1:] + list(legacy.CONSTRUCTOR_ARGS),
+                                                n=2, cutoff=0.75)
+                    hint = ("; did you mean %s?" % " or ".join(repr(c) for c in close)) if close else ""
+                    raise TypeError("%s.__init__() got an unexpected keyword argument %r%s"
+                                    % (cls_name, name, hint))
+            init(self, *args, **kwargs)
+            setattr(self, _ATTR, given)
+            for name, value in given.items():
+                tf.compat.v1.logging.warning("%s", legacy.argument_diagnostic(cls_name, name, value))
+        return __init__
+    return wrap
+
+
+def diagnostics(config, cls_name="NPURunConfig"):
+    """The NPB108 warnings of the older-release arguments `config` was given, except where
+    the key written is itself an older-release key: the resolver warns about that key (one
+    warning per use)."""
+    out = []
+    for name, value in getattr(config, _ATTR, {}).items():
+        writes = legacy.CONSTRUCTOR_ARGS[name].writes
+        if value is not None and writes is not None and writes[0] in legacy.PARAMETER_MAP_KEYS:
+            continue
+        out.append(legacy.argument_diagnostic(cls_name, name, value))
+    return out
+
+
+def render(config, custom_op):
+    """Write what the older NPUEstimator wrote for those arguments (value not None)."""
+    for name, value in getattr(config, _ATTR, {}).items():
+        writes = legacy.CONSTRUCTOR_ARGS[name].writes
+        if writes is None or value is None:
+            continue
+        key, field = writes
+        attr = custom_op.parameter_map[key]
+        if field == "s":
+            attr.s = tf.compat.as_bytes(value if isinstance(value, (str, bytes)) else str(value))
+        elif field == "b":
+            attr.b = bool(value)
+        else:   # the table only has s and b today
+            raise ValueError("legacy row %r writes field %r" % (name, field))

@@ -1,0 +1,163 @@
+"""Spellings of older adapter releases: one table, read by the resolver, NPURunConfig and lint.
+
+A script written for the release its team runs passes arguments and `parameter_map` keys the
+current adapter no longer has. Each row is one such spelling: where it is written
+(`NPURunConfig(...)` argument or `parameter_map` key), which releases took it (with the
+source), what the current adapter does with it, where the setting lives today, and, for a
+constructor argument, what the older `NPUEstimator` wrote into the `parameter_map`.
+The resolver and lint turn a row into one `NPB108` warning instead of the `NPB100` error /
+`TypeError` of an unknown spelling; a spelling no release had (`sump_mode`,
+`autotune_tune_mode`) is not here and stays an error with its "did you mean".
+
+Columns:
+- `name`: the spelling; `where`: "NPURunConfig" (constructor argument) or "parameter_map".
+- `field`: for a key, the AttrValue field the older adapter read ("s", "b").
+- `releases`: the releases that took it, with their source.
+- `now`: what the current adapter does with the key: "read" (still read: only the
+  constructor dropped it) or "ignored" (the key is dropped silently).
+- `moved_to`: where the setting lives in the current adapter ("" when nowhere).
+- `writes`: for an argument, `(key, field)` the older NPUEstimator wrote when the value is
+  not None (None: nothing).
+Sources: Ascend/tensorflow (the adapter's history 2020-08 .. 2021-02: npu_config.py,
+npu_estimator.py, util/npu_attrs.cc) and hicann/tensorflow (the current adapter and its docs).
+"""
+from types import MappingProxyType
+from typing import NamedTuple, Optional, Tuple
+
+from npu_bridge.ge.diagnostics import make
+
+
+class LegacySpelling(NamedTuple):
+    name: str
+    where: str
+    field: Optional[str]
+    releases: str
+    now: str
+    moved_to: str
+    writes: Optional[Tuple[str, str]]
+
+
+_HISTORY = "Ascend/tensorflow tf_adapter history"
+_ROWS = (
+    LegacySpelling(
+        "auto_tune_mode", "NPURunConfig", None,
+        "NPURunConfig(auto_tune_mode=None) of the releases of 2020-2021 (%s: npu_config.py "
+        "2a83ed5d 2020-08-20 .. 82507eb2 2021-02-20; npu_estimator.py wrote "
+        "parameter_map['auto_tune_mode'].s); the current class (hicann/tensorflow) dropped "
+        "the argument" % _HISTORY,
+        "read",
+        "parameter_map['auto_tune_mode'].s (still read: ge.autoTuneMode); Auto Tune itself is "
+        "superseded by AOE (aoe_mode)",
+        ("auto_tune_mode", "s")),
+    LegacySpelling(
+        "mstune_mode", "NPURunConfig", None,
+        "NPURunConfig(mstune_mode=None) from 2020-10 (%s: 1b688193 2020-10-20 .. 82507eb2 "
+        "2021-02-20; npu_estimator.py wrote parameter_map['mstune_mode'].s and required "
+        "work_path; npu_attrs.cc allowed '1'..'4' and sent it as ge.buildMode)" % _HISTORY,
+        "ignored",
+        "NPURunConfig(aoe_mode=...) / parameter_map['aoe_mode'] ('1' subgraph tuning, '2' "
+        "operator tuning, '4' gradient split; mstune_mode '3' was 1 and 2 together)",
+        ("mstune_mode", "s")),
+    LegacySpelling(
+        "mstune_mode", "parameter_map", "s",
+        "read by the adapter from 2020-10 (%s: util/npu_attrs.cc 1b688193 2020-10-20 .. "
+        "82507eb2 2021-02-20, values '1'..'4', sent as ge.buildMode)" % _HISTORY,
+        "ignored",
+        "parameter_map['aoe_mode'] ('1' subgraph tuning, '2' operator tuning, '4' gradient "
+        "split)",
+        None),
+    LegacySpelling(
+        "fp_point", "parameter_map", "s",
+        "read by the adapter until 2020-12 (%s: util/npu_attrs.cc and npu_estimator.py "
+        "1b688193 2020-10-20, removed by 75a73d1c 2020-12-11 'profiling options changed')"
+        % _HISTORY,
+        "ignored",
+        "the \"fp_point\" field of the profiling_options JSON (parameter_map['profiling_options'].s, "
+        "hicann/tensorflow docs/en/tfadapter_1/apiref/session_config/Profiling.md)",
+        None),
+    LegacySpelling(
+        "bp_point", "parameter_map", "s",
+        "read by the adapter until 2020-12 (%s: util/npu_attrs.cc and npu_estimator.py "
+        "1b688193 2020-10-20, removed by 75a73d1c 2020-12-11 'profiling options changed')"
+        % _HISTORY,
+        "ignored",
+        "the \"bp_point\" field of the profiling_options JSON (parameter_map['profiling_options'].s, "
+        "hicann/tensorflow docs/en/tfadapter_1/apiref/session_config/Profiling.md)",
+        None),
+    LegacySpelling(
+        "enable_auto_mix_precision", "NPURunConfig", None,
+        "a release before 2020-08 (older than the adapter history available): the vendor "
+        "migration sample shows NPURunConfig(enable_auto_mix_precision=True) replaced by "
+        "precision_mode='allow_mix_precision' (hicann/tensorflow "
+        "docs/en/tfadapter_1/migration/sample_ref/run_config.md); model-zoo scripts of that "
+        "time set parameter_map['enable_auto_mix_precision'].b, which is what is written",
+        "ignored",
+        "NPURunConfig(precision_mode='allow_mix_precision') / parameter_map['precision_mode']",
+        ("enable_auto_mix_precision", "b")),
+    LegacySpelling(
+        "enable_auto_mix_precision", "parameter_map", "b",
+        "a release before 2020-08 (older than the adapter history available; the vendor "
+        "migration sample hicann/tensorflow docs/en/tfadapter_1/migration/sample_ref/"
+        "run_config.md replaces it by precision_mode='allow_mix_precision')",
+        "ignored",
+        "parameter_map['precision_mode'].s = 'allow_mix_precision'",
+        None),
+    LegacySpelling(
+        "master_slave_mode", "parameter_map", "b",
+        "set by Huawei's own WideDeep host-embedding scripts of 2022 (Ascend/ModelZoo-TensorFlow "
+        "WideDeep_ID0028 and WideDeep_hostembedding); not in the adapter sources available "
+        "(2020-08 .. 2021-02 and the current one), so which release read it is not confirmed",
+        "ignored",
+        "",
+        None),
+)
+
+ROWS = _ROWS
+_BY = MappingProxyType({(r.where, r.name): r for r in _ROWS})
+CONSTRUCTOR_ARGS = MappingProxyType({r.name: r for r in _ROWS if r.where == "NPURunConfig"})
+PARAMETER_MAP_KEYS = MappingProxyType({r.name: r for r in _ROWS if r.where == "parameter_map"})
+
+
+def row(where, name):
+    """The row of `name` written at `where` ("NPURunConfig" or "parameter_map"), or None."""
+    return _BY.get((where, name))
+
+
+def _now(r):
+    if r.now == "read":
+        return "the current adapter still reads it"
+    return "the current adapter ignores it (the setting has no effect)"
+
+
+def key_diagnostic(key, field, value):
+    """`NPB108` warning for a `parameter_map` key of an older release, or None for a key no
+    release had. The message does not depend on `value` (lint resolves unknown values)."""
+    r = PARAMETER_MAP_KEYS.get(key) if isinstance(key, str) else None
+    if r is None:
+        return None
+    where = ("; today: %s" % r.moved_to) if r.moved_to else ""
+    wrong = ("" if field in (None, r.field) else
+             " (older releases read it from AttrValue field %s, it was set in %s)" % (r.field, field))
+    return make("NPB108", key, value,
+                "parameter_map key %r is a spelling of older adapter releases%s: %s%s; "
+                "accepted with this warning; source: %s" % (key, wrong, _now(r), where, r.releases))
+
+
+def argument_diagnostic(cls, arg, value):
+    """`NPB108` warning for an argument of an older release's `cls` constructor, or None."""
+    r = CONSTRUCTOR_ARGS.get(arg) if cls == "NPURunConfig" else None
+    if r is None:
+        return None
+    if r.writes is None:
+        wrote = "nothing is written"
+    elif value is None:
+        wrote = "None: nothing is written, as the older NPUEstimator did"
+    else:
+        wrote = "written to parameter_map[%r].%s as the older NPUEstimator did" % r.writes
+        key_row = PARAMETER_MAP_KEYS.get(r.writes[0])
+        wrote += ", and %s" % ("the current adapter ignores that key" if key_row is not None
+                               else "the current adapter still reads that key")
+    return make("NPB108", "%s(%s)" % (cls, arg), value,
+                "%s(%s=...) is an argument of older adapter releases, not of the current %s "
+                "(a TypeError there): accepted; %s; today: %s; source: %s"
+                % (cls, arg, cls, wrote, r.moved_to or "no equivalent", r.releases))
