@@ -37,6 +37,7 @@ BOUNDS = {
     "train_cnn_ipl10": (None, None, "CNN: time per step, iterations_per_loop 10 / baseline (no bound)"),
     "startup": ("<=", 1.05, "`import npu_bridge.npu_init` / `import tensorflow, tensorflow_estimator`, fresh processes"),
     "startup_ge": (None, None, "`import npu_bridge.ge` (no TensorFlow) / the TF import (no bound)"),
+    "startup_contrib": ("<=", 1.10, "import + first use of `tensorflow.contrib.slim` / of `tf_slim`, after npu_init"),
     "session_create": ("<=", 1.05, "Session(config with 40 keys) + close, patched / unpatched"),
     "guard": ("<=", 1.05, "Session.run of a trivial op, policy 2 (guard) / policy 0"),
     "resolve_107": ("<=", 1.0, "resolve() of a 107-key protobuf parameter_map, us per call / 200 us"),

@@ -298,9 +298,23 @@ def receive(shape, dtype, root, group):
 
 # --- Session.run: the run's collective_graph_key -----------------------------------------
 
+def _flatten(fetches, out, depth=0):
+    """The leaves of a fetch structure (lists, tuples, dicts by value: keys may be any
+    object, as MonitoredSession's hooks are)."""
+    if isinstance(fetches, dict):
+        for value in fetches.values():
+            _flatten(value, out, depth + 1)
+    elif isinstance(fetches, (list, tuple)) and depth < 16:
+        for value in fetches:
+            _flatten(value, out, depth + 1)
+    else:
+        out.append(fetches)
+    return out
+
+
 def _flat_ops(graph, fetches):
     out = []
-    for item in tf.nest.flatten(fetches):
+    for item in _flatten(fetches, []):
         if isinstance(item, str):
             try:
                 item = graph.as_graph_element(item)
@@ -344,7 +358,7 @@ def run_key(session, fetches):
     collective; the world key when one is over the world group; else one from its groups."""
     graph = session.graph
     try:
-        key = (id(graph), graph.version, tuple(id(x) for x in tf.nest.flatten(fetches)))
+        key = (id(graph), graph.version, tuple(id(x) for x in _flatten(fetches, [])))
     except TypeError:
         key = None
     found = _run_keys.get(key) if key is not None else None
@@ -429,11 +443,24 @@ def _timed_out_collectives(graph, fetches, err):
 def explain(err, graph, fetches):
     """``err`` (a collective's failure) with what went wrong across the ranks, same type."""
     j = job()
+    _note("failed", "%f" % time.time())   # ends the other ranks' exit barrier
+    # ranks whose script finished (in their exit barrier): wait briefly for how they ended
+    # (their TensorFlow server may hold their exit until this rank's collective is gone)
+    deadline = time.time() + 0.5
+    while time.time() < deadline:
+        exits = _exits()
+        if not [r for r in range(j.size) if r != j.rank and r not in exits and _read_notes(r, "done")]:
+            break
+        time.sleep(0.1)
     exits = _exits()
     lines = []
     for r, why in sorted(exits.items()):
         if r != j.rank:
             lines.append("rank %d ended (%s) while rank %d waited in a collective" % (r, why, j.rank))
+    for r in range(j.size):
+        if r != j.rank and r not in exits and _read_notes(r, "done"):
+            lines.append("rank %d finished its script (it is exiting) while rank %d waited in a collective"
+                         % (r, j.rank))
     built = {}
     for r in range(j.size):
         notes = _read_notes(r, "built") or []
@@ -477,7 +504,8 @@ def _exit_barrier():
     deadline = time.time() + min(j.timeout, 60.0)
     while time.time() < deadline:
         exits = _exits()
-        if all(r == j.rank or r in exits or _read_notes(r, "done") for r in range(j.size)):
+        if all(r == j.rank or r in exits or _read_notes(r, "done") or _read_notes(r, "failed")
+               for r in range(j.size)):
             return
         time.sleep(0.05)
 

@@ -83,9 +83,15 @@ def _rank_env(info, size, table_path, addresses, job_dir, timeout, job_id):
     return env
 
 
-def _pump(stream, prefix, out, lock):
+TAIL = 20   # output lines of each rank kept for the report
+
+
+def _pump(stream, prefix, out, lock, tail):
     for raw in iter(stream.readline, b""):
         line = raw.decode("utf-8", "replace")
+        tail.append(line.rstrip("\n"))
+        if len(tail) > TAIL:
+            del tail[0]
         with lock:
             try:
                 out.write(prefix + line if line.endswith("\n") else prefix + line + "\n")
@@ -139,6 +145,7 @@ class Job:
         self.child_args = list(child_args)
         self.report_dir = report_dir or self.job_dir
         self.procs, self.threads, self.codes, self.ended_at = [], [], {}, {}
+        self.tails = {info.rank: [] for info in self.infos}
         self.lock = threading.Lock()
         self.messages = []
 
@@ -156,8 +163,8 @@ class Job:
                                     stderr=subprocess.PIPE, start_new_session=True)
             self.procs.append(proc)
             for stream, out in ((proc.stdout, sys.stdout), (proc.stderr, sys.stderr)):
-                t = threading.Thread(target=_pump, args=(stream, "[rank %d] " % info.rank, out, self.lock),
-                                     daemon=True)
+                t = threading.Thread(target=_pump, args=(stream, "[rank %d] " % info.rank, out, self.lock,
+                                                         self.tails[info.rank]), daemon=True)
                 t.start()
                 self.threads.append(t)
 
@@ -242,6 +249,14 @@ class Job:
                 out[info.rank] = None
         return out
 
+    def built_count(self, rank):
+        """How many collectives the rank built (its note in the job folder)."""
+        try:
+            with open(os.path.join(self.job_dir, "rank%d.built" % rank), encoding="utf-8") as fh:
+                return sum(1 for line in fh if line.strip())
+        except OSError:
+            return 0
+
     def cleanup(self):
         shutil.rmtree(self.job_dir, ignore_errors=True)
 
@@ -268,7 +283,8 @@ def _option_differences(reports):
 def merged_report(job, codes, exit_code, base):
     """The job's report: ``base`` (a one-process report skeleton from ``report.build_run_report``)
     with every rank's configurations (named ``rank N: ...``), summed counts, and ``ranks``:
-    per rank its exit code, how it ended and its own report; ``rank_differences``: the GE
+    per rank its exit code, how it ended, the collectives it built, its last output lines and
+    its own report (None when it was killed before writing one); ``rank_differences``: the GE
     options the ranks resolved differently."""
     reports = job.rank_reports()
     configurations, totals = [], {"configurations": 0, "refused": 0, "errors": 0, "warnings": 0, "infos": 0}
@@ -291,6 +307,8 @@ def merged_report(job, codes, exit_code, base):
     base["ranks"] = [{"rank": info.rank, "server": info.server_id, "device_id": info.device_id,
                       "address": job.addresses[info.rank], "exit_code": exit_status(codes.get(info.rank, 0)),
                       "ended": _describe(codes.get(info.rank)),
+                      "collectives_built": job.built_count(info.rank),
+                      "output_tail": list(job.tails.get(info.rank, ())),
                       "report": reports.get(info.rank)} for info in job.infos]
     base["rank_differences"] = _option_differences(reports)
     base["notes"] = list(base.get("notes", [])) + job.messages

@@ -208,3 +208,92 @@ def test_ops_over_four_ranks_on_two_servers(tmp_path):
     assert code == 0, out
     assert all("sub_allreduce" in results[r] for r in (1, 2))
     assert "not_a_member" in results[0] and "server_address" in results[3]
+
+
+# --- training over 4 ranks -------------------------------------------------------------------
+
+def _full_batch(steps=20, lr=0.1, features=4, rows=32):
+    """What train_check.py's linear model reaches in one process on the full batch (numpy,
+    float64), from rank 0's start."""
+    import numpy as np
+    rng = np.random.RandomState(3)
+    x = rng.randn(rows, features).astype(np.float32).astype(np.float64)
+    y = x @ np.arange(1, features + 1) - 0.25
+    y = y.reshape(-1, 1)
+    w, b = np.full((features, 1), 2.0), np.zeros((1,))
+    for _ in range(steps):
+        err = x @ w + b - y
+        w = w - lr * (2.0 / rows) * (x.T @ err)
+        b = b - lr * (2.0 / rows) * err.sum(0)
+    return w.ravel(), b
+
+
+def test_data_parallel_training_over_four_ranks(tmp_path):
+    import numpy as np
+    code, out = launch(["--no-report", "--ranks", "4", "--collective-timeout", "60",
+                        os.path.join(HERE, "train_check.py")], tmp_path, 500, RANKS_OUT=str(tmp_path))
+    assert code == 0, out
+    results = _rank_results(tmp_path, 4)
+    w_ref, b_ref = _full_batch()
+    for kind in ("session", "estimator", "wrapper_hook", "keras"):
+        for r in range(4):
+            assert results[r][kind] == results[0][kind], (kind, r)   # the same weights everywhere
+            np.testing.assert_allclose(results[r][kind]["w"], w_ref, atol=1e-6, rtol=0)
+            np.testing.assert_allclose(results[r][kind]["b"], b_ref, atol=1e-6, rtol=0)
+    for r in range(4):
+        assert results[r]["allreduce_mean"] == [1.5]
+        # rank 1 alone overflowed: every rank skipped that step and halved its scale
+        assert results[r]["loss_scale"]["skipped"] and results[r]["loss_scale"]["moved"]
+        assert results[r]["loss_scale"]["scale"] == 512.0
+        assert results[r]["loss_scale"]["w"] == results[0]["loss_scale"]["w"]
+
+
+# --- faults ---------------------------------------------------------------------------------
+
+def test_ranks_that_fail_are_named_and_every_process_is_reaped(tmp_path):
+    start = time.time()
+    code, out = launch(["--report", "job.json", "--ranks", "4", "--collective-timeout", "10",
+                        os.path.join(HERE, "fault_check.py")], tmp_path, 300,
+                       RANKS_OUT=str(tmp_path), RANKS_FAULT="ends")
+    assert time.time() - start < 200
+    assert code == 128 + signal.SIGKILL, out   # the worst rank's: killed
+    took, message = (tmp_path / "error.txt").read_text().split("\n", 1)
+    assert float(took) < 10 + 2
+    assert "rank 2 ended (killed by SIGKILL)" in message, message
+    for rank in (1, 3):   # ended, or finished its script and exiting: named either way
+        assert ("rank %d ended" % rank in message or "rank %d finished its script" % rank in message), message
+    report = json.load(open(tmp_path / "job.json"))
+    ended = {r["rank"]: (r["exit_code"], r["ended"]) for r in report["ranks"]}
+    assert ended == {0: (1, "exit code 1"), 1: (1, "exit code 1"), 2: (137, "killed by SIGKILL"),
+                     3: (0, "exit code 0")}
+    assert report["ranks"][1]["report"]["outcome"]["uncaught"]["type"] == "RuntimeError"
+    assert report["ranks"][2]["report"] is None and "first" in "".join(report["ranks"][2]["output_tail"])
+    for r in report["ranks"]:   # no port left bound
+        host, port = r["address"].rsplit(":", 1)
+        assert rt.port_problem(host, int(port)) is None
+
+
+def test_ctrl_c_stops_every_rank(tmp_path):
+    proc = subprocess.Popen([sys.executable, "-m", "npu_bridge", "run", "--no-report", "--ranks", "2",
+                             os.path.join(HERE, "fault_check.py")], cwd=str(tmp_path),
+                            env=_env(RANKS_OUT=str(tmp_path), RANKS_FAULT="sleep"),
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        deadline = time.time() + 200
+        while not all((tmp_path / ("started%d" % r)).exists() for r in (0, 1)):
+            assert time.time() < deadline and proc.poll() is None
+            time.sleep(0.2)
+        children = _children_of(proc.pid)
+        assert len(children) >= 2
+        stopped = time.time()
+        proc.send_signal(signal.SIGINT)
+        out, _ = proc.communicate(timeout=60)
+        assert time.time() - stopped < 30
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 130, out
+    assert "interrupted: stopping every rank" in out
+    assert not [pid for pid in children if os.path.exists("/proc/%d" % pid)
+                and open("/proc/%d/stat" % pid).read().split(")")[1].split()[0] != "Z"]

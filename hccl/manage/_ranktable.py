@@ -166,8 +166,10 @@ def free_port(host):
 
 
 def port_problem(host, port):
-    """Why ``host:port`` cannot be listened on, or None."""
+    """Why ``host:port`` cannot be listened on, or None. SO_REUSEADDR as servers bind (a
+    connection of an earlier job in TIME_WAIT does not count; a listening socket does)."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             sock.bind((host, port))
         except OSError as err:
