@@ -140,6 +140,15 @@ MOVED = {
     _C + "mixed_precision.LossScaleOptimizer": Row(
         "npu_bridge.estimator.npu.npu_loss_scale_optimizer:NPULossScaleOptimizer", "npu_bridge",
         "TF 1.15 contrib/mixed_precision loss_scale_optimizer.py (opt, loss_scale_manager)"),
+    _C + "mixed_precision.python": Row((), "npu_bridge", _MAP, "tf.contrib.mixed_precision"),
+    _C + "mixed_precision.python.loss_scale_manager": Row(
+        "npu_bridge.estimator.npu.npu_loss_scale_manager", "npu_bridge",
+        "TF 1.15 contrib/mixed_precision/python/loss_scale_manager.py (same contract)"),
+    _C + "mixed_precision.python.loss_scale_optimizer": Row(
+        (), "npu_bridge", _MAP, "tf.contrib.mixed_precision.LossScaleOptimizer"),
+    _C + "mixed_precision.python.loss_scale_optimizer.LossScaleOptimizer": Row(
+        "npu_bridge.estimator.npu.npu_loss_scale_optimizer:NPULossScaleOptimizer", "npu_bridge",
+        "TF 1.15 contrib/mixed_precision loss_scale_optimizer.py (opt, loss_scale_manager)"),
     _C + "summary": Row(("tensorflow.python.ops.summary_ops_v2",), _TF, _MAP,
                         "tf.compat.v2.summary"),
     _C + "summary.all_summary_ops": Row(
@@ -167,6 +176,10 @@ MOVED = {
                                       "TF 1.15 contrib/training/python/training/hparam.py"),
     _C + "training.python.training.hparam": Row("npu_bridge._contrib.hparam", _OWN,
                                                 "TF 1.15 contrib/training/python/training/hparam.py"),
+    _C + "training.python.training.evaluation": Row("tf_slim.training.evaluation", _SLIM, _MAP),
+    _C + "training.python.training.training": Row("tf_slim.training.training", _SLIM, _MAP),
+    _C + "framework.python.framework.checkpoint_utils": Row(
+        "tensorflow.python.training.checkpoint_utils", _TF, "TF 2.15 (moved)"),
     _C + "training.bucket_by_sequence_length": Row(
         None, nearest="tf.data.experimental.bucket_by_sequence_length"),
     # seq2seq, crf, image: TensorFlow Addons where its function has the TF 1.x meaning
@@ -270,6 +283,21 @@ MOVED = {
         "keras.src.legacy_tf_layers.normalization:" + name, "keras 2.15.0",
         "TF 2.15 python/layers/normalization.py (lazy tf_keras.legacy_tf_layers.normalization)")
        for name in ("BatchNormalization", "BatchNorm", "batch_normalization", "batch_norm")},
+    "tensorflow.python.keras.applications": Row(("keras.src.applications",), "keras 2.15.0",
+                                                "keras 2.15 (TF 2.15's old Keras copy lacks it)",
+                                                "tf.keras.applications"),
+    **{"tensorflow.python.keras.optimizers." + name: Row(
+        "tf.compat.v1.keras.optimizers." + name, _TF, "the v1 Keras API (tf.keras in the mode)")
+       for name in ("Adam", "SGD", "RMSprop", "Adagrad", "Adadelta", "Adamax", "Nadam")},
+    "tensorflow.python.keras.utils.Sequence": Row("tf.compat.v1.keras.utils.Sequence", _TF,
+                                                  "the v1 Keras API (tf.keras in the mode)"),
+    "tensorflow.python.keras.utils.to_categorical": Row(
+        "tf.compat.v1.keras.utils.to_categorical", _TF, "the v1 Keras API (tf.keras in the mode)"),
+    "tensorflow.python.training.tracking": Row(("tensorflow.python.trackable",), _TF,
+                                               "TF 2.15 python/trackable (moved)",
+                                               "tensorflow.python.trackable"),
+    # TF 1.15's pip package kept its code in `tensorflow_core` (`tensorflow` re-exported it)
+    "tensorflow_core": Row("tensorflow", _TF, "TF 1.15 pip package layout"),
     "tensorflow.python.graph_util": Row("tensorflow.python.framework.graph_util", _TF,
                                         "TF 1.15 tensorflow/python/__init__.py alias"),
     "tensorflow.python.keras.preprocessing": Row(("keras.src.preprocessing",), "keras 2.15.0",
@@ -543,7 +571,10 @@ def find_spec(fullname):
                                         "attribute (%s is not a module)" % row.target, fullname)
         return _spec(fullname, value)
     if not fullname.startswith(_VIRTUAL_PREFIXES):
-        return None
+        alias = _alias_of(fullname)
+        if alias is None:
+            return None
+        return _spec(fullname, importlib.import_module(alias))
     if _is_prefix(fullname):
         return _spec(fullname, ContribModule(fullname, None))
     key, row = _ancestor_row(fullname)
@@ -580,9 +611,31 @@ for _key in MOVED:
         PATCHED.setdefault(_parent(_key), []).append(_key.rpartition(".")[2])
 
 
+def _is_module_name(target):
+    return isinstance(target, str) and ":" not in target and not target.startswith("tf.")
+
+
+# Rows naming a whole module (`tensorflow_core` -> `tensorflow`): what is below them is what is
+# below that module.
+_ALIAS_PREFIXES = tuple(key + "." for key, row in MOVED.items() if _is_module_name(row.target)
+                        and not key.startswith(_VIRTUAL_PREFIXES))
+
+
+def _alias_of(fullname):
+    """`tensorflow_core.contrib.x` -> "tensorflow.contrib.x" (the nearest aliasing row)."""
+    key = fullname
+    while "." in key:
+        key = _parent(key)
+        row = MOVED.get(key)
+        if row is not None and _is_module_name(row.target):
+            return row.target + fullname[len(key):]
+    return None
+
+
 def handles(fullname):
     """True when `find_spec` (not the file system) decides what importing `fullname` gives."""
-    return fullname in MOVED or fullname.startswith(_VIRTUAL_PREFIXES) or fullname in _VIRTUAL
+    return fullname in MOVED or fullname.startswith(_VIRTUAL_PREFIXES) or \
+        fullname in _VIRTUAL or fullname.startswith(_ALIAS_PREFIXES)
 
 
 def patch_module(module):

@@ -88,6 +88,8 @@ from tensorflow.python import graph_util
 from tensorflow.python.keras.preprocessing.image import ImageDataGenerator, apply_affine_transform
 from keras.layers.advanced_activations import LeakyReLU
 from keras.layers.core import Activation
+from tensorflow.contrib.training.python.training import evaluation as contrib_evaluation
+from tensorflow.contrib.framework.python.framework import checkpoint_utils
 learn = tf.contrib.learn
 from tensorflow.contrib import quantize as contrib_quantize
 r["probe_forms"] = {"tc": tc is tf.contrib, "distort": hasattr(distort_image_ops, "random_hsv_in_yiq"),
@@ -95,7 +97,27 @@ r["probe_forms"] = {"tc": tc is tf.contrib, "distort": hasattr(distort_image_ops
      "audio": hasattr(contrib_audio, "mfcc"), "tf_layers": hasattr(tf_layers, "batch_norm"),
      "reader": hasattr(reader, "read_saved_model"), "gu": hasattr(graph_util, "convert_variables_to_constants"),
      "keras_old": LeakyReLU.__name__ == "LeakyReLU" and Activation.__name__ == "Activation",
-     "idg": ImageDataGenerator.__name__}
+     "idg": ImageDataGenerator.__name__,
+     "evaluation": hasattr(contrib_evaluation, "evaluate_repeatedly"),
+     "checkpoint_utils": hasattr(checkpoint_utils, "list_variables")}
+# more forms of the zoo probe
+from tensorflow_core.contrib.mixed_precision.python.loss_scale_manager import ExponentialUpdateLossScaleManager
+from tensorflow.contrib.mixed_precision import LossScaleOptimizer, FixedLossScaleManager
+from tensorflow.contrib.mixed_precision.python.loss_scale_optimizer import LossScaleOptimizer as L2
+from tensorflow.python.keras.applications.mobilenet import MobileNet
+from tensorflow.python.keras.optimizers import Adam, SGD
+from tensorflow.python.keras.utils import Sequence
+from tensorflow.python.training.tracking import base as checkpointable
+from tensorflow.contrib.layers import flatten
+from tensorflow.contrib.slim import parallel_reader, tfexample_decoder
+from tensorflow.contrib import metrics, slim, tpu as contrib_tpu, training as contrib_training, image as image_ops, data as contrib_data, framework as contrib_framework, cluster_resolver
+import tensorflow_core
+class ConvGRUCell(tf.contrib.rnn.RNNCell):
+    pass
+r["probe_forms2"] = {"core": tensorflow_core is tf, "lso": L2 is LossScaleOptimizer, "mobilenet": MobileNet.__name__,
+     "adam": Adam is tf.keras.optimizers.Adam, "seq": Sequence is tf.keras.utils.Sequence,
+     "trackable": hasattr(checkpointable, "Trackable"), "pr": hasattr(parallel_reader, "parallel_read"),
+     "eulsm": ExponentialUpdateLossScaleManager.__name__}
 r["hasattr_missing"] = hasattr(tf.contrib.opt, "AdamWOptimizer")
 r["errors"] = errors
 print("RESULT " + json.dumps(r))
@@ -306,6 +328,10 @@ def test_every_import_form_gives_the_maintained_object(forms):
 def test_deep_paths_and_moved_modules_the_zoo_probe_met(forms):
     probe = dict(forms["probe_forms"])
     assert probe.pop("idg") == "ImageDataGenerator"
+    assert probe == {k: True for k in probe}, probe
+    probe = dict(forms["probe_forms2"])
+    assert probe.pop("mobilenet") == "MobileNet"
+    assert probe.pop("eulsm") == "ExponentialUpdateLossScaleManager"   # via tensorflow_core
     assert probe == {k: True for k in probe}, probe
 
 
