@@ -94,6 +94,7 @@ def capture(graph, fetches, feed_dict=None, name="graph"):
     # op comes after its inputs (creation order is not topological under tf.cond); an edge
     # into an op still being visited is a loop's back edge (NextIteration -> Merge): skipped
     done = {}
+    ins = {}      # op id -> its input tensors (read once: the first read is the costly one)
     active = set()
     order = []
     roots = [t.op for t in fetch_tensors] + targets
@@ -114,12 +115,13 @@ def capture(graph, fetches, feed_dict=None, name="graph"):
                 continue
             active.add(oid)
             stack.append((op, True))
-            preds = [t.op for t in op.inputs if t.ref() not in fed] + list(op.control_inputs)
+            ins[oid] = op_inputs = tuple(op.inputs)
+            preds = [t.op for t in op_inputs if t.ref() not in fed] + list(op.control_inputs)
             for p in reversed(preds):
                 pid = p._id   # pylint: disable=protected-access
                 if pid not in done and pid not in active:
                     stack.append((p, False))
-    ops = order
+    ops = _creation_order(order, fed, ins)
     seen = done
     tf_types = {}
     for op in ops:
@@ -128,7 +130,7 @@ def capture(graph, fetches, feed_dict=None, name="graph"):
     host = set()
     consumers = {}
     for op in ops:
-        for t in op.inputs:
+        for t in ins[op._id]:
             consumers.setdefault(t.op._id, []).append(op._id)   # pylint: disable=protected-access
         for c in op.control_inputs:
             consumers.setdefault(c._id, []).append(op._id)   # pylint: disable=protected-access
@@ -142,7 +144,7 @@ def capture(graph, fetches, feed_dict=None, name="graph"):
     nodes = []
     data_names = []
     # fed tensors the subgraph reads: the graph's Data inputs, in feed order
-    consumed = {i.ref() for op in ops for i in op.inputs} | {f.ref() for f in fetch_tensors}
+    consumed = {i.ref() for op in ops for i in ins[op._id]} | {f.ref() for f in fetch_tensors}
     used_feeds = [t for t in feeds.values() if t.ref() in consumed]
     data_of = {}
     for t in used_feeds:
@@ -173,13 +175,13 @@ def capture(graph, fetches, feed_dict=None, name="graph"):
                 alias.append(None)
                 continue
             outputs.append((_shape(t), _dtype(t)))
-            if t.dtype._is_ref_dtype and kind not in mp.VARIABLE_OPS and op.inputs:   # pylint: disable=protected-access
+            if t.dtype._is_ref_dtype and kind not in mp.VARIABLE_OPS and ins[op._id]:   # pylint: disable=protected-access
                 alias.append(0)
                 any_alias = True
             else:
                 alias.append(None)
         inputs = []
-        for t in op.inputs:
+        for t in ins[op._id]:
             src = data_of.get(t.ref())
             inputs.append((src, 0) if src is not None else (t.op.name, t.value_index))
         if kind == "GetNext" and any(s is None or None in s for s, _ in outputs):
@@ -210,6 +212,36 @@ def capture(graph, fetches, feed_dict=None, name="graph"):
                    dynamic_sources)
     cap.facts = _facts(graph, ops, host)
     return cap
+
+
+def _creation_order(ops, fed, ins):
+    """`ops` in a topological order that follows creation order where it can (Kahn's
+    algorithm, the smallest op id first: TensorFlow's order of building, which GE's default
+    topological sort keeps close to); a loop's back edge (NextIteration -> Merge) is not an
+    edge. Falls back to `ops` (a valid post-order) if a cycle remains."""
+    import heapq
+    ids = {op._id: op for op in ops}   # pylint: disable=protected-access
+    indeg = dict.fromkeys(ids, 0)
+    succ = {k: [] for k in ids}
+    for op in ops:
+        preds = {t.op._id for t in ins[op._id] if t.ref() not in fed   # pylint: disable=protected-access
+                 and t.op.type not in ("NextIteration", "RefNextIteration")}
+        preds |= {c._id for c in op.control_inputs}   # pylint: disable=protected-access
+        for p in preds:
+            if p in ids:
+                indeg[op._id] += 1   # pylint: disable=protected-access
+                succ[p].append(op._id)   # pylint: disable=protected-access
+    heap = [k for k, d in indeg.items() if d == 0]
+    heapq.heapify(heap)
+    out = []
+    while heap:
+        k = heapq.heappop(heap)
+        out.append(ids[k])
+        for n in succ[k]:
+            indeg[n] -= 1
+            if indeg[n] == 0:
+                heapq.heappush(heap, n)
+    return out if len(out) == len(ops) else ops
 
 
 def _iterator_type(op, depth=0):

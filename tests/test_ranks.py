@@ -248,6 +248,22 @@ def test_data_parallel_training_over_four_ranks(tmp_path):
         assert results[r]["loss_scale"]["w"] == results[0]["loss_scale"]["w"]
 
 
+@pytest.mark.skipif(not os.environ.get("NPU_BRIDGE_RANKS8"), reason="8 ranks take about a minute "
+                    "on 2 cores: `make test-ranks8` (NPU_BRIDGE_RANKS8=1)")
+def test_eight_ranks_train_like_one_process(tmp_path):
+    import numpy as np
+    code, out = launch(["--no-report", "--ranks", "8", os.path.join(HERE, "train_check.py")], tmp_path,
+                       600, RANKS_OUT=str(tmp_path), RANKS_PARTS="session")
+    assert code == 0, out
+    results = _rank_results(tmp_path, 8)
+    w_ref, b_ref = _full_batch()
+    for r in range(8):
+        assert results[r]["session"] == results[0]["session"]
+        np.testing.assert_allclose(results[r]["session"]["w"], w_ref, atol=1e-6, rtol=0)
+        np.testing.assert_allclose(results[r]["session"]["b"], b_ref, atol=1e-6, rtol=0)
+        assert results[r]["allreduce_mean"] == [3.5]
+
+
 # --- faults ---------------------------------------------------------------------------------
 
 def test_ranks_that_fail_are_named_and_every_process_is_reaped(tmp_path):
@@ -297,3 +313,19 @@ def test_ctrl_c_stops_every_rank(tmp_path):
     assert "interrupted: stopping every rank" in out
     assert not [pid for pid in children if os.path.exists("/proc/%d" % pid)
                 and open("/proc/%d/stat" % pid).read().split(")")[1].split()[0] != "Z"]
+
+
+def test_report_lists_the_options_ranks_resolved_differently():
+    from npu_bridge import _launcher
+
+    def rep(value):
+        conf = {"options": {"global": {"ge.exec.precision_mode": value, "ge.graphRunMode": "1"},
+                            "session": {}}}
+        return {"configurations": [conf]}
+
+    diffs = _launcher._option_differences({0: rep("allow_fp32_to_fp16"), 1: rep("allow_mix_precision"),
+                                           2: None})
+    assert diffs == [{"configuration": 1, "level": "global", "option": "ge.exec.precision_mode",
+                      "values": {"0": "allow_fp32_to_fp16", "1": "allow_mix_precision"}}]
+    assert _launcher._option_differences({0: rep("a"), 1: rep("a")}) == []
+    assert _launcher.worst({0: 0, 1: 1, 2: -9}) == 137 and _launcher.worst({0: 0, 1: 0}) == 0
