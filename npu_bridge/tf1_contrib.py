@@ -232,6 +232,11 @@ MOVED = {
     _C + "learn.ModeKeys": Row("tf.compat.v1.estimator.ModeKeys", _EST, _MAP),
     _C + "learn.python.learn.datasets.mnist": Row(
         "npu_bridge._contrib.mnist", _OWN, "TF 1.15 contrib/learn/python/learn/datasets/mnist.py"),
+    _C + "learn.python.learn.datasets.base": Row(
+        (), _OWN, _MAP, "collections.namedtuple (TF 1.15's base.py helpers download files)"),
+    _C + "learn.python.learn.datasets.base.Datasets": Row(
+        "npu_bridge._contrib.mnist:Datasets", _OWN,
+        "TF 1.15 contrib/learn/python/learn/datasets/base.py (namedtuple train, validation, test)"),
     _C + "learn.datasets.mnist": Row(
         "npu_bridge._contrib.mnist", _OWN, "TF 1.15 contrib/learn/python/learn/datasets/mnist.py"),
     _C + "quantize": Row((), "", _MAP, "tensorflow_model_optimization.quantization.keras "

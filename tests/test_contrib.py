@@ -90,6 +90,7 @@ from keras.layers.advanced_activations import LeakyReLU
 from keras.layers.core import Activation
 from tensorflow.contrib.training.python.training import evaluation as contrib_evaluation
 from tensorflow.contrib.framework.python.framework import checkpoint_utils
+from tensorflow.contrib.learn.python.learn.datasets import base as learn_base
 learn = tf.contrib.learn
 from tensorflow.contrib import quantize as contrib_quantize
 r["probe_forms"] = {"tc": tc is tf.contrib, "distort": hasattr(distort_image_ops, "random_hsv_in_yiq"),
@@ -99,7 +100,8 @@ r["probe_forms"] = {"tc": tc is tf.contrib, "distort": hasattr(distort_image_ops
      "keras_old": LeakyReLU.__name__ == "LeakyReLU" and Activation.__name__ == "Activation",
      "idg": ImageDataGenerator.__name__,
      "evaluation": hasattr(contrib_evaluation, "evaluate_repeatedly"),
-     "checkpoint_utils": hasattr(checkpoint_utils, "list_variables")}
+     "checkpoint_utils": hasattr(checkpoint_utils, "list_variables"),
+     "learn_base": learn_base.Datasets(train=1, validation=2, test=3).test == 3}
 # more forms of the zoo probe
 from tensorflow_core.contrib.mixed_precision.python.loss_scale_manager import ExponentialUpdateLossScaleManager
 from tensorflow.contrib.mixed_precision import LossScaleOptimizer, FixedLossScaleManager
