@@ -124,6 +124,14 @@ def _note(name, payload):
         pass   # diagnostics only
 
 
+def _clear_own_notes(j):
+    for name in ("ready", "built", "done", "failed", "exit"):
+        try:
+            os.remove(os.path.join(j.job_dir, "rank%d.%s" % (j.rank, name)))
+        except OSError:
+            pass
+
+
 def _read_notes(rank, name):
     path = os.path.join(job().job_dir, "rank%d.%s" % (rank, name))
     try:
@@ -151,7 +159,10 @@ def server():
         srv = tf.distribute.Server(spec, job_name="worker", task_index=j.rank,
                                    config=_cluster_config(), start=True)
         _state["server"] = srv
+        _clear_own_notes(j)   # an earlier job on the same addresses (no launcher) left them
         _note("ready", "%f %d" % (time.time(), os.getpid()))
+        from hccl.manage import api
+        api._mark_initialized()  # pylint: disable=protected-access
         atexit.register(_exit_barrier)
         return srv
 

@@ -329,3 +329,32 @@ def test_report_lists_the_options_ranks_resolved_differently():
                       "values": {"0": "allow_fp32_to_fp16", "1": "allow_mix_precision"}}]
     assert _launcher._option_differences({0: rep("a"), 1: rep("a")}) == []
     assert _launcher.worst({0: 0, 1: 1, 2: -9}) == 137 and _launcher.worst({0: 0, 1: 0}) == 0
+
+
+def test_a_launcher_of_ones_own_sets_the_three_variables(tmp_path):
+    (tmp_path / "table.json").write_text(json.dumps(_table([2])))
+    for _ in range(20):   # two consecutive free ports
+        base = rt.free_port("127.0.0.1")
+        if base < 65000 and rt.port_problem("127.0.0.1", base + 1) is None:
+            break
+    procs = [subprocess.Popen([sys.executable, "-m", "npu_bridge", "run", "--no-report",
+                               os.path.join(HERE, "own_launcher.py")], cwd=str(tmp_path),
+                              env=_env(RANK_SIZE="2", RANK_ID=str(r), RANK_TABLE_FILE=str(tmp_path / "table.json"),
+                                       JOB_ID="own-%d" % os.getpid(), NPU_BRIDGE_PORT_BASE=str(base)),
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) for r in (0, 1)]
+    outs = []
+    try:
+        for proc in procs:
+            outs.append(proc.communicate(timeout=200)[0])
+    finally:
+        for proc in procs:
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+    for r, (proc, out) in enumerate(zip(procs, outs)):
+        assert proc.returncode == 0, out
+        assert "result %d 2 3.0" % r in out
+        # npu_failure_cases.md row 10: the getter before initialization is flagged
+        assert "get_rank_id() was called before the collective system was initialized" in out
+        warned = [line for line in out.splitlines() if "was called before the collective" in line]
+        assert len(warned) == 2 and all("own_launcher.py:7" in line for line in warned), warned
