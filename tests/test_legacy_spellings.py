@@ -160,3 +160,18 @@ def test_estimator_with_older_argument_trains_and_keeps_the_warning(tmp_path):
     ge = estimator._npu_ge_options
     assert ge.global_options["ge.autoTuneMode"] == "RL,GA"
     assert [d.option for d in ge.diagnostics if d.code == "NPB108"] == ["NPURunConfig(auto_tune_mode)"]
+
+
+def test_release_branch_spellings_es_cluster_config_and_op_tune_mode():
+    # es_cluster_config: r1.13.0 .. r3.2.0; op_tune_mode: r1.3.0, written only with mstune_mode.
+    config = NPURunConfig(es_cluster_config='{"a": 1}', op_tune_mode="GA")
+    pm = config._npu_resolve_input()[0]
+    assert pm["es_cluster_config"].s == b'{"a": 1}' and "op_tune_mode" not in pm
+    assert [d.option for d in config._npu_arg_warnings()] == ["NPURunConfig(op_tune_mode)"]
+    assert "only together with mstune_mode" in config._npu_arg_warnings()[0].message
+    ge = resolve(config)
+    assert [d.option for d in ge.diagnostics if d.code == "NPB108"] == ["es_cluster_config"]
+    both = NPURunConfig(mstune_mode="2", op_tune_mode="GA")
+    assert both._npu_resolve_input()[0]["op_tune_mode"].s == b"GA"
+    assert sorted(d.option for d in resolve(both).diagnostics if d.code == "NPB108") == \
+        ["mstune_mode", "op_tune_mode"]

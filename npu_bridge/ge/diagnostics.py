@@ -98,8 +98,8 @@ CODES = MappingProxyType({
     "NPB108": ("warning", "argument or parameter_map key of an older adapter release (not of the "
                "current one): accepted; the message says what the current adapter does with it "
                "(ignored, or where the setting moved) and what the older NPUEstimator wrote",
-               "the legacy table npu_bridge/ge/legacy.py (Ascend/tensorflow adapter history "
-               "2020-08..2021-02, hicann/tensorflow docs); docs/options.md 'Spellings of older "
+               "the legacy table npu_bridge/ge/legacy.py (Ascend/tensorflow release branches "
+               "r1.1.1..r3.2.0, hicann/tensorflow docs); docs/options.md 'Spellings of older "
                "adapter releases'"),
     "NPB110": ("info", "no target product: product rules skipped",
                "README 'Products' table / docs/options.md Products (product=, soc_config, "
