@@ -215,4 +215,4 @@ def check_product_arg(where, product):
 def unknown_message(name, where):
     """The message for an unknown product id or SoC name, listing the known ones."""
     return ("unknown product %r (from %s); known product ids: %s; known SoC names: %s "
-            "(README 'Products' table; docs/options.md)" % (name, where, ", ".join(PRODUCT_IDS), ", ".join(KNOWN_SOC_FORMS)))
+            "(docs/reference.md 'Products'; docs/options.md)" % (name, where, ", ".join(PRODUCT_IDS), ", ".join(KNOWN_SOC_FORMS)))

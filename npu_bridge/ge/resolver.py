@@ -571,7 +571,7 @@ def _target(product, soc, env, diags):
                     diags.append(make("NPB115", "soc_config", soc,
                                       "the target product %s (%s %s) and soc_config=%r (%s) "
                                       "disagree; %s wins; source: target precedence product= > "
-                                      "soc_config > $NPU_BRIDGE_PRODUCT (README 'Products')"
+                                      "soc_config > $NPU_BRIDGE_PRODUCT (docs/reference.md 'Products')"
                                       % (pid, where.strip("="), name, soc, soc_pid,
                                          where.strip("="))))
             return pid
