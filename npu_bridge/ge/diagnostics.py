@@ -171,7 +171,12 @@ CODES = MappingProxyType({
                "a '..' component, a symbolic link, an existing non-directory, NUL or line break",
                "project rule (npu_bridge/ge/paths.py); seed ge_memory_options_zh.txt for the directory"),
     "NPB140": ("error", "graph_memory_max_size + variable_memory_max_size exceed the product's "
-               "on-chip memory", "vendor docs (reference README); products.py memory sizes"),
+               "on-chip memory (a warning where the product's figure has low confidence)",
+               "GE's defaults and budget check (hicann/ge base/graph/manager/graph_var_manager.h, "
+               "graph_mem_assigner.cc); figures: npu_bridge/ge/products.py, each with its "
+               "confidence and source (vendor platform configs, reference ge_memory.md)"),
+    "NPB145": ("info", "the memory-size rule (NPB140) skipped: no on-chip memory figure is known "
+               "for the target product", "project rule; figures: npu_bridge/ge/products.py"),
     "NPB141": ("error", "mix_compile_mode needs iterations_per_loop == 1",
                "vendor docs mixed_computing / NPURunConfig"),
     "NPB142": ("error", "mutually exclusive options set together (error where the real adapter "

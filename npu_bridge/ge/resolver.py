@@ -837,13 +837,23 @@ def _pm_rules(values, used_classes, pid, diags, given=(), socs=()):
                 sizes.append((other + " (unset: %d/%d of the memory)" % (num, den),
                               mem * num // den))
             total = sum(v for _, v in sizes)
+            confidence = products.PRODUCTS[pid].memory_confidence or "high"
+            if mem_source.split(":", 1)[0] in products.SOC_MEMORY:
+                confidence = "high"   # the SoC's own platform-config figure
             if total > mem:
                 diags.append(make("NPB140", sizes[0][0], total,
-                                  "%s = %d bytes exceed the %d bytes of on-chip memory of %s (%s); "
-                                  "source: vendor docs via reference README (unset, the two "
+                                  "%s = %d bytes exceed the %d bytes of on-chip memory of %s "
+                                  "(figure confidence %s: %s); source: GE's defaults, hicann/ge "
+                                  "base/graph/manager/graph_var_manager.h (unset, the two "
                                   "default to 26/32 and 5/32 of it)"
                                   % (" + ".join("%s %d" % kv for kv in sizes), total, mem,
-                                     pid, mem_source)))
+                                     pid, confidence, mem_source),
+                                  severity="warning" if confidence == "low" else None))
+        elif sizes:
+            diags.append(make("NPB145", sizes[0][0], None,
+                              "graph_memory_max_size + variable_memory_max_size not checked "
+                              "against the on-chip memory of %s: no figure is known for it "
+                              "(%s); rule NPB140 skipped" % (pid, mem_source)))
     if values.get("mix_compile_mode") is True and values.get("iterations_per_loop", 1) != 1:
         diags.append(make("NPB141", "mix_compile_mode", True,
                           "mix_compile_mode=true needs iterations_per_loop == 1, got %s; source: "
