@@ -214,7 +214,11 @@ def _cmd_run(args):
     def finish(result):
         """Summary, report and exit code of the run that ended with `result`; also what
         `os._exit` in the script runs before the process ends (`_runner.run_script`)."""
-        return _finish_run(args, cwd, report_path, result)
+        try:
+            return _finish_run(args, cwd, report_path, result)
+        finally:
+            if lock is not None:
+                lock.release()   # (also on the way out through os._exit)
 
     # at_exit: the script's non-daemon threads are waited for and its atexit handlers run
     # (python's order) before the summary, so what they do is in the run
@@ -224,11 +228,7 @@ def _cmd_run(args):
         # A child the script forked (os.fork, multiprocessing) ended without os._exit: it
         # exits as it would under python; the run, its summary and report are the parent's.
         return result.script_exit_code
-    try:
-        code = finish(result)
-    finally:
-        if lock is not None:
-            lock.release()
+    code = finish(result)
     _keep_exit_code(code)
     return code
 

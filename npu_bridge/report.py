@@ -383,9 +383,12 @@ class ReportLock:
         os.ftruncate(fd, 0)
         os.pwrite(fd, str(os.getpid()).encode("ascii"), 0)
         self._fd = fd
+        self._pid = os.getpid()
 
     def release(self):
-        if self._fd is None:
+        """Remove the lock file and unlock (in the process that took it; a forked child
+        leaves both to its parent)."""
+        if self._fd is None or os.getpid() != self._pid:
             return
         try:
             os.unlink(self.path)
