@@ -4,9 +4,9 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 SHARED ?= $(abspath ../shared)
-# Acceptance scripts whose issue is still open (run.sh reports them as SKIP): contrib_slim.py
-# needs issue 13 (tf.contrib), two_ranks.py issue 15 (several ranks). Remove a name when its issue lands.
-ACCEPTANCE_SKIP ?= contrib_slim.py two_ranks.py
+# Acceptance scripts whose issue is still open (run.sh reports them as SKIP); remove a name
+# when its issue lands.
+ACCEPTANCE_SKIP ?=
 
 .PHONY: demo test fuzz bench bench-check acceptance probe clean
 

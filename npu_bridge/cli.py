@@ -75,6 +75,16 @@ def _build_parser():
                           "check that the script really configures the NPU)")
     run.add_argument("--all", action="store_true",
                      help="the summary also lists the options left at their defaults")
+    ranks = run.add_argument_group("several ranks (docs/collectives.md)")
+    ranks.add_argument("--ranks", type=int, metavar="N", help="start N worker processes, one per "
+                       "rank, on TensorFlow's own collectives (a version 1.0 rank table is "
+                       "generated unless --rank-table is given)")
+    ranks.add_argument("--rank-table", metavar="FILE", help="a rank table (version 1.0 or 1.2) "
+                       "deciding the ranks, servers and local ranks")
+    ranks.add_argument("--hosts", metavar="ADDR,...", help="one address per server of the rank "
+                       "table (loopback addresses such as 127.0.0.2 on one machine)")
+    ranks.add_argument("--collective-timeout", type=float, metavar="S", default=None,
+                       help="seconds a collective waits for its peers (default 120)")
     run.add_argument("script", metavar="SCRIPT", help="the Python script to run (or, as "
                      "python takes, a directory or zip file holding __main__.py)")
     rest = run.add_argument("args", metavar="ARGS", nargs=argparse.REMAINDER,
@@ -206,6 +216,15 @@ def _cmd_run(args):
             lock = report.ReportLock(report_path)
         except report.ReportLockedError as err:
             raise _UsageError(str(err))
+    if args.ranks is not None or args.rank_table:   # several ranks: npu_bridge._launcher
+        from npu_bridge import _launcher
+        try:
+            return _launcher.run_job(args, report_path)
+        except _launcher.LaunchError as err:
+            raise _UsageError(err)
+        finally:
+            if lock is not None:
+                lock.release()
     cwd = os.getcwd()
     pid = os.getpid()
     _records.clear()

@@ -315,6 +315,18 @@ def _module_in_folder(module, model_dir):
     return False
 
 
+def _is_installed(module):
+    """True when the top-level name of `module` is an installed distribution's (not stdlib)."""
+    top = module.split(".")[0]
+    if top in sys.stdlib_module_names or top.startswith("_"):
+        return False
+    import importlib.util
+    try:
+        return importlib.util.find_spec(top) is not None
+    except (ImportError, ValueError):
+        return False
+
+
 def _is_tf(module):
     return module.split(".")[0] in ("tensorflow", "tensorflow_core", "keras", "tf_keras",
                                     "tensorflow_estimator")
@@ -426,6 +438,8 @@ def _classify(returncode, output, timed_out, script, model_dir, project_dirs=(),
             return "tf_api", full, text
         if module.split(".")[0] == "moxing":
             return "moxing", full, text
+        if not _module_in_folder(module, model_dir) and _is_installed(module):
+            return "third_party", full, text   # a name its current release dropped (np.int)
     match = re.match(r"name '([^']+)' is not defined", message)
     if kind == "NameError" and match and re.match(r"(npu|NPU|hccl|Npu)", match.group(1)):
         return "npu_bridge", match.group(1), text

@@ -5,8 +5,11 @@ from the variables every Ascend job launcher sets:
 
 - ``RANK_SIZE``: number of ranks in the job (default 1 when unset);
 - ``RANK_ID``: this process's rank in ``hccl_world_group`` (default 0);
-- ``LOCAL_RANK_SIZE``: ranks on this server (default: ``RANK_SIZE``, i.e. one server);
-- ``LOCAL_RANK_ID``: this process's rank on its server (default: ``RANK_ID % LOCAL_RANK_SIZE``).
+- ``RANK_TABLE_FILE``: with ``RANK_SIZE`` > 1, the rank table decides the servers: a rank's
+  local ranks are the devices of its server (``hccl.manage._ranktable``);
+- without a table, ``LOCAL_RANK_SIZE``: ranks on this server (default: ``RANK_SIZE``, i.e. one
+  server) and ``LOCAL_RANK_ID``: this process's rank on its server (default:
+  ``RANK_ID % LOCAL_RANK_SIZE``).
 
 The environment is read at every call, so a test or launcher may change it between calls.
 Argument checks follow the real module: a group name is a non-empty ``str`` of at most 127
@@ -18,6 +21,8 @@ This module imports neither TensorFlow nor ``npu_bridge`` (scripts import it on 
 """
 import os
 import threading
+
+from hccl.manage import _ranktable
 
 WORLD_GROUP = "hccl_world_group"
 # Real limit: 128 bytes including the terminating NUL.
@@ -137,17 +142,44 @@ def get_rank_id(group=WORLD_GROUP):
     return get_group_rank_from_world_rank(world_rank_id(), group)
 
 
+_table_cache = {}
+
+
+def _table_servers():
+    """{world rank: server index} from the rank table of a multi-rank job, else None."""
+    key = (os.environ.get("RANK_SIZE"), os.environ.get("RANK_ID"), os.environ.get("RANK_TABLE_FILE"))
+    if key not in _table_cache:
+        if world_rank_size() <= 1 or not (key[2] or "").strip():
+            found = None
+        else:
+            job = _ranktable.from_env()   # RankTableError (a ValueError) when broken
+            found = {info.rank: info.server for info in job.ranks}
+        _table_cache.clear()
+        _table_cache[key] = found
+    return _table_cache[key]
+
+
 def get_local_rank_size(group=WORLD_GROUP):
-    """Ranks of ``group`` on this server (``LOCAL_RANK_SIZE``, default ``RANK_SIZE``)."""
+    """Ranks of ``group`` on this server: from the rank table when the job has one, else
+    ``LOCAL_RANK_SIZE`` (default ``RANK_SIZE``)."""
     members = _members(group)
+    servers = _table_servers()
+    if servers is not None:
+        mine = servers[world_rank_id()]
+        return sum(1 for rank in members if servers[rank] == mine)
     local = _env_int("LOCAL_RANK_SIZE", world_rank_size(), 1)
     server = world_rank_id() // local
     return sum(1 for rank in members if rank // local == server)
 
 
 def get_local_rank_id(group=WORLD_GROUP):
-    """This process's rank among ``group``'s ranks on this server."""
+    """This process's rank among ``group``'s ranks on this server (rank table order when the
+    job has one)."""
     members = _members(group)
+    servers = _table_servers()
+    if servers is not None:
+        mine = servers[world_rank_id()]
+        return [rank for rank in members if servers[rank] == mine].index(world_rank_id())
     local_size = _env_int("LOCAL_RANK_SIZE", world_rank_size(), 1)
     me = world_rank_id()
     if group == WORLD_GROUP and os.environ.get("LOCAL_RANK_ID", "").strip():
@@ -174,6 +206,12 @@ def get_group_rank_from_world_rank(world_rank_id, group):  # real argument names
     if world_rank_id not in members:
         raise ValueError("world rank %d is not a member of group %r" % (world_rank_id, group))
     return members.index(world_rank_id)
+
+
+def _register_internal_group(group, rank_ids):
+    """A group npu_bridge makes for itself (send/receive pairs); kept if it exists."""
+    with _lock:
+        _groups.setdefault(group, tuple(rank_ids))
 
 
 def _reset_groups_for_tests():
