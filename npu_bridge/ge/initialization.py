@@ -145,7 +145,11 @@ class GeInitialization:
                 entry[3].add(mine_eff.get(key, mine[key]))
             if applied.get(key) not in (None,) + _UNSET_TEXTS:
                 entry[1].add(applied[key])
-                entry[4][applied[key]] = applied_eff.get(key, applied[key])
+                eff = applied_eff.get(key, applied[key])
+                if eff != applied[key]:
+                    entry[4][applied[key]] = eff   # (one spelling GE changes is enough)
+                else:
+                    entry[4].setdefault(applied[key], eff)
         differ = []
         for name, (wanted, runs, defaults, wanted_eff, runs_eff) in sorted(options.items()):
             if not wanted or wanted & runs or wanted_eff & set(runs_eff.values()):
