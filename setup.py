@@ -17,10 +17,19 @@ setup(
         "absl-py==2.5.1",
         "numpy==1.26.4",
         "protobuf==4.25.9",
+        # tf.contrib in the TF 1.x mode (npu_bridge/tf1_contrib.py, docs/contrib.md): the
+        # releases made for TF 2.15, and what pip resolved for them
+        "tf-slim==1.1.0",
+        "tensorflow-probability==0.23.0",
+        "tensorflow-addons==0.23.0",
+        "dm-tree==0.1.10",
+        "cloudpickle==3.1.3",
+        "decorator==5.3.1",
+        "typeguard==2.13.3",
     ],
     extras_require={
         "test": ["pytest==9.2.0", "hypothesis==6.170.17", "scikit-learn==1.9.1",
-                 "matplotlib==3.9.4"],
+                 "matplotlib==3.9.4", "jsonschema==4.26.0"],
         "plot": ["matplotlib==3.9.4"],   # npu-bridge memory --plot
     },
     entry_points={"console_scripts": ["npu-bridge=npu_bridge.cli:main"]},

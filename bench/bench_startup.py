@@ -9,6 +9,11 @@ variants interleaved (rotating order), --repeats (>= 7) each:
             latter timed inside the process (CPU time, `time.process_time`)
 - ge:       `import npu_bridge.ge` alone; the process also checks that it did not import
             tensorflow (the bench fails if it did).
+- contrib / tf_slim: after `import npu_bridge.npu_init`, the CPU time of
+            `import tensorflow.contrib.slim as slim; slim.conv2d` against
+            `import tf_slim as slim; slim.conv2d` (first use included: tf.contrib loads its
+            library on first use), timed inside the process; the contrib process also checks
+            that npu_init and tensorflow imported no tf_slim before.
 A process's time is its CPU time (user + system), interpreter start-up included.
 
 The figure comes from the split processes: R = T / (T - E), T the whole process's CPU time,
@@ -21,9 +26,11 @@ TensorFlow is imported, not before: that hook only answers "not mine" for the ot
 modules TensorFlow imports, a few microseconds each.) The baseline and shim processes'
 medians and paired ratios, the literal comparison, are printed for information.
 startup_ge ratio = median ge / median baseline (informational: how much lighter it is).
+startup_contrib ratio = median contrib import time / median tf_slim import time.
 Prints:
     startup ratio=R (baseline=X s, shim=Y s)
     startup_ge ratio=R (baseline=X s tensorflow+estimator, shim=Y s npu_bridge.ge)
+    startup_contrib ratio=R (baseline=X s import tf_slim, shim=Y s import tensorflow.contrib.slim)
 Usage: python bench/bench_startup.py [--repeats N]
 """
 import argparse
@@ -43,6 +50,13 @@ CODE = {
     "ge": "import sys, npu_bridge.ge\n"
           "bad = sorted(m for m in sys.modules if m == 'tensorflow' or m.startswith('tensorflow.'))\n"
           "assert not bad, 'import npu_bridge.ge imported %s' % bad[:5]",
+    "contrib": "import sys, time\nimport npu_bridge.npu_init, tensorflow\n"
+               "assert 'tf_slim' not in sys.modules, 'npu_init imported tf_slim'\n"
+               "t = time.process_time()\nimport tensorflow.contrib.slim as slim\nslim.conv2d\n"
+               "print('EXTRA', time.process_time() - t)",
+    "tf_slim": "import sys, time\nimport npu_bridge.npu_init, tensorflow\n"
+               "t = time.process_time()\nimport tf_slim as slim\nslim.conv2d\n"
+               "print('EXTRA', time.process_time() - t)",
 }
 
 
@@ -62,7 +76,7 @@ def run(variant):
     if proc.returncode != 0:
         raise SystemExit("startup %s failed:\n%s" % (variant, proc.stderr.decode()[-2000:]))
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    if variant == "split":
+    if variant in ("split", "contrib", "tf_slim"):
         extra = float(proc.stdout.decode().split("EXTRA", 1)[1])
         return (cpu, extra), wall
     return cpu, wall
@@ -72,18 +86,22 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=9)
     args = parser.parse_args(argv)
-    variants = ["baseline", "shim", "split", "ge"]
+    variants = ["baseline", "shim", "split", "ge", "contrib", "tf_slim"]
     for v in variants:
         run(v)  # warm the file cache
     times = {v: [] for v in variants}
     walls = {v: [] for v in variants}
     for r in range(max(args.repeats, 7)):
-        for v in variants[r % 4:] + variants[:r % 4]:
+        k = r % len(variants)
+        for v in variants[k:] + variants[:k]:
             cpu, wall = run(v)
             times[v].append(cpu)
             walls[v].append(wall)
     splits = times.pop("split")
-    walls.pop("split")
+    contrib = [e for _, e in times.pop("contrib")]
+    slim = [e for _, e in times.pop("tf_slim")]
+    for v in ("split", "contrib", "tf_slim"):
+        walls.pop(v)
     for v in ("baseline", "shim", "ge"):
         print("startup %s cpu median=%s (%s), wall median=%s (%s); %d fresh processes: %s"
               % (v, _common.fmt_seconds(_common.median(times[v])), _common.spread(times[v]),
@@ -109,6 +127,13 @@ def main(argv=None):
                    _common.fmt_seconds(base + extra))
     _common.report("startup_ge", g / b, "%s tensorflow+estimator" % _common.fmt_seconds(b),
                    "%s npu_bridge.ge" % _common.fmt_seconds(g))
+    print("startup contrib: after npu_init, import + first use of tensorflow.contrib.slim %s "
+          "(%s), of tf_slim %s (%s); npu_init and tensorflow imported no tf_slim: ok"
+          % (_common.fmt_seconds(_common.median(contrib)), _common.spread(contrib),
+             _common.fmt_seconds(_common.median(slim)), _common.spread(slim)))
+    _common.report("startup_contrib", _common.median(contrib) / _common.median(slim),
+                   "%s import tf_slim" % _common.fmt_seconds(_common.median(slim)),
+                   "%s import tensorflow.contrib.slim" % _common.fmt_seconds(_common.median(contrib)))
     return 0
 
 

@@ -37,10 +37,14 @@ BOUNDS = {
     "train_cnn_ipl10": (None, None, "CNN: time per step, iterations_per_loop 10 / baseline (no bound)"),
     "startup": ("<=", 1.05, "`import npu_bridge.npu_init` / `import tensorflow, tensorflow_estimator`, fresh processes"),
     "startup_ge": (None, None, "`import npu_bridge.ge` (no TensorFlow) / the TF import (no bound)"),
+    "startup_contrib": ("<=", 1.10, "import + first use of `tensorflow.contrib.slim` / of `tf_slim`, after npu_init"),
     "session_create": ("<=", 1.05, "Session(config with 40 keys) + close, patched / unpatched"),
     "guard": ("<=", 1.05, "Session.run of a trivial op, policy 2 (guard) / policy 0"),
     "resolve_107": ("<=", 1.0, "resolve() of a 107-key protobuf parameter_map, us per call / 200 us"),
     "lint": (">=", 1.0, "`npu-bridge lint` files per second over 2,000 generated scripts, 2 jobs / 400"),
+    "plan_resnet50": ("<=", 1.0, "memory plan of the tf_slim resnet_v1_50 training graph (batch 32), seconds / 1 s"),
+    "first_run": ("<=", 1.05, "resnet_v1_50 session creation + first run, graph capture and plan on / off"),
+    "later_steps": ("<=", 1.05, "MLP steps after the first run, capture on / off"),
 }
 
 BENCHES = [
@@ -48,6 +52,7 @@ BENCHES = [
     ("startup", ["bench_startup.py"]),
     ("session", ["bench_session.py"]),
     ("resolve", ["bench_resolve.py"]),
+    ("memory", ["bench_memory.py"]),
     ("lint", None),  # special: repeated, see run_lint()
 ]
 

@@ -15,7 +15,9 @@ import tensorflow as tf
 from tensorflow.python.client import session as _session_lib
 
 from npu_bridge import _records
+from npu_bridge.session_guard import graph_key   # one GE graph per (session, fetches, feeds)
 from npu_bridge.ge import memory_plan as mp
+from npu_bridge.ge import npu_failures as _failures
 
 GRAPHS_PER_SESSION = 64     # bounded: a script building a new fetch set per step stays cheap
 
@@ -32,6 +34,9 @@ _TYPE_MAP = {
     "VariableV2": "VariableV2", "Variable": "VariableV2", "VarHandleOp": "VarHandleOp",
     "TemporaryVariable": "VariableV2",
 }
+# outputs of unknown shape in TensorFlow that hold nothing (reserve_space_3 of the fused batch
+# norm: empty outside cuDNN; GE's BatchNorm has no such output): planned as 0 bytes
+_EMPTY_OUTPUTS = {"FusedBatchNormV3": (5,)}
 # ops of the host input pipeline (besides anything producing a variant: datasets)
 _HOST_TYPES = frozenset(("MakeIterator", "IteratorV2", "Iterator", "OneShotIterator",
                          "AnonymousIteratorV2", "AnonymousIteratorV3", "IteratorToStringHandle",
@@ -89,6 +94,7 @@ def capture(graph, fetches, feed_dict=None, name="graph"):
     # op comes after its inputs (creation order is not topological under tf.cond); an edge
     # into an op still being visited is a loop's back edge (NextIteration -> Merge): skipped
     done = {}
+    ins = {}      # op id -> its input tensors (read once: the first read is the costly one)
     active = set()
     order = []
     roots = [t.op for t in fetch_tensors] + targets
@@ -109,12 +115,13 @@ def capture(graph, fetches, feed_dict=None, name="graph"):
                 continue
             active.add(oid)
             stack.append((op, True))
-            preds = [t.op for t in op.inputs if t.ref() not in fed] + list(op.control_inputs)
+            ins[oid] = op_inputs = tuple(op.inputs)
+            preds = [t.op for t in op_inputs if t.ref() not in fed] + list(op.control_inputs)
             for p in reversed(preds):
                 pid = p._id   # pylint: disable=protected-access
                 if pid not in done and pid not in active:
                     stack.append((p, False))
-    ops = order
+    ops = _creation_order(order, fed, ins)
     seen = done
     tf_types = {}
     for op in ops:
@@ -123,7 +130,7 @@ def capture(graph, fetches, feed_dict=None, name="graph"):
     host = set()
     consumers = {}
     for op in ops:
-        for t in op.inputs:
+        for t in ins[op._id]:
             consumers.setdefault(t.op._id, []).append(op._id)   # pylint: disable=protected-access
         for c in op.control_inputs:
             consumers.setdefault(c._id, []).append(op._id)   # pylint: disable=protected-access
@@ -137,7 +144,7 @@ def capture(graph, fetches, feed_dict=None, name="graph"):
     nodes = []
     data_names = []
     # fed tensors the subgraph reads: the graph's Data inputs, in feed order
-    consumed = {i.ref() for op in ops for i in op.inputs} | {f.ref() for f in fetch_tensors}
+    consumed = {i.ref() for op in ops for i in ins[op._id]} | {f.ref() for f in fetch_tensors}
     used_feeds = [t for t in feeds.values() if t.ref() in consumed]
     data_of = {}
     for t in used_feeds:
@@ -163,14 +170,18 @@ def capture(graph, fetches, feed_dict=None, name="graph"):
                                 op.get_attr("dtype").name))
                 alias.append(None)
                 continue
+            if op.type in _EMPTY_OUTPUTS and t.value_index in _EMPTY_OUTPUTS[op.type]:
+                outputs.append(((0,), _dtype(t)))
+                alias.append(None)
+                continue
             outputs.append((_shape(t), _dtype(t)))
-            if t.dtype._is_ref_dtype and kind not in mp.VARIABLE_OPS and op.inputs:   # pylint: disable=protected-access
+            if t.dtype._is_ref_dtype and kind not in mp.VARIABLE_OPS and ins[op._id]:   # pylint: disable=protected-access
                 alias.append(0)
                 any_alias = True
             else:
                 alias.append(None)
         inputs = []
-        for t in op.inputs:
+        for t in ins[op._id]:
             src = data_of.get(t.ref())
             inputs.append((src, 0) if src is not None else (t.op.name, t.value_index))
         if kind == "GetNext" and any(s is None or None in s for s, _ in outputs):
@@ -197,8 +208,87 @@ def capture(graph, fetches, feed_dict=None, name="graph"):
         outputs.append((src, 0) if src is not None else (t.op.name, t.value_index))
     outputs = tuple(o for o in outputs if o[0] in names)
     g = mp.Graph(name, tuple(nodes), tuple(data_names), outputs)
-    return Captured(g, tf_types, [t.name for t in fetch_tensors] + [o.name for o in targets],
-                    dynamic_sources)
+    cap = Captured(g, tf_types, [t.name for t in fetch_tensors] + [o.name for o in targets],
+                   dynamic_sources)
+    cap.facts = _facts(graph, ops, host)
+    return cap
+
+
+def _creation_order(ops, fed, ins):
+    """`ops` in a topological order that follows creation order where it can (Kahn's
+    algorithm, the smallest op id first: TensorFlow's order of building, which GE's default
+    topological sort keeps close to); a loop's back edge (NextIteration -> Merge) is not an
+    edge. Falls back to `ops` (a valid post-order) if a cycle remains."""
+    import heapq
+    ids = {op._id: op for op in ops}   # pylint: disable=protected-access
+    indeg = dict.fromkeys(ids, 0)
+    succ = {k: [] for k in ids}
+    for op in ops:
+        preds = {t.op._id for t in ins[op._id] if t.ref() not in fed   # pylint: disable=protected-access
+                 and t.op.type not in ("NextIteration", "RefNextIteration")}
+        preds |= {c._id for c in op.control_inputs}   # pylint: disable=protected-access
+        for p in preds:
+            if p in ids:
+                indeg[op._id] += 1   # pylint: disable=protected-access
+                succ[p].append(op._id)   # pylint: disable=protected-access
+    heap = [k for k, d in indeg.items() if d == 0]
+    heapq.heapify(heap)
+    out = []
+    while heap:
+        k = heapq.heappop(heap)
+        out.append(ids[k])
+        for n in succ[k]:
+            indeg[n] -= 1
+            if indeg[n] == 0:
+                heapq.heappush(heap, n)
+    return out if len(out) == len(ops) else ops
+
+
+def _iterator_type(op, depth=0):
+    """The op type of the iterator a GetNext reads (through string-handle ops)."""
+    if not op.inputs or depth > 4:
+        return ""
+    src = op.inputs[0].op
+    if src.type in ("IteratorFromStringHandle", "IteratorFromStringHandleV2"):
+        return _iterator_type(src, depth + 1)
+    return src.type
+
+
+def _facts(graph, ops, host):
+    """`npu_failures.GraphFacts` of the subgraph `ops` (`host`: ids of its host ops)."""
+    f = _failures.GraphFacts()
+    init_ids = set()
+    for key in (tf.compat.v1.GraphKeys.GLOBAL_VARIABLES, tf.compat.v1.GraphKeys.LOCAL_VARIABLES):
+        for v in graph.get_collection(key):
+            init = getattr(v, "initializer", None)
+            if init is not None:
+                init_ids.add(init._id)   # pylint: disable=protected-access
+    for op in ops:
+        oid = op._id   # pylint: disable=protected-access
+        kind = op.type
+        if oid not in host:
+            if kind in _failures.V1_CONTROL:
+                f.v1_control.append((op.name, kind))
+                if kind in ("Merge", "RefMerge"):
+                    f.merges += 1
+            elif kind in _failures.DATA_DEPENDENT and any(
+                    mp.tensor_bytes(_shape(t), "int8") is None for t in op.outputs):
+                f.data_dependent.append((op.name, kind))
+            elif kind.startswith(("Apply", "ResourceApply", "ResourceSparseApply",
+                                  "SparseApply")):
+                f.training = True
+        if kind in ("IteratorGetNext", "IteratorGetNextSync"):
+            f.getnext.append((op.name, _iterator_type(op), any(
+                mp.tensor_bytes(_shape(t), "int8") is None for t in op.outputs)))
+        elif kind == "MakeIterator":
+            f.iterator_inits.append(op.name)
+        if oid in init_ids:
+            f.var_inits += 1
+        if any(t.dtype == tf.variant for t in op.outputs):
+            for t in op.inputs:
+                if "Table" in t.op.type and t.dtype == tf.resource:
+                    f.tables_in_pipeline.append(t.op.name)
+    return f
 
 
 def _options_of(rec):
@@ -211,14 +301,60 @@ def _options_of(rec):
 
 def note_run(session, fetches, feed_dict):
     """Called by the Session patch before each run while capture is on: capture and plan the
-    graph of this (session, fetches, feeds) the first time it runs."""
+    graph of this (session, fetches, feeds) the first time it runs. Never fails the run: a
+    graph this module cannot read is left unplanned (and named in `unplanned`)."""
     rec = getattr(session, "_npu_record", None)
     if rec is None:
         return
-    from npu_bridge import _session_patch
-    key = _session_patch.graph_key(session.graph, fetches, feed_dict, session)
-    if key in _seen:
+    # keyed by the record (kept for the whole run), not the session's id, which a later
+    # session can reuse
+    fast = _fast_key(rec, fetches, feed_dict)
+    if fast is not None and fast in _fast_seen:
         return
+    key = (id(rec), graph_key(session.graph, fetches, feed_dict, session))
+    if key in _seen:
+        if fast is not None:
+            if len(_fast_seen) > _FAST_LIMIT:
+                _fast_seen.clear()
+            _fast_seen.add(fast)
+        return
+    try:
+        _note_new(rec, key, session, fetches, feed_dict)
+    except Exception as err:   # pylint: disable=broad-except  (the user's run comes first)
+        _seen[key] = None
+        if len(unplanned) < 16:
+            unplanned.append("%s: %s: %s" % (rec.get("name"), type(err).__name__, err))
+
+
+_ELEMENT_TYPES = frozenset(t for t in (tf.Operation, tf.Tensor,
+                                        getattr(__import__("tensorflow.python.framework.ops",
+                                                           fromlist=["ops"]), "SymbolicTensor",
+                                                None)) if t is not None)
+_fast_seen = set()
+_FAST_LIMIT = 4096
+
+
+def _fast_key(rec, fetches, feed_dict):
+    """A cheap key for a run whose fetches (one, or a flat list/tuple) and feed keys are graph
+    tensors and ops (alive with their graph, so their ids are stable): the ids in order.
+    None for anything else (graph_key then decides)."""
+    if type(fetches) in _ELEMENT_TYPES:
+        items = (id(fetches),)
+    elif type(fetches) in (list, tuple) and all(type(x) in _ELEMENT_TYPES for x in fetches):
+        items = tuple(map(id, fetches))
+    else:
+        return None
+    if feed_dict:
+        if not all(type(k) in _ELEMENT_TYPES for k in feed_dict):
+            return None
+        return (id(rec), items, tuple(map(id, feed_dict)))
+    return (id(rec), items, None)
+
+
+unplanned = []   # graphs whose capture or plan failed (bounded): "<session>: <error>"
+
+
+def _note_new(rec, key, session, fetches, feed_dict):
     with _lock:
         if key in _seen:
             return
@@ -232,6 +368,11 @@ def note_run(session, fetches, feed_dict):
     except Exception:   # not ours to judge: Session.run reports a bad fetch itself
         return
     if not any(n.outputs for n in cap.graph.nodes):
+        # host only (an iterator initializer): no GE memory, but its mistakes still count
+        for d in _failures.graph_findings(cap.graph.name, cap.facts, None, rec["options"],
+                                          _options_of(rec), os.environ):
+            cause = (d.code,) if d.code in _failures.PER_SESSION else (d.code, cap.graph.name)
+            _records.add_runtime_diagnostic(rec, cause, d)
         return
     try:
         plan = mp.plan_graph(cap.graph, _options_of(rec))
@@ -247,14 +388,48 @@ def note_run(session, fetches, feed_dict):
         entry["_sig"] = sig
         graphs.append(entry)
         _seen[key] = entry
-    for hook in _ON_GRAPH:
-        hook(rec, cap, plan)
+    findings = _failures.graph_findings(cap.graph.name, cap.facts, plan, rec["options"],
+                                        _options_of(rec), os.environ)
+    for d in findings:
+        # a configuration's finding (NPB172) once per session, a graph's once per graph
+        cause = (d.code,) if d.code in _failures.PER_SESSION else (d.code, cap.graph.name)
+        _records.add_runtime_diagnostic(rec, cause, d)
+    if len(graphs) > 1:
+        from npu_bridge import memory_report
+        for d in _failures.session_findings(rec["name"], memory_report.session_plan(rec)):
+            _records.add_runtime_diagnostic(rec, (d.code,), d)
 
 
-_ON_GRAPH = []   # callables (record, Captured, GraphPlan) run once per new graph
+def note_loss_scale_manager(name):
+    """Called when a loss-scale manager is created: NPB176 on the configuration resolved last
+    (or the next one) when control dependencies are active in the default graph."""
+    graph = tf.compat.v1.get_default_graph()
+    # pylint: disable=protected-access
+    deps = [c.name for ctl in getattr(graph, "_control_dependencies_stack", ())
+            for c in getattr(ctl, "_control_inputs_val", ())
+            if hasattr(c, "name")]
+    if not deps:
+        return
+    d = _failures.loss_scale_finding(name, deps)
+    recs = _records.records()
+    if recs:
+        _records.add_runtime_diagnostic(recs[-1], (d.code, name, tuple(deps)), d)
+    else:
+        _pending.append(d)
+
+
+_pending = []   # findings made before any configuration was resolved
+
+
+def take_pending():
+    """The findings made before any configuration was resolved (emptied)."""
+    out = list(_pending)
+    del _pending[:]
+    return out
 
 
 def reset():
     """Forget what was captured (tests)."""
     with _lock:
         _seen.clear()
+        _fast_seen.clear()

@@ -18,7 +18,7 @@ from tensorflow.python.client import session as _session_lib
 from tensorflow.python.framework import ops as _ops
 from tensorflow.python.training import queue_runner_impl as _queue_runner_impl
 
-from npu_bridge import _records, session_guard
+from npu_bridge import _cluster, _records, session_guard
 from npu_bridge.estimator.npu import util as _util
 from npu_bridge.ge.initialization import GE_INIT_CODE, GE_INITIALIZATION, guarded_policy
 from npu_bridge.session_guard import CONCURRENT_GRAPHS_CODE, GUARD, SINGLE_FETCH_TYPES as \
@@ -366,6 +366,8 @@ def _wrap_init(original):
                         "session", GE_INITIALIZATION.next_name(type(self).__name__), err)
                 raise
         ge_options = prepared.ge_options
+        if _cluster.active():   # a rank of a multi-rank job: sessions open on its server
+            kwargs, args = _cluster.session_kwargs(self, args, kwargs), ()
         if ge_options is None:
             # check only: a config without NpuOptimizer is not the adapter's business
             return original(self, *args, **kwargs)
@@ -379,6 +381,8 @@ def _wrap_init(original):
         kwargs["config"] = prepared.cpu_config
         if len(args) > config_index:
             args = args[:config_index] + args[config_index + 1:]
+        if getattr(self, "_npu_cluster", False):
+            kwargs, args = _cluster.session_kwargs(self, args, kwargs), ()
         original(self, *args, **kwargs)
         self._config = config
         name = GE_INITIALIZATION.next_name(type(self).__name__)
@@ -559,10 +563,18 @@ def _run_loop(original, sess, loops, fetches, feed_dict, options, run_metadata):
 # ---------------------------------------------------------------------------------------------
 # patch / unpatch
 
+def _wrap_run_and_cluster(original):
+    """`_wrap_run` over `_cluster.wrap_run` (multi-rank runs: docs/collectives.md); unpatch
+    gives back `original`."""
+    run = _wrap_run(_cluster.wrap_run(original))
+    run._npu_bridge_original = original
+    return run
+
+
 def _targets():
     return [(_session_lib.Session, "__init__", _wrap_init),
             (_session_lib.InteractiveSession, "__init__", _wrap_init),
-            (_session_lib.BaseSession, "run", _wrap_run),
+            (_session_lib.BaseSession, "run", _wrap_run_and_cluster),
             (_session_lib.BaseSession, "make_callable", _wrap_make_callable),
             (_session_lib.BaseSession, "partial_run", _wrap_partial_run),
             (_session_lib.BaseSession, "close", _wrap_close),

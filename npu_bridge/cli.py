@@ -12,6 +12,10 @@ import re
 import sys
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+LINT_FORMATS = ("text", "json", "sarif", "github")
+# --fail-on: the severities that fail a command (one model for run and lint).
+FAIL_ON = {"error": ("error",), "warning": ("error", "warning"),
+           "info": ("error", "warning", "info")}
 EXIT_BROKEN_PIPE = 141   # 128 + SIGPIPE: what a shell reports for a tool killed by the signal
 DEFAULT_REPORT = "npu_bridge_report.json"
 
@@ -30,11 +34,19 @@ def _product(value):
     return found
 
 
+def _add_fail_on(parser, default):
+    parser.add_argument("--fail-on", choices=tuple(FAIL_ON), default=default,
+                        help="lowest severity that makes the exit code 1 (default: %s)"
+                             % default)
+
+
 def _build_parser():
     parser = argparse.ArgumentParser(
         prog="npu-bridge",
         description="Run Ascend TF1 scripts on the CPU and check their NPU (GE) options.",
         epilog="Exit codes: 0 clean, 1 findings or errors, 2 usage error.")
+    from npu_bridge import __version__
+    parser.add_argument("--version", action="version", version="npu-bridge " + __version__)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     run = sub.add_parser(
@@ -56,6 +68,16 @@ def _build_parser():
                        "previous npu-bridge report" % DEFAULT_REPORT)
     where.add_argument("--no-report", action="store_true", help="write no report file")
     run.add_argument("--strict", action="store_true", help="exit 1 on warnings too")
+    ranks = run.add_argument_group("several ranks (docs/collectives.md)")
+    ranks.add_argument("--ranks", type=int, metavar="N", help="start N worker processes, one per "
+                       "rank, on TensorFlow's own collectives (a version 1.0 rank table is "
+                       "generated unless --rank-table is given)")
+    ranks.add_argument("--rank-table", metavar="FILE", help="a rank table (version 1.0 or 1.2) "
+                       "deciding the ranks, servers and local ranks")
+    ranks.add_argument("--hosts", metavar="ADDR,...", help="one address per server of the rank "
+                       "table (loopback addresses such as 127.0.0.2 on one machine)")
+    ranks.add_argument("--collective-timeout", type=float, metavar="S", default=None,
+                       help="seconds a collective waits for its peers (default 120)")
     run.add_argument("script", metavar="SCRIPT", help="the Python script to run (or, as "
                      "python takes, a directory or zip file holding __main__.py)")
     rest = run.add_argument("args", metavar="ARGS", nargs=argparse.REMAINDER,
@@ -83,17 +105,26 @@ def _build_parser():
         "lint", help="statically check scripts (never runs them)",
         description="Find parameter_map assignments and config-class arguments in Python "
                     "files and folders and check their literal values with the resolver. "
-                    "Output: path:line:col: CODE severity: message.",
-        epilog="Exit code 1 when there is any finding.")
+                    "Text output: path:line:col: CODE severity: message, then a one-line "
+                    "summary on stderr.",
+        epilog="Exit code 1 when a finding is at or above --fail-on (default: warning), "
+               "0 otherwise or with --exit-zero, 2 on a usage error. Formats: text, json, "
+               "sarif (SARIF 2.1.0, for code-scanning uploads), github (workflow annotations).")
     lint.add_argument("--product", type=_product, help="target product id")
-    lint.add_argument("--format", choices=("text", "json"), default="text")
+    lint.add_argument("--format", choices=LINT_FORMATS, default="text")
     lint.add_argument("--jobs", type=int, default=None,
                       help="worker processes (default: the number of CPUs)")
     lint.add_argument("--max-bytes", type=int, default=None,
                       help="skip (with a finding) files larger than this")
+    lint.add_argument("--select", metavar="CODES", default="",
+                      help="comma-separated codes or prefixes to report (default: all), e.g. "
+                           "NPB1,NBL")
     lint.add_argument("--ignore", metavar="CODES", default="",
-                      help="comma-separated codes to leave out (e.g. NPB105); a line can also "
-                           "say `# noqa` or `# noqa: CODE`")
+                      help="comma-separated codes or prefixes to leave out (e.g. NPB105); a "
+                           "line can also say `# noqa` or `# noqa: CODE`")
+    _add_fail_on(lint, "warning")
+    lint.add_argument("--exit-zero", action="store_true",
+                      help="exit 0 even when there are findings (usage errors still exit 2)")
     lint.add_argument("paths", metavar="PATH", nargs="+", help="files or folders")
 
     explain = sub.add_parser(
@@ -161,6 +192,12 @@ def _cmd_run(args):
     problem = _runner.script_problem(args.script)
     if problem:
         raise _UsageError(problem)
+    if args.ranks is not None or args.rank_table:   # several ranks: npu_bridge._launcher
+        from npu_bridge import _launcher
+        try:
+            return _launcher.run_job(args, report_path)
+        except _launcher.LaunchError as err:
+            raise _UsageError(err)
     cwd = os.getcwd()
     pid = os.getpid()
     _records.clear()
@@ -410,8 +447,50 @@ def _cmd_options(args):
 
 # --- lint --------------------------------------------------------------------------------
 
+def _codes_option(name, text, known):
+    """`--select`/`--ignore` CODES: comma-separated codes or prefixes, each matching a known
+    code (else a usage error listing them)."""
+    given = tuple(c.strip().upper() for c in text.split(",") if c.strip())
+    unknown = [c for c in given if not any(k.startswith(c) for k in known)]
+    if unknown:
+        raise _UsageError("%s: unknown code%s %s; known codes: %s" % (
+            name, "s" if len(unknown) > 1 else "", ", ".join(unknown), ", ".join(known)))
+    return given
+
+
+class _Progress:
+    """`linted N/M files` on a terminal's stderr, once the run has taken 2 seconds."""
+
+    def __init__(self, stream):
+        import time
+        self._time = time.monotonic
+        self._start = self._time()
+        self._stream = stream
+        self.shown = False
+
+    def __call__(self, done, total):
+        if self._time() - self._start < 2.0:
+            return
+        self.shown = True
+        self._stream.write("\rnpu-bridge lint: %d/%d files" % (done, total))
+        self._stream.flush()
+
+    def clear(self):
+        if self.shown:
+            self._stream.write("\r\x1b[K")
+            self._stream.flush()
+
+
+def _stderr_is_terminal():
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
 def _cmd_lint(args):
-    from npu_bridge import lint
+    from npu_bridge import __version__, lint
+    from npu_bridge.lint import output
 
     for p in args.paths:
         if not os.path.exists(p):
@@ -420,30 +499,39 @@ def _cmd_lint(args):
         raise _UsageError("--jobs must be at least 1")
     if args.max_bytes is not None and args.max_bytes < 0:
         raise _UsageError("--max-bytes must be at least 0")
-    ignore = tuple(c.strip().upper() for c in args.ignore.split(",") if c.strip())
     known = lint.known_codes()
-    unknown = [c for c in ignore if c not in known]
-    if unknown:
-        raise _UsageError("--ignore: unknown code%s %s; known codes: %s" % (
-            "s" if len(unknown) > 1 else "", ", ".join(unknown), ", ".join(known)))
+    select = _codes_option("--select", args.select, known)
+    ignore = _codes_option("--ignore", args.ignore, known)
     env = {}
     if os.environ.get("NPU_BRIDGE_PRODUCT"):  # the only environment a static check reads
         env["NPU_BRIDGE_PRODUCT"] = os.environ["NPU_BRIDGE_PRODUCT"]
-    findings, nfiles = lint.lint_paths(
-        args.paths, product=args.product, env=env, jobs=args.jobs,
-        max_bytes=lint.DEFAULT_MAX_BYTES if args.max_bytes is None else args.max_bytes,
-        ignore=ignore)
+    progress = _Progress(sys.stderr) if _stderr_is_terminal() else None
+    try:
+        findings, nfiles = lint.lint_paths(
+            args.paths, product=args.product, env=env, jobs=args.jobs,
+            max_bytes=lint.DEFAULT_MAX_BYTES if args.max_bytes is None else args.max_bytes,
+            ignore=lint.Selection(select, ignore, infos=True), progress=progress)
+    finally:
+        if progress is not None:
+            progress.clear()
     if nfiles == 0:   # only folders without a *.py: nothing was checked
         raise _UsageError("no Python files checked: no *.py file under %s (a file named "
                           "explicitly is checked whatever its suffix)" % ", ".join(args.paths))
+    product = args.product or env.get("NPU_BRIDGE_PRODUCT")
     if args.format == "json":
-        out = {"schema": "npu-bridge-lint", "version": 1, "files": nfiles,
-               "findings": [f.to_dict() for f in findings]}
-        sys.stdout.write(json.dumps(out, indent=2, ensure_ascii=False) + "\n")
+        sys.stdout.write(output.render_json(findings, nfiles, product))
+    elif args.format == "sarif":
+        sys.stdout.write(output.render_sarif(findings, nfiles, __version__, product))
+    elif args.format == "github":
+        sys.stdout.write(output.render_github(findings))
     else:
-        for f in findings:
-            print(f.format())
-    return EXIT_FINDINGS if findings else EXIT_OK
+        sys.stdout.write(output.render_text(findings))
+    sys.stdout.flush()
+    print(output.summary_line(findings, nfiles, product), file=sys.stderr)
+    failing = FAIL_ON[args.fail_on]
+    if not args.exit_zero and any(f.severity in failing for f in findings):
+        return EXIT_FINDINGS
+    return EXIT_OK
 
 
 # --- explain -----------------------------------------------------------------------------
@@ -579,14 +667,24 @@ def _cmd_explain(args):
                           "a GE key or an ir_option name")
     row = catalog.find(args.option)
     if row is None:
-        lines = _explain_code(args.option.strip()) or _explain_config_argument(args.option.strip())
+        # another case of one known name (PRECISION_MODE): that name, as a code is
+        same_case = [n for n in _explain_names() if n.casefold() == args.option.strip().casefold()]
+        if len(same_case) == 1:
+            row = catalog.find(same_case[0])
+            name = same_case[0]
+        else:
+            name = args.option.strip()
+    if row is None:
+        lines = _explain_code(name) or _explain_config_argument(name)
         if lines:
             print("\n".join(lines))
             return EXIT_OK
         close = close_names(args.option.strip(), _explain_names(), n=3, cutoff=0.6)
         hint = "; did you mean %s?" % " or ".join(close) if close else ""
-        print("npu-bridge explain: unknown option %r%s" % (args.option, hint), file=sys.stderr)
-        return EXIT_FINDINGS
+        # an unknown name is a usage error (2), as an unknown option of any command is
+        print("npu-bridge explain: error: unknown option %r%s" % (args.option, hint),
+              file=sys.stderr)
+        return EXIT_USAGE
     print("\n".join(explain_lines(row)))
     return EXIT_OK
 

@@ -20,15 +20,12 @@ What `enable()` changes, once per process:
   module as `tf.<name>` (registered in `sys.modules`, and the v1 Keras/estimator API folders
   put first on `tensorflow.__path__`, as `tf.compat.v1` itself does), so an import does not
   silently rebind `tf.<name>` to its TF 2 meaning;
-- `tf.contrib` and `import tensorflow.contrib...` (no TF 2 counterpart) raise
-  `MissingTF1AttributeError` (an `AttributeError`, so `hasattr(tf, "contrib")` is False and
-  scripts that test for it take their TF 2 branch) or `MissingTF1ModuleError` (an
-  `ImportError`), naming the missing name and its nearest TF 2 equivalent from
-  `CONTRIB_EQUIVALENTS`. None of them is provided, even where an exact equivalent exists.
-
-- binds back the TF 1.15 names that TF 2.15 moved out of the `tensorflow.python` modules
-  scripts import by path (`PYTHON_MOVED`: `graph_util.convert_variables_to_constants`,
-  `ops.Tensor`, `control_flow_ops.cond`, ...), as the very same objects.
+- serves `tf.contrib` (and `import tensorflow.contrib...`), `tensorflow.examples...` and the
+  other TF 1.15 names TF 2.15 lacks (`tensorflow.python.util.nest.is_sequence`,
+  `graph_util.convert_variables_to_constants`, ...) from maintained libraries, through the one
+  table `npu_bridge.tf1_contrib.MOVED`, each loaded on first use; what nothing maintained has
+  raises `MissingTF1AttributeError` / `MissingTF1ModuleError` naming the nearest replacement;
+- lets absl-py 2.x flags take a str `enum_values`, as TF 1.15's absl-py did.
 
 Not changed otherwise: `tensorflow.python...` imports, `tf.compat.*`, `tf.__version__` (still
 2.15.x: the process really runs TF 2).
@@ -48,104 +45,15 @@ This module never imports TensorFlow at import time; `npu_bridge/__init__.py` ca
 imported, and otherwise right after `import tensorflow` finishes.
 """
 import os
-import re
 import sys
 import threading
 import types
 
+from npu_bridge import tf1_contrib
+from npu_bridge.tf1_contrib import (  # noqa: F401  (part of this module's API)
+    MissingTF1APIError, MissingTF1AttributeError, MissingTF1ModuleError)
+
 OPT_OUT_ENV = "NPU_BRIDGE_TF2"
-
-# Nearest TensorFlow 2.15 equivalent of each tf.contrib name real Ascend scripts use
-# (../shared/reference/usage_census.md). "X.*" matches any name under X; "*" in the value is
-# replaced by the rest of the name. Longest match wins.
-CONTRIB_EQUIVALENTS = {
-    "tf.contrib": "no single replacement: tf.contrib was removed in TensorFlow 2; "
-                  "see the table in npu_bridge.tf1_mode.CONTRIB_EQUIVALENTS",
-    # tpu
-    "tf.contrib.tpu.TPUEstimatorSpec": "tf.compat.v1.estimator.tpu.TPUEstimatorSpec",
-    "tf.contrib.tpu.InputPipelineConfig": "tf.compat.v1.estimator.tpu.InputPipelineConfig",
-    "tf.contrib.tpu.RunConfig": "tf.compat.v1.estimator.tpu.RunConfig",
-    "tf.contrib.tpu.TPUConfig": "tf.compat.v1.estimator.tpu.TPUConfig",
-    "tf.contrib.tpu.TPUEstimator": "tf.compat.v1.estimator.tpu.TPUEstimator",
-    "tf.contrib.tpu.CrossShardOptimizer": "tf.compat.v1.tpu.CrossShardOptimizer",
-    "tf.contrib.tpu.*": "tf.compat.v1.tpu.* (estimator parts: tf.compat.v1.estimator.tpu.*)",
-    "tf.contrib.cluster_resolver.*": "tf.distribute.cluster_resolver.*",
-    # slim and layers
-    "tf.contrib.slim": "the tf_slim package (pip install tf-slim; import tf_slim as slim)",
-    "tf.contrib.slim.*": "tf_slim.* (the tf_slim package)",
-    "tf.contrib.layers.xavier_initializer": "tf.compat.v1.keras.initializers.glorot_uniform "
-                                            "(glorot_normal for uniform=False)",
-    "tf.contrib.layers.xavier_initializer_conv2d": "tf.compat.v1.keras.initializers."
-                                                   "glorot_uniform",
-    "tf.contrib.layers.variance_scaling_initializer": "tf.compat.v1.variance_scaling_initializer "
-                                                      "(arguments renamed: factor->scale, "
-                                                      "uniform->distribution) or tf_slim's",
-    "tf.contrib.layers.batch_norm": "tf.compat.v1.layers.batch_normalization (decay->momentum, "
-                                    "is_training->training) or tf_slim.batch_norm",
-    "tf.contrib.layers.layer_norm": "tf.keras.layers.LayerNormalization or tf_slim.layer_norm",
-    "tf.contrib.layers.fully_connected": "tf.compat.v1.layers.dense or tf_slim.fully_connected",
-    "tf.contrib.layers.l2_regularizer": "tf.keras.regularizers.l2(scale / 2) (TF 1.x halved "
-                                        "the sum of squares)",
-    "tf.contrib.layers.l1_regularizer": "tf.keras.regularizers.l1",
-    "tf.contrib.layers.*": "tf.compat.v1.layers.* or tf_slim.layers.* (the tf_slim package)",
-    "tf.contrib.framework.nest": "tf.nest",
-    "tf.contrib.framework.arg_scope": "tf_slim.arg_scope (the tf_slim package)",
-    "tf.contrib.framework.add_arg_scope": "tf_slim.add_arg_scope (the tf_slim package)",
-    "tf.contrib.framework.assign_from_checkpoint_fn": "tf_slim.assign_from_checkpoint_fn "
-                                                      "(the tf_slim package)",
-    "tf.contrib.framework.*": "tf_slim.* (the tf_slim package) or tf.compat.v1.train.*",
-    # data
-    "tf.contrib.data.AUTOTUNE": "tf.data.experimental.AUTOTUNE",
-    "tf.contrib.data.*": "tf.data.experimental.*",
-    # rnn and seq2seq
-    "tf.contrib.rnn.*": "tf.compat.v1.nn.rnn_cell.*",
-    "tf.contrib.seq2seq": "tensorflow_addons.seq2seq (the tensorflow-addons package)",
-    "tf.contrib.seq2seq.*": "tensorflow_addons.seq2seq.* (the tensorflow-addons package)",
-    # estimator-era helpers
-    "tf.contrib.learn.ModeKeys": "tf.estimator.ModeKeys",
-    "tf.contrib.learn.*": "tf.estimator.*",
-    "tf.contrib.training.HParams": "no TF 2 equivalent: use a dict, argparse.Namespace or "
-                                   "types.SimpleNamespace",
-    "tf.contrib.training.*": "tf.compat.v1.train.*",
-    "tf.contrib.distribute.*": "tf.distribute.*",
-    "tf.contrib.summary.*": "tf.compat.v2.summary.*",
-    "tf.contrib.metrics.*": "tf.compat.v1.metrics.*",
-    "tf.contrib.opt.*": "tensorflow_addons.optimizers.* (the tensorflow-addons package)",
-    "tf.contrib.image.*": "tensorflow_addons.image.* (the tensorflow-addons package)",
-    "tf.contrib.crf.*": "tensorflow_addons.text.* (the tensorflow-addons package)",
-}
-
-# Other TF 1.x modules that do not exist in TF 2, same format as CONTRIB_EQUIVALENTS.
-REMOVED_MODULES = {
-    "tf.examples": "tf.keras.datasets (the TF 1.x tutorial helpers were removed)",
-    "tf.examples.tutorials.mnist": "tf.keras.datasets.mnist.load_data()",
-    "tf.examples.*": "tf.keras.datasets",
-}
-
-
-# TF 1.15 names at `tensorflow.python...` paths that TF 2.15 moved to other modules (scripts
-# import them by path: `from tensorflow.python.framework import graph_util`). module ->
-# {name: module that holds the very same object in TF 2.15}. Only missing names are bound.
-PYTHON_MOVED = {
-    "tensorflow.python.framework.graph_util": {
-        "convert_variables_to_constants": "tensorflow.python.framework.convert_to_constants"},
-    "tensorflow.python.framework.graph_util_impl": {
-        "convert_variables_to_constants": "tensorflow.python.framework.convert_to_constants"},
-    "tensorflow.python.framework.ops": {
-        "Tensor": "tensorflow.python.framework.tensor",
-        "IndexedSlices": "tensorflow.python.framework.indexed_slices"},
-    "tensorflow.python.ops.control_flow_ops": {
-        "cond": "tensorflow.python.ops.cond",
-        "while_loop": "tensorflow.python.ops.while_loop",
-        "case": "tensorflow.python.ops.control_flow_case",
-        "Assert": "tensorflow.python.ops.control_flow_assert"},
-    "tensorflow.python.ops.array_ops": {
-        "stack": "tensorflow.python.ops.array_ops_stack",
-        "unstack": "tensorflow.python.ops.array_ops_stack"},
-    "tensorflow.python.ops.functional_ops": {"map_fn": "tensorflow.python.ops.map_fn"},
-    "tensorflow.python.ops.random_ops": {"random_crop": "tensorflow.python.ops.random_crop_ops"},
-}
-
 
 # Top-level packages written for TensorFlow 2: their modules get the real TF 2 `tensorflow`
 # module (`library_tensorflow()`) whenever they import it, while every other module (scripts,
@@ -154,34 +62,8 @@ PYTHON_MOVED = {
 LIBRARY_PACKAGES = {
     "tensorflow", "tensorflow_estimator", "keras", "tf_keras", "tensorboard",
     "tensorflow_addons", "tensorflow_hub", "tensorflow_io", "tensorflow_probability",
-    "tensorflow_datasets", "tensorflow_text",
+    "tensorflow_datasets", "tensorflow_text", "tf_slim",
 }
-
-
-class MissingTF1APIError(Exception):
-    """A TF 1.x name that TensorFlow 2 has no counterpart for.
-
-    Attributes: `tf1_name` (e.g. "tf.contrib.layers.xavier_initializer") and `equivalent`
-    (the nearest TF 2 replacement, from `CONTRIB_EQUIVALENTS`/`REMOVED_MODULES`)."""
-
-    def __init__(self, tf1_name, equivalent):
-        self.tf1_name = tf1_name
-        self.equivalent = equivalent
-        super().__init__(
-            "%s is not available: it was removed in TensorFlow 2 and npu_bridge's TF 1.x mode "
-            "does not provide it. Nearest TF 2 equivalent: %s" % (tf1_name, equivalent))
-
-
-class MissingTF1AttributeError(MissingTF1APIError, AttributeError):
-    """Raised for attribute access such as `tf.contrib` (an AttributeError: `hasattr` works)."""
-
-
-class MissingTF1ModuleError(MissingTF1APIError, ImportError):
-    """Raised for `import tensorflow.contrib...` (an ImportError, so `except ImportError` works)."""
-
-    def __init__(self, tf1_name, equivalent, module_name):
-        super().__init__(tf1_name, equivalent)
-        self.name = module_name
 
 
 _lock = threading.RLock()
@@ -206,112 +88,13 @@ def is_enabled():
 
 
 def lookup_equivalent(name):
-    """The nearest TF 2 equivalent of a removed TF 1.x name such as
-    "tf.contrib.rnn.LSTMCell" (a "tensorflow." prefix is accepted too), or None when the
-    name is not a removed one. An "X.*" row also answers for the module X itself
-    ("tf.contrib.rnn" -> "tf.compat.v1.nn.rnn_cell")."""
-    if name.startswith("tensorflow."):
-        name = "tf." + name[len("tensorflow."):]
-    parts = name.split(".")
-    for table in (CONTRIB_EQUIVALENTS, REMOVED_MODULES):
-        for i in range(len(parts), 1, -1):
-            head = ".".join(parts[:i])
-            if head in table:
-                return table[head]
-            if head + ".*" in table:
-                if i == len(parts):   # the module form
-                    return table[head + ".*"].replace(".*", "")
-                return table[head + ".*"].replace("*", ".".join(parts[i:]))
-    return None
-
-
-# `tf.contrib.layers.x`, `tensorflow.contrib.slim`, `from tensorflow.contrib import slim`.
-_FROM_IMPORT_RE = re.compile(r"\bfrom\s+tensorflow((?:\.\w+)+)\s+import\s+\(?\s*(\w+)")
-
-
-def _name_in_caller(frame, root):
-    """The fullest dotted name under `root` (e.g. "contrib") written on the caller's source
-    line, such as "tf.contrib.layers.xavier_initializer", or None. Only used to make the
-    error message precise: the attribute hook itself never sees the rest of the chain."""
-    while frame is not None and (frame.f_code.co_filename.startswith("<frozen importlib")
-                                 or frame.f_code.co_filename == __file__):
-        frame = frame.f_back
-    if frame is None:
-        return None
-    import linecache
-    line = linecache.getline(frame.f_code.co_filename, frame.f_lineno)
-    if not line.strip():   # no source (python -c, exec of a string): read the bytecode
-        return _name_in_bytecode(frame, root)
-    match = _FROM_IMPORT_RE.search(line)
-    if match and (match.group(1) + ".").startswith("." + root + "."):
-        return "tf%s.%s" % (match.group(1), match.group(2))
-    match = re.search(r"\b(?:tf|tensorflow)((?:\.\w+)*\.%s(?:\.\w+)*)" % re.escape(root), line)
-    if match:
-        return "tf" + match.group(1)
-    match = re.search(r"\bfrom\s+tensorflow\s+import\s+.*\b%s\b" % re.escape(root), line)
-    if match:
-        return "tf." + root
-    return None
-
-
-_ATTR_OPS = ("LOAD_ATTR", "LOAD_METHOD")
-
-
-def _name_in_bytecode(frame, root):
-    """The dotted name under `root` that the instruction the caller is executing starts:
-    `tf.contrib` (LOAD_ATTR) followed by LOAD_ATTR/LOAD_METHOD names, or an IMPORT_NAME of
-    `tensorflow.<root>...` with its first `from` name. None when it cannot tell."""
-    try:
-        import dis
-        instructions = list(dis.get_instructions(frame.f_code))
-    except Exception:  # pylint: disable=broad-except  (only a nicer message is at stake)
-        return None
-    for index, instruction in enumerate(instructions):
-        if instruction.offset == frame.f_lasti:
-            break
-    else:
-        return None
-    if instruction.opname == "IMPORT_NAME":
-        module = instruction.argval
-        if not (module + ".").startswith("tensorflow.%s." % root):
-            return None
-        name = "tf" + module[len("tensorflow"):]
-        before = instructions[index - 1] if index else None
-        if before is not None and before.opname == "LOAD_CONST" and before.argval \
-                and isinstance(before.argval, tuple) and before.argval[0] != "*":
-            name += "." + before.argval[0]   # from tensorflow.contrib import rnn
-        return name
-    if instruction.opname in _ATTR_OPS and instruction.argval == root:
-        parts = ["tf", root]
-        for following in instructions[index + 1:]:
-            if following.opname in _ATTR_OPS:
-                parts.append(following.argval)
-            elif following.opname not in ("CACHE", "EXTENDED_ARG", "NOP"):
-                break
-        return ".".join(parts)
-    return None
-
-
-def _missing(root, error_cls, module_name=None):
-    """Build the error for a removed TF 1.x name under `tf.<root>`."""
-    name = _name_in_caller(sys._getframe(2), root) or "tf." + root
-    if module_name is not None and not name.startswith("tf." + module_name[len("tensorflow."):]):
-        name = "tf." + module_name[len("tensorflow."):]
-    equivalent = lookup_equivalent(name) or lookup_equivalent("tf." + root)
-    if module_name is not None:
-        return error_cls(name, equivalent, module_name)
-    return error_cls(name, equivalent)
-
-
-# Top-level names (under `tf.`) that TF 2 removed without a compat.v1 counterpart.
-_REMOVED_ROOTS = ("contrib", "examples")
+    """What the TF 1.x mode maps a TF 1.x name to (`tf1_contrib.lookup_equivalent`)."""
+    return tf1_contrib.lookup_equivalent(name)
 
 
 def _tensorflow_getattr_factory(tf, v1):
     def __getattr__(name):
         """Fallback for names the TF 2 `tensorflow` module lacks (PEP 562)."""
-        if name in _REMOVED_ROOTS:
-            raise _missing(name, MissingTF1AttributeError)
         if not name.startswith("_") and name in v1.__dict__:
             return v1.__dict__[name]
         raise AttributeError("module 'tensorflow' has no attribute %r" % name)
@@ -388,7 +171,8 @@ def enable():
                    if os.path.normpath(p) != os.path.normpath(api_v1_dir)]
         tf.__path__[:0] = [p for p in v1_dirs if p not in tf.__path__]
         tf.__getattr__ = _tensorflow_getattr_factory(tf, v1)
-        _restore_python_paths()
+        tf1_contrib.patch_loaded_modules()   # tf.contrib, moved names (lazily resolved)
+        _tolerate_str_enum_values()
         tf.__all__ = sorted(n for n in tf.__dict__ if not n.startswith("_")) + [
             n for n in getattr(tf, "_names_with_underscore", [])]
         _ensure_finder().handle_tensorflow = False
@@ -397,23 +181,30 @@ def enable():
         return True
 
 
-def _restore_python_paths():
-    """Bind the `PYTHON_MOVED` names back on their TF 1.15 modules (already imported by
-    `import tensorflow`, so this costs no import). A name TF still has is left alone."""
-    import importlib
-    for module_name, names in PYTHON_MOVED.items():
-        try:
-            module = importlib.import_module(module_name)
-        except ImportError:
-            continue
-        for name, source_name in names.items():
-            if name in module.__dict__:
-                continue
-            try:
-                value = getattr(importlib.import_module(source_name), name)
-            except (ImportError, AttributeError):
-                continue
-            setattr(module, name, value)
+def _tolerate_str_enum_values():
+    """absl-py 2.0 refuses `DEFINE_enum(..., enum_values="a', 'b")` (a str; the official
+    ResNet r1 flags pass one by a quoting slip) that absl-py 0.x/1.x, TF 1.15's, took: it kept
+    the str, so a value was valid when it was a substring of it. Do that again, with a warning.
+    Source: absl-py CHANGELOG 2.0.0, `EnumParser.__init__`."""
+    from absl.flags import _argument_parser
+    parser = _argument_parser.EnumParser
+    if getattr(parser.__init__, "_npu_tolerant", False):
+        return
+    original = parser.__init__
+
+    def __init__(self, enum_values, case_sensitive=True):
+        if not isinstance(enum_values, str) or not enum_values:
+            return original(self, enum_values, case_sensitive)
+        import warnings
+        warnings.warn("absl flags: enum_values given as the str %r; absl-py 2.x refuses it, "
+                      "TF 1.15's absl-py accepted any substring of it: doing that (TF 1.x mode)"
+                      % (enum_values,), stacklevel=3)
+        _argument_parser.ArgumentParser.__init__(self)
+        self.enum_values = enum_values
+        self.case_sensitive = case_sensitive
+    __init__._npu_tolerant = True
+    __init__.__wrapped__ = original
+    parser.__init__ = __init__
 
 
 def _snapshot(tf):
@@ -427,11 +218,15 @@ def _snapshot(tf):
     return view
 
 
+# Names the mode serves on `tensorflow` that library code (TF 2) must not see.
+_TF1_ONLY = frozenset(("contrib", "examples"))
+
+
 def _library_getattr_factory(tf, v1_only):
     def __getattr__(name):
         """Names added to `tensorflow` after the mode went on (a submodule imported later),
         but not the TF 1.x names the mode added."""
-        if name not in v1_only and not name.startswith("__"):
+        if name not in v1_only and name not in _TF1_ONLY and not name.startswith("__"):
             try:
                 return tf.__dict__[name]
             except KeyError:
@@ -575,13 +370,18 @@ class _TF1ModeFinder:
         self._local = threading.local()
 
     def find_spec(self, fullname, path=None, target=None):
-        if fullname.startswith("tensorflow.") and _enabled:
-            root = fullname.split(".")[1]
-            if root in _REMOVED_ROOTS:
-                raise _missing(root, MissingTF1ModuleError, module_name=fullname)
+        if _enabled:
+            if tf1_contrib.handles(fullname):   # tf.contrib, tensorflow.examples, moved names
+                return tf1_contrib.find_spec(fullname)
+            if fullname in tf1_contrib.PATCHED:   # a real module some moved names go onto
+                return self._wrapped_spec(fullname, path, target, _PatchingLoader)
             return None
         if fullname != "tensorflow" or not self.handle_tensorflow:
             return None
+        return self._wrapped_spec(fullname, path, target, _PostImportLoader)
+
+    def _wrapped_spec(self, fullname, path, target, wrapper):
+        """The spec the other finders give, its loader wrapped in `wrapper`."""
         if getattr(self._local, "busy", False):
             return None
         self._local.busy = True
@@ -597,8 +397,29 @@ class _TF1ModeFinder:
         finally:
             self._local.busy = False
         if spec.loader is not None:
-            spec.loader = _PostImportLoader(spec.loader)
+            spec.loader = wrapper(spec.loader)
         return spec
+
+
+class _PatchingLoader:
+    """Wraps a real module's loader: runs it, then gives the module its `tf1_contrib.MOVED`
+    names (`tf1_contrib.patch_module`)."""
+
+    def __init__(self, loader):
+        self._loader = loader
+
+    def create_module(self, spec):
+        return self._loader.create_module(spec)
+
+    def exec_module(self, module):
+        module.__loader__ = self._loader
+        if module.__spec__ is not None:
+            module.__spec__.loader = self._loader
+        self._loader.exec_module(module)
+        tf1_contrib.patch_module(module)
+
+    def __getattr__(self, name):
+        return getattr(self._loader, name)
 
 
 def _ensure_finder():

@@ -102,7 +102,7 @@ def test_explain_product_restricted_option(capsys):
 
 def test_explain_unknown_suggests(capsys):
     code, out, err = _main(capsys, "explain", "sump_mode")
-    assert code == 1 and out == ""
+    assert code == 2 and out == ""   # a usage error (issue 17 defect 11; was 1)
     assert "unknown option 'sump_mode'" in err and "dump_mode" in err
 
 
@@ -794,21 +794,40 @@ def test_options_with_nothing_set_does_not_speak_of_a_script(capsys, tmp_path):
 
 
 @pytest.mark.parametrize("typed,first", [
-    ("STATIC_MEMORY_POLICY", "static_memory_policy"),          # parameter_map key
-    ("Static_Memory_Polcy", "static_memory_policy"),           # and a typo on top
-    ("ge.exec.staticmemorypolicy", "ge.exec.staticMemoryPolicy"),   # GE key
-    ("GE.EXEC.STATICMEMORYPOLICY", "ge.exec.staticMemoryPolicy"),
-    ("exec_disable_reused_memory", "EXEC_DISABLE_REUSED_MEMORY"),   # ir_option
-    ("ENABLE_PROFILING", "enable_profiling"),                  # NPURunConfig argument
-    ("MEMORY_CONFIG.STATIC_MEMORY_POLICY", "memory_config.static_memory_policy"),
-    ("Memory_Config", "memory_config"),                        # argument taking a class
+    ("Static_Memory_Polcy", "static_memory_policy"),           # a typo in another case
+    ("GE.EXEC.STATICMEMORYPOLIC", "ge.exec.staticMemoryPolicy"),   # GE key
+    ("exec_disable_reused_memor", "EXEC_DISABLE_REUSED_MEMORY"),   # ir_option
+    ("ENABLE_PROFILNG", "enable_profiling"),                   # NPURunConfig argument
+    ("Memory_Confg", "memory_config"),                         # argument taking a class
     ("npb1266", "NPB126"),                                     # diagnostic code
     ("nbl11", "NBL011"),                                       # lint code
 ])
 def test_explain_suggestions_ignore_case(capsys, typed, first):
+    # an unknown name is a usage error (issue 17 defect 11; was exit 1)
     code, out, err = _main(capsys, "explain", typed)
-    assert code == 1 and out == ""
+    assert code == 2 and out == ""
     assert "did you mean %s" % first in err, err
+
+
+@pytest.mark.parametrize("typed,name", [
+    ("STATIC_MEMORY_POLICY", "static_memory_policy"),          # parameter_map key
+    ("ge.exec.staticmemorypolicy", "ge.exec.staticMemoryPolicy"),   # GE key
+    ("GE.EXEC.STATICMEMORYPOLICY", "ge.exec.staticMemoryPolicy"),
+    ("exec_disable_reused_memory", "ge.exec.disableReuseMemory"),   # ir_option (its GE key)
+    ("ENABLE_PROFILING", "profiling_mode"),                    # NPURunConfig argument
+    ("MEMORY_CONFIG.STATIC_MEMORY_POLICY", "static_memory_policy"),
+])
+def test_explain_takes_a_known_name_in_another_case(capsys, typed, name):
+    # issue 17 defect 11: `explain PRECISION_MODE` failed although it suggested precision_mode
+    code, out, _ = _main(capsys, "explain", typed)
+    assert code == 0 and out.splitlines()[0] == "name: %s" % name
+
+
+def test_explain_a_code_or_class_argument_in_another_case(capsys):
+    code, out, _ = _main(capsys, "explain", "Memory_Config")
+    assert code == 0 and "takes: MemoryConfig(...)" in out
+    code, out, _ = _main(capsys, "explain", "npb126")
+    assert code == 0 and out.splitlines()[0] == "code: NPB126"
 
 
 @pytest.mark.parametrize("raw", ["yes", "no", "on", "off", "Y", "yse", "2", "", "truee"])

@@ -137,3 +137,41 @@ def test_table_rows_are_well_formed():
             assert r.field in ("s", "b") and r.writes is None
         elif r.writes is not None:
             assert r.writes[1] in ("s", "b")
+
+
+def test_estimator_with_older_argument_trains_and_keeps_the_warning(tmp_path):
+    # The 11 zoo trainers (AlexNet, InceptionV3, ...): NPURunConfig(auto_tune_mode=...) then train.
+    from npu_bridge.estimator.npu.npu_estimator import NPUEstimator, NPUEstimatorSpec
+
+    def model_fn(features, labels, mode):
+        loss = tf.reduce_mean(tf.square(tf.compat.v1.layers.dense(features, 1) - labels))
+        step = tf.compat.v1.train.get_or_create_global_step()
+        return NPUEstimatorSpec(mode=mode, loss=loss, train_op=tf.compat.v1.train
+                                .GradientDescentOptimizer(0.1).minimize(loss, global_step=step))
+
+    def input_fn():
+        x = tf.random.uniform([8, 3])
+        return tf.compat.v1.data.Dataset.from_tensors((x, tf.reduce_sum(x, 1, keepdims=True))).repeat()
+
+    config = NPURunConfig(auto_tune_mode="RL,GA", model_dir=str(tmp_path), save_checkpoints_steps=100)
+    estimator = NPUEstimator(model_fn=model_fn, config=config)
+    estimator.train(input_fn, steps=2)
+    assert estimator.get_variable_value("global_step") == 2
+    ge = estimator._npu_ge_options
+    assert ge.global_options["ge.autoTuneMode"] == "RL,GA"
+    assert [d.option for d in ge.diagnostics if d.code == "NPB108"] == ["NPURunConfig(auto_tune_mode)"]
+
+
+def test_release_branch_spellings_es_cluster_config_and_op_tune_mode():
+    # es_cluster_config: r1.13.0 .. r3.2.0; op_tune_mode: r1.3.0, written only with mstune_mode.
+    config = NPURunConfig(es_cluster_config='{"a": 1}', op_tune_mode="GA")
+    pm = config._npu_resolve_input()[0]
+    assert pm["es_cluster_config"].s == b'{"a": 1}' and "op_tune_mode" not in pm
+    assert [d.option for d in config._npu_arg_warnings()] == ["NPURunConfig(op_tune_mode)"]
+    assert "only together with mstune_mode" in config._npu_arg_warnings()[0].message
+    ge = resolve(config)
+    assert [d.option for d in ge.diagnostics if d.code == "NPB108"] == ["es_cluster_config"]
+    both = NPURunConfig(mstune_mode="2", op_tune_mode="GA")
+    assert both._npu_resolve_input()[0]["op_tune_mode"].s == b"GA"
+    assert sorted(d.option for d in resolve(both).diagnostics if d.code == "NPB108") == \
+        ["mstune_mode", "op_tune_mode"]

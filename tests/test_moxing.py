@@ -200,3 +200,12 @@ def test_shift_bad_pair_and_framework_names(root):
     assert moxtf.file is mox.file
     with pytest.raises(AttributeError, match="not provided"):
         moxtf.ModelSpec
+
+
+def test_missing_url_names_its_local_path_and_recursive_glob(root):
+    with pytest.raises(FileNotFoundError, match=r"obs://b/none \(local .*obsroot/b/none\)"):
+        mox.file.copy_parallel("obs://b/none", "/tmp/never-made")
+    _tree(root / "b")
+    assert mox.file.glob("obs://b/**/*.bin", recursive=True) == ["obs://b/data/sub/b.bin"]
+    mox.file.shift("os", "mox")
+    assert glob_mod.glob("obs://b/**/*.bin", recursive=True) == ["obs://b/data/sub/b.bin"]

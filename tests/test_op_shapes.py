@@ -166,3 +166,11 @@ def test_loss_scaling_shapes(loss_shape):
     assert [_as(g.shape) for g, _ in scaled] == [None, [None, 3], []]
     assert _as(overflow_status(grads).shape) == []
     assert _as(ExponentialUpdateLossScaleManager(2 ** 10, 100).get_loss_scale().shape) == []
+
+
+def test_npu_dynamic_rnn_helper_is_stock_static_rnn_stacked():
+    # The real npu_rnn.npu_dynamic_rnn is unstack + static_rnn + stack (no NPU op): stock shapes.
+    from npu_bridge.estimator.npu.npu_rnn import npu_dynamic_rnn
+    cell = v1.nn.rnn_cell.BasicLSTMCell(6)
+    outputs, state = npu_dynamic_rnn(cell, _ph([5, None, 4]), dtype=tf.float32)
+    assert _as(outputs.shape) == [5, None, 6] and _as(state.h.shape) == [None, 6]

@@ -116,55 +116,17 @@ with tf.Graph().as_default():
         frozen = graph_util.convert_variables_to_constants(sess, sess.graph_def, ["out"])
 r["frozen_ops"] = sorted(n.op for n in frozen.node)
 
-# tf.contrib: a precise error, an AttributeError/ImportError so hasattr/except keep working.
+# tf.contrib is served (details: tests/test_contrib*.py); a name nothing has is a clear error.
 r["hasattr_contrib"] = hasattr(tf, "contrib")
 errors = {}
 try:
-    tf.contrib.layers.xavier_initializer()
+    tf.contrib.quantize.create_training_graph()
 except AttributeError as e:
-    errors["xavier"] = [type(e).__name__, str(e)]
+    errors["quantize"] = [type(e).__name__, str(e)]
 try:
-    cell = tf.contrib.rnn.LSTMCell(8)
-except AttributeError as e:
-    errors["lstm"] = [type(e).__name__, str(e)]
-try:
-    import tensorflow.contrib.slim as slim
+    from tensorflow.contrib.quantize import create_eval_graph
 except ImportError as e:
-    errors["import_slim"] = [type(e).__name__, str(e)]
-try:
-    from tensorflow.contrib import slim
-except ImportError as e:
-    errors["from_slim"] = [type(e).__name__, str(e)]
-try:
-    from tensorflow.contrib.data import AUTOTUNE
-except ImportError as e:
-    errors["autotune"] = [type(e).__name__, str(e)]
-try:
-    from tensorflow.examples.tutorials.mnist import input_data
-except ImportError as e:
-    errors["mnist"] = [type(e).__name__, str(e)]
-try:
-    getattr(tf, "contrib")
-except AttributeError as e:
-    errors["bare"] = [type(e).__name__, str(e)]
-try:
-    from tensorflow.contrib import rnn                # module form of a "tf.contrib.rnn.*" row
-except ImportError as e:
-    errors["from_rnn"] = [type(e).__name__, str(e)]
-try:
-    import tensorflow.contrib.layers as layers
-except ImportError as e:
-    errors["import_layers"] = [type(e).__name__, str(e)]
-# No source line (python -c, exec of a string): the name is read from the bytecode.
-for key, code in (("nosrc_xavier", "tf.contrib.layers.xavier_initializer(uniform=False)"),
-                  ("nosrc_lstm", "cell = tf.contrib.rnn.LSTMCell(8)"),
-                  ("nosrc_from_rnn", "from tensorflow.contrib import rnn"),
-                  ("nosrc_import_layers", "import tensorflow.contrib.layers as layers"),
-                  ("nosrc_from_tf", "from tensorflow.contrib.data import AUTOTUNE")):
-    try:
-        exec(compile(code, "<string>", "exec"), {"tf": tf})
-    except (AttributeError, ImportError) as e:
-        errors[key] = [type(e).__name__, str(e)]
+    errors["from_quantize"] = [type(e).__name__, str(e)]
 try:
     tf.no_such_name_anywhere
 except AttributeError as e:
@@ -207,38 +169,17 @@ def test_submodule_imports_stay_v1(tf_before):
     assert "VariableV2" not in r["frozen_ops"] and "Const" in r["frozen_ops"]
 
 
-def test_contrib_errors_name_the_equivalent(tf_before):
+def test_contrib_is_served_and_missing_names_are_clear(tf_before):
     r = tf_before
     errors = r["errors"]
-    assert r["hasattr_contrib"] is False
-    kind, msg = errors["xavier"]
+    assert r["hasattr_contrib"] is True
+    kind, msg = errors["quantize"]
     assert kind == "MissingTF1AttributeError"
-    assert "tf.contrib.layers.xavier_initializer" in msg
-    assert "tf.compat.v1.keras.initializers.glorot_uniform" in msg
-    assert errors["lstm"][0] == "MissingTF1AttributeError"
-    assert "tf.compat.v1.nn.rnn_cell.LSTMCell" in errors["lstm"][1]
-    for key in ("import_slim", "from_slim"):
-        kind, msg = errors[key]
-        assert kind == "MissingTF1ModuleError"
-        assert "tf.contrib.slim" in msg and "tf_slim" in msg
-    assert "tf.data.experimental.AUTOTUNE" in errors["autotune"][1]
-    assert "tf.keras.datasets.mnist" in errors["mnist"][1]
-    assert errors["bare"][0] == "MissingTF1AttributeError"
-    assert "tf.contrib" in errors["bare"][1]
-    # module form: "tf.contrib.rnn.*" answers for tf.contrib.rnn itself
-    assert errors["from_rnn"][0] == "MissingTF1ModuleError"
-    assert "tf.contrib.rnn is not available" in errors["from_rnn"][1]
-    assert "equivalent: tf.compat.v1.nn.rnn_cell" in errors["from_rnn"][1]
-    assert "tf.contrib.layers is not available" in errors["import_layers"][1]
-    assert "equivalent: tf.compat.v1.layers or tf_slim.layers" in errors["import_layers"][1]
-    # without a source line, from the caller's bytecode
-    assert "tf.contrib.layers.xavier_initializer is not" in errors["nosrc_xavier"][1]
-    assert "glorot_uniform" in errors["nosrc_xavier"][1]
-    assert "tf.compat.v1.nn.rnn_cell.LSTMCell" in errors["nosrc_lstm"][1]
-    assert "tf.contrib.rnn is not" in errors["nosrc_from_rnn"][1]
-    assert "tf.compat.v1.nn.rnn_cell" in errors["nosrc_from_rnn"][1]
-    assert "tf.contrib.layers is not" in errors["nosrc_import_layers"][1]
-    assert "tf.data.experimental.AUTOTUNE" in errors["nosrc_from_tf"][1]
+    assert "tf.contrib.quantize.create_training_graph is not available" in msg
+    assert "tensorflow_model_optimization" in msg
+    kind, msg = errors["from_quantize"]
+    assert kind == "MissingTF1ModuleError"
+    assert "tf.contrib.quantize.create_eval_graph is not available" in msg
     # Names that never existed keep the plain AttributeError.
     assert errors["unknown"][0] == "AttributeError"
     assert "no_such_name_anywhere" in errors["unknown"][1]
@@ -385,34 +326,15 @@ def test_opted_out_values(value, expected):
 
 def test_lookup_equivalent():
     look = tf1_mode.lookup_equivalent
-    assert look("tf.contrib.tpu.TPUEstimator") == "tf.compat.v1.estimator.tpu.TPUEstimator"
-    assert look("tensorflow.contrib.data.AUTOTUNE") == "tf.data.experimental.AUTOTUNE"
-    assert look("tf.contrib.data.map_and_batch") == "tf.data.experimental.map_and_batch"
-    assert look("tf.contrib.rnn.DropoutWrapper") == "tf.compat.v1.nn.rnn_cell.DropoutWrapper"
-    assert look("tf.contrib.learn.ModeKeys") == "tf.estimator.ModeKeys"
-    assert look("tf.contrib.learn.ModeKeys.TRAIN") == "tf.estimator.ModeKeys"
-    assert "tf_slim" in look("tf.contrib.slim")
-    assert "tf_slim" in look("tf.contrib.slim.conv2d")
-    assert "dict" in look("tf.contrib.training.HParams")
-    assert look("tf.contrib.cluster_resolver.TPUClusterResolver") == \
-        "tf.distribute.cluster_resolver.TPUClusterResolver"
+    assert look("tf.contrib.tpu.CrossShardOptimizer") == "tf.compat.v1.tpu.CrossShardOptimizer"
+    assert look("tf.contrib.slim") == "tf_slim"
+    assert look("tensorflow.contrib.slim.nets.vgg") == "tf_slim.nets.vgg"
+    assert look("tf.contrib.data.map_and_batch") == "tf.compat.v1.data.experimental.map_and_batch"
+    assert look("tf.contrib.learn.ModeKeys") == "tf.compat.v1.estimator.ModeKeys"
+    assert look("tf.contrib.training.HParams") == "npu_bridge._contrib.hparam:HParams"
+    assert "tensorflow_model_optimization" in look("tf.contrib.quantize.quantize_graph")
     assert look("tf.contrib").startswith("no single replacement")
-    # an "X.*" row answers for X itself (the module form)
-    assert look("tf.contrib.rnn") == "tf.compat.v1.nn.rnn_cell"
-    assert look("tensorflow.contrib.data") == "tf.data.experimental"
-    assert look("tf.contrib.layers") == "tf.compat.v1.layers or tf_slim.layers (the tf_slim package)"
-    assert look("tf.contrib.tpu") == "tf.compat.v1.tpu (estimator parts: tf.compat.v1.estimator.tpu)"
-    assert look("tf.examples") == "tf.keras.datasets (the TF 1.x tutorial helpers were removed)"
-    for name in ("tf.contrib.framework", "tf.contrib.learn", "tf.contrib.training",
-                 "tf.contrib.opt", "tf.contrib.cluster_resolver", "tf.contrib.distribute"):
-        assert "*" not in look(name) and not look(name).startswith("no single"), name
     assert look("tf.nn.dropout") is None
-    # every census name has an entry of its own or under a wildcard
-    for name in ("tf.contrib.tpu.TPUEstimatorSpec", "tf.contrib.tpu.CrossShardOptimizer",
-                 "tf.contrib.layers.batch_norm", "tf.contrib.layers.l2_regularizer",
-                 "tf.contrib.seq2seq", "tf.contrib.framework.nest",
-                 "tf.contrib.framework.arg_scope", "tf.contrib.rnn.LSTMStateTuple"):
-        assert look(name) and not look(name).startswith("no single"), name
 
 
 def test_single_device_env_fills_only_unset():

@@ -5,8 +5,11 @@ from the variables every Ascend job launcher sets:
 
 - ``RANK_SIZE``: number of ranks in the job (default 1 when unset);
 - ``RANK_ID``: this process's rank in ``hccl_world_group`` (default 0);
-- ``LOCAL_RANK_SIZE``: ranks on this server (default: ``RANK_SIZE``, i.e. one server);
-- ``LOCAL_RANK_ID``: this process's rank on its server (default: ``RANK_ID % LOCAL_RANK_SIZE``).
+- ``RANK_TABLE_FILE``: with ``RANK_SIZE`` > 1, the rank table decides the servers: a rank's
+  local ranks are the devices of its server (``hccl.manage._ranktable``);
+- without a table, ``LOCAL_RANK_SIZE``: ranks on this server (default: ``RANK_SIZE``, i.e. one
+  server) and ``LOCAL_RANK_ID``: this process's rank on its server (default:
+  ``RANK_ID % LOCAL_RANK_SIZE``).
 
 The environment is read at every call, so a test or launcher may change it between calls.
 Argument checks follow the real module: a group name is a non-empty ``str`` of at most 127
@@ -17,13 +20,42 @@ process only.
 This module imports neither TensorFlow nor ``npu_bridge`` (scripts import it on its own).
 """
 import os
+import sys
 import threading
+import warnings
+
+from hccl.manage import _ranktable
 
 WORLD_GROUP = "hccl_world_group"
 # Real limit: 128 bytes including the terminating NUL.
 MAX_GROUP_NAME_LEN = 127
 
 _lock = threading.Lock()
+_initialized = [False]
+_warned = set()
+
+
+def _mark_initialized():
+    """Called by npu_bridge once this rank's collective system is up (its server started)."""
+    _initialized[0] = True
+
+
+def _check_initialized(name):
+    """The real getters fail with "get rank id error" before the collective system is
+    initialized (vendor FAQ get_rank_id_error_distributed_training.md: run initialize_system
+    in a session first). Here the value is known from the rank table, so the call answers and
+    warns once per getter, in a multi-rank job only."""
+    if _initialized[0] or name in _warned or world_rank_size() <= 1:
+        return
+    caller = sys._getframe(2).f_globals.get("__name__", "")  # pylint: disable=protected-access
+    if caller.startswith(("npu_bridge.", "hccl.")):
+        return   # npu_bridge's own use (building a collective), not the script's call
+    _warned.add(name)
+    warnings.warn(
+        "hccl.manage.api.%s() was called before the collective system was initialized; on the "
+        "NPU this fails ('get rank id error'): initialize it first (a session running "
+        "npu_ops.initialize_system(), as in the vendor FAQ get_rank_id_error_distributed_training.md)"
+        % name, RuntimeWarning, stacklevel=3)
 _groups = {}  # group name -> tuple of world rank ids, in group-rank order
 
 
@@ -129,25 +161,56 @@ def destroy_group(group):
 
 def get_rank_size(group=WORLD_GROUP):
     """Number of ranks in ``group`` (``RANK_SIZE`` for ``hccl_world_group``)."""
+    _check_initialized('get_rank_size')
     return len(_members(group))
 
 
 def get_rank_id(group=WORLD_GROUP):
     """This process's rank id inside ``group``."""
+    _check_initialized('get_rank_id')
     return get_group_rank_from_world_rank(world_rank_id(), group)
 
 
+_table_cache = {}
+
+
+def _table_servers():
+    """{world rank: server index} from the rank table of a multi-rank job, else None."""
+    key = (os.environ.get("RANK_SIZE"), os.environ.get("RANK_ID"), os.environ.get("RANK_TABLE_FILE"))
+    if key not in _table_cache:
+        if world_rank_size() <= 1 or not (key[2] or "").strip():
+            found = None
+        else:
+            job = _ranktable.from_env()   # RankTableError (a ValueError) when broken
+            found = {info.rank: info.server for info in job.ranks}
+        _table_cache.clear()
+        _table_cache[key] = found
+    return _table_cache[key]
+
+
 def get_local_rank_size(group=WORLD_GROUP):
-    """Ranks of ``group`` on this server (``LOCAL_RANK_SIZE``, default ``RANK_SIZE``)."""
+    """Ranks of ``group`` on this server: from the rank table when the job has one, else
+    ``LOCAL_RANK_SIZE`` (default ``RANK_SIZE``)."""
+    _check_initialized('get_local_rank_size')
     members = _members(group)
+    servers = _table_servers()
+    if servers is not None:
+        mine = servers[world_rank_id()]
+        return sum(1 for rank in members if servers[rank] == mine)
     local = _env_int("LOCAL_RANK_SIZE", world_rank_size(), 1)
     server = world_rank_id() // local
     return sum(1 for rank in members if rank // local == server)
 
 
 def get_local_rank_id(group=WORLD_GROUP):
-    """This process's rank among ``group``'s ranks on this server."""
+    """This process's rank among ``group``'s ranks on this server (rank table order when the
+    job has one)."""
+    _check_initialized('get_local_rank_id')
     members = _members(group)
+    servers = _table_servers()
+    if servers is not None:
+        mine = servers[world_rank_id()]
+        return [rank for rank in members if servers[rank] == mine].index(world_rank_id())
     local_size = _env_int("LOCAL_RANK_SIZE", world_rank_size(), 1)
     me = world_rank_id()
     if group == WORLD_GROUP and os.environ.get("LOCAL_RANK_ID", "").strip():
@@ -174,6 +237,12 @@ def get_group_rank_from_world_rank(world_rank_id, group):  # real argument names
     if world_rank_id not in members:
         raise ValueError("world rank %d is not a member of group %r" % (world_rank_id, group))
     return members.index(world_rank_id)
+
+
+def _register_internal_group(group, rank_ids):
+    """A group npu_bridge makes for itself (send/receive pairs); kept if it exists."""
+    with _lock:
+        _groups.setdefault(group, tuple(rank_ids))
 
 
 def _reset_groups_for_tests():

@@ -75,6 +75,11 @@ def local_path(url):
     return path
 
 
+def _where(url):
+    """`url` for a message; an OBS URL also names its local path (where to put the data)."""
+    return "%s (local %s)" % (url, local_path(url)) if is_url(url) else str(url)
+
+
 def _url_join(base, name):
     return base.rstrip("/") + "/" + name if is_url(base) else os.path.join(base, name)
 
@@ -103,7 +108,7 @@ def get_size(url, recursive=False):
     `recursive=True`, else 0 (as the ModelArts docs describe). Raises FileNotFoundError."""
     path = local_path(url)
     if not _exists(path):
-        raise FileNotFoundError("mox.file.get_size: %s does not exist" % url)
+        raise FileNotFoundError("mox.file.get_size: %s does not exist" % _where(url))
     if not _isdir(path):
         return _getsize(path)
     if not recursive:
@@ -119,7 +124,7 @@ def list_directory(url, top_down=True, recursive=False):
     if not _isdir(path):
         if _exists(path):
             raise NotADirectoryError("mox.file.list_directory: %s is a file" % url)
-        raise FileNotFoundError("mox.file.list_directory: %s does not exist" % url)
+        raise FileNotFoundError("mox.file.list_directory: %s does not exist" % _where(url))
     if not recursive:
         return sorted(_listdir(path))
     out = []
@@ -139,10 +144,11 @@ def walk(url, topdown=True, onerror=None):
         yield _to_url(url, path, d), dirs, files
 
 
-def glob(url):
-    """`glob.glob` on `url` (a pattern); matches are returned in the form of `url`."""
+def glob(url, recursive=False):
+    """`glob.glob` on `url` (a pattern; `**` with `recursive=True`); matches are returned in
+    the form of `url`."""
     if not is_url(url):
-        return _glob(url)
+        return _glob(url, recursive=recursive)
     scheme = _scheme(url)
     head = url[len(scheme):].split("/", 1)[0]   # the bucket: no wildcard there
     if any(c in head for c in "*?["):
@@ -151,7 +157,7 @@ def glob(url):
     root = local_root()
     local_pattern = local_path(url)
     found = []
-    for match in sorted(_glob(local_pattern)):
+    for match in sorted(_glob(local_pattern, recursive=recursive)):
         local_path(scheme + os.path.relpath(match, root).replace(os.sep, "/"))  # escapes
         found.append(scheme + os.path.relpath(match, root).replace(os.sep, "/"))
     return found
@@ -194,14 +200,14 @@ def remove(url, recursive=False):
     elif os.path.lexists(path):
         _remove(path)
     else:
-        raise FileNotFoundError("mox.file.remove: %s does not exist" % url)
+        raise FileNotFoundError("mox.file.remove: %s does not exist" % _where(url))
 
 
 def rename(src_url, dst_url):
     """Move a file or directory (`os.rename`; across the OBS root and local disk too)."""
     src, dst = local_path(src_url), local_path(dst_url)
     if not os.path.lexists(src):
-        raise FileNotFoundError("mox.file.rename: %s does not exist" % src_url)
+        raise FileNotFoundError("mox.file.rename: %s does not exist" % _where(src_url))
     parent = os.path.dirname(dst)
     if parent and is_url(dst_url):
         _makedirs(parent, exist_ok=True)   # OBS has no directories to create first
@@ -220,7 +226,7 @@ def copy(src_url, dst_url):
         raise IsADirectoryError("mox.file.copy copies one file; %s is a directory: use "
                                 "mox.file.copy_parallel" % src_url)
     if not _exists(src):
-        raise FileNotFoundError("mox.file.copy: %s does not exist" % src_url)
+        raise FileNotFoundError("mox.file.copy: %s does not exist" % _where(src_url))
     parent = os.path.dirname(dst)
     if parent:
         _makedirs(parent, exist_ok=True)
@@ -240,7 +246,7 @@ def copy_parallel(src_url, dst_url, file_list=None, threads=16, is_processing=Tr
     """
     src, dst = local_path(src_url), local_path(dst_url)
     if not _exists(src):
-        raise FileNotFoundError("mox.file.copy_parallel: %s does not exist" % src_url)
+        raise FileNotFoundError("mox.file.copy_parallel: %s does not exist" % _where(src_url))
     if not _isdir(src):
         raise NotADirectoryError("mox.file.copy_parallel copies a directory; %s is a file: "
                                  "use mox.file.copy" % src_url)
@@ -363,7 +369,7 @@ _SHIFTS = (
     (os, "scandir", _scandir, _dispatch(_scandir, lambda u=".": scan_dir(u))),
     (os, "stat", _stat, _dispatch(_stat, lambda u, *a, **k: _stat(local_path(u), *a, **k))),
     (os, "walk", _walk, _dispatch(_walk, walk)),
-    (_glob_mod, "glob", _glob, _dispatch(_glob, lambda u, *a, **k: glob(u))),
+    (_glob_mod, "glob", _glob, _dispatch(_glob, lambda u, recursive=False, **k: glob(u, recursive))),
     (shutil, "copyfile", _copyfile, _two_path(_copyfile)),
     (shutil, "copytree", _copytree, _two_path(_copytree)),
     (shutil, "rmtree", _rmtree, _dispatch(_rmtree, _mox_rmtree)),

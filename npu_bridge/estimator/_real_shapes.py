@@ -45,4 +45,4 @@ def with_shape(tensor, shape):
     if _same(merged, shape):
         tensor.set_shape(shape)
         return tensor
-    return tf.compat.v1.placeholder_with_default(tensor, shape)
+    return tf.compat.v1.placeholder_with_default(tensor, shape, name="real_shape")

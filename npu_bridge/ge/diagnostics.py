@@ -98,8 +98,8 @@ CODES = MappingProxyType({
     "NPB108": ("warning", "argument or parameter_map key of an older adapter release (not of the "
                "current one): accepted; the message says what the current adapter does with it "
                "(ignored, or where the setting moved) and what the older NPUEstimator wrote",
-               "the legacy table npu_bridge/ge/legacy.py (Ascend/tensorflow adapter history "
-               "2020-08..2021-02, hicann/tensorflow docs); docs/options.md 'Spellings of older "
+               "the legacy table npu_bridge/ge/legacy.py (Ascend/tensorflow release branches "
+               "r1.1.1..r3.2.0, hicann/tensorflow docs); docs/options.md 'Spellings of older "
                "adapter releases'"),
     "NPB110": ("info", "no target product: product rules skipped",
                "README 'Products' table / docs/options.md Products (product=, soc_config, "
@@ -205,6 +205,33 @@ CODES = MappingProxyType({
     "NBL012": ("error", "config class (or npu_resource_init) called with an argument it does "
                "not have (TypeError at run time)", "hicann/tensorflow npu_config.py, "
                "npu_plugin.py signatures (reference npu_options.json classes)"),
+    # NPU-only failures found from the captured graphs (npu_bridge/ge/npu_failures.py,
+    # reference npu_failure_cases.md rows 1-7 and 12; docs/memory.md)
+    "NPB170": ("error", "V1 control flow (Switch/Merge/Enter/Exit/NextIteration) in a graph the "
+               "NPU runs as dynamic shape: refused as 'v1 control operator'",
+               "hicann/tensorflow faq dynamic_shape_v1_control_unsupported_error.md"),
+    "NPB171": ("warning", "many V1 control-flow branches in a static graph: memory grows past "
+               "the device", "hicann/tensorflow faq v1_control_ops_out_of_memory.md"),
+    "NPB172": ("warning", "iterations_per_loop > 1 with a one-shot iterator or with "
+               "enable_data_pre_proc off: the loop is not offloaded",
+               "vendor migration guide, iterations_per_loop restrictions"),
+    "NPB173": ("error", "a batch of non-static size in a training graph sunk with "
+               "iterations_per_loop > 1", "vendor migration guide (dataset, dynamic shape)"),
+    "NPB174": ("warning", "iterator initializer run together with the variable initializers: "
+               "variables stay 0 on the NPU",
+               "hicann/tensorflow faq variable_preprocess_init_subgraph_error_fix.md"),
+    "NPB175": ("error", "lookup table read by the input pipeline without mix_compile_mode: "
+               "'Table not initialized'",
+               "hicann/tensorflow faq resource_operator_preprocess_fix.md"),
+    "NPB176": ("error", "loss-scale manager created inside tf.control_dependencies: "
+               "'Placeholder not support'",
+               "hicann/tensorflow faq npu_loss_scale_optimizer_faq.md"),
+    "NPB177": ("error", "graph does not fit the device: feature map + variables above the "
+               "budget (GE: ACL_ERROR_GE_MEMORY_ALLOCATION)",
+               "GE graph_mem_assigner.cc ReAssignMemory via reference ge_memory.md"),
+    "NPB178": ("warning", "a session's graphs fit one by one but not together under "
+               "static_memory_policy 0 (policy 2 needs only the largest)",
+               "seed ge_memory_options_zh.txt (ge.exec.staticMemoryPolicy)"),
 })
 CODES = MappingProxyType({code: (sev, title, cite(source))
                           for code, (sev, title, source) in CODES.items()})

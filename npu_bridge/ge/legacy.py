@@ -17,9 +17,11 @@ Columns:
   constructor dropped it) or "ignored" (the key is dropped silently).
 - `moved_to`: where the setting lives in the current adapter ("" when nowhere).
 - `writes`: for an argument, `(key, field)` the older NPUEstimator wrote when the value is
-  not None (None: nothing).
-Sources: Ascend/tensorflow (the adapter's history 2020-08 .. 2021-02: npu_config.py,
-npu_estimator.py, util/npu_attrs.cc) and hicann/tensorflow (the current adapter and its docs).
+  not None (None: nothing); `requires`: another older argument that must be given too for
+  it to be written (op_tune_mode was written with mstune_mode only).
+Sources: the release branches of Ascend/tensorflow (r1.1.1 .. r1.15.0, r2.1.0, r3.x, 2020-08
+.. 2023: npu_config.py, npu_estimator.py, util/npu_attrs.cc) and hicann/tensorflow (the
+current adapter and its docs).
 """
 from types import MappingProxyType
 from typing import NamedTuple, Optional, Tuple
@@ -35,78 +37,111 @@ class LegacySpelling(NamedTuple):
     now: str
     moved_to: str
     writes: Optional[Tuple[str, str]]
+    requires: Optional[str] = None
 
 
-_HISTORY = "Ascend/tensorflow tf_adapter history"
+_HISTORY = "Ascend/tensorflow release branches"
 _ROWS = (
     LegacySpelling(
         "auto_tune_mode", "NPURunConfig", None,
-        "NPURunConfig(auto_tune_mode=None) of the releases of 2020-2021 (%s: npu_config.py "
-        "2a83ed5d 2020-08-20 .. 82507eb2 2021-02-20; npu_estimator.py wrote "
-        "parameter_map['auto_tune_mode'].s); the current class (hicann/tensorflow) dropped "
-        "the argument" % _HISTORY,
+        "NPURunConfig(auto_tune_mode=None) in releases r1.1.1 .. r1.10.0 (%s; npu_estimator.py "
+        "wrote parameter_map['auto_tune_mode'].s); removed from the class for r1.11.0 (commits "
+        "78ecc222 2022-11-08, c8e219da 2022-11-23)" % _HISTORY,
         "read",
         "parameter_map['auto_tune_mode'].s (still read: ge.autoTuneMode); Auto Tune itself is "
         "superseded by AOE (aoe_mode)",
         ("auto_tune_mode", "s")),
     LegacySpelling(
         "mstune_mode", "NPURunConfig", None,
-        "NPURunConfig(mstune_mode=None) from 2020-10 (%s: 1b688193 2020-10-20 .. 82507eb2 "
-        "2021-02-20; npu_estimator.py wrote parameter_map['mstune_mode'].s and required "
-        "work_path; npu_attrs.cc allowed '1'..'4' and sent it as ge.buildMode)" % _HISTORY,
+        "NPURunConfig(mstune_mode=None) in releases r1.2.0 and r1.3.0 (%s; npu_estimator.py "
+        "wrote parameter_map['mstune_mode'].s and required work_path); renamed aoe_mode by "
+        "r1.5.0 (commit a0bc1f7f 2021-06-01 'change mstune_mode to aoe_mode')" % _HISTORY,
         "ignored",
         "NPURunConfig(aoe_mode=...) / parameter_map['aoe_mode'] ('1' subgraph tuning, '2' "
         "operator tuning, '4' gradient split; mstune_mode '3' was 1 and 2 together)",
         ("mstune_mode", "s")),
     LegacySpelling(
         "mstune_mode", "parameter_map", "s",
-        "read by the adapter from 2020-10 (%s: util/npu_attrs.cc 1b688193 2020-10-20 .. "
-        "82507eb2 2021-02-20, values '1'..'4', sent as ge.buildMode)" % _HISTORY,
+        "read by the adapter in releases r1.2.0 and r1.3.0 (%s: util/npu_attrs.cc, values "
+        "'1'..'4', sent to GE as ge.jobType); renamed aoe_mode by r1.5.0 (a0bc1f7f)" % _HISTORY,
         "ignored",
         "parameter_map['aoe_mode'] ('1' subgraph tuning, '2' operator tuning, '4' gradient "
         "split)",
         None),
     LegacySpelling(
+        "op_tune_mode", "NPURunConfig", None,
+        "NPURunConfig(op_tune_mode=None) in release r1.3.0 (%s; npu_estimator.py wrote "
+        "parameter_map['op_tune_mode'].s next to mstune_mode); deleted by commit 9c7b68d4 "
+        "2021-05-31" % _HISTORY,
+        "ignored",
+        "aoe_mode (operator tuning is aoe_mode '2')",
+        ("op_tune_mode", "s"), "mstune_mode"),
+    LegacySpelling(
+        "op_tune_mode", "parameter_map", "s",
+        "read by the adapter in release r1.3.0 (%s: util/npu_attrs.cc, forwarded as "
+        "op_tune_mode); deleted by commit 9c7b68d4 2021-05-31" % _HISTORY,
+        "ignored",
+        "parameter_map['aoe_mode'] (operator tuning is '2')",
+        None),
+    LegacySpelling(
         "fp_point", "parameter_map", "s",
-        "read by the adapter until 2020-12 (%s: util/npu_attrs.cc and npu_estimator.py "
-        "1b688193 2020-10-20, removed by 75a73d1c 2020-12-11 'profiling options changed')"
-        % _HISTORY,
+        "read by the adapter in release r1.1.1 (%s: util/npu_attrs.cc; npu_estimator.py wrote it "
+        "from ProfilingConfig(fp_point=...)); moved into profiling_options by commit 75a73d1c "
+        "2020-12-11 'profiling options changed'" % _HISTORY,
         "ignored",
         "the \"fp_point\" field of the profiling_options JSON (parameter_map['profiling_options'].s, "
         "hicann/tensorflow docs/en/tfadapter_1/apiref/session_config/Profiling.md)",
         None),
     LegacySpelling(
         "bp_point", "parameter_map", "s",
-        "read by the adapter until 2020-12 (%s: util/npu_attrs.cc and npu_estimator.py "
-        "1b688193 2020-10-20, removed by 75a73d1c 2020-12-11 'profiling options changed')"
-        % _HISTORY,
+        "read by the adapter in release r1.1.1 (%s: util/npu_attrs.cc; npu_estimator.py wrote it "
+        "from ProfilingConfig(bp_point=...)); moved into profiling_options by commit 75a73d1c "
+        "2020-12-11 'profiling options changed'" % _HISTORY,
         "ignored",
         "the \"bp_point\" field of the profiling_options JSON (parameter_map['profiling_options'].s, "
         "hicann/tensorflow docs/en/tfadapter_1/apiref/session_config/Profiling.md)",
         None),
     LegacySpelling(
+        "es_cluster_config", "NPURunConfig", None,
+        "NPURunConfig(es_cluster_config=None) in releases r1.13.0 .. r1.15.0 and r3.2.0 (%s; "
+        "npu_estimator.py wrote parameter_map['es_cluster_config'].s; the embedding service's "
+        "cluster configuration); not in the current class (hicann/tensorflow)" % _HISTORY,
+        "ignored",
+        "",
+        ("es_cluster_config", "s")),
+    LegacySpelling(
+        "es_cluster_config", "parameter_map", "s",
+        "read by the adapter in releases r1.13.0 .. r1.15.0 and r3.2.0 (%s: util/npu_attrs.cc, "
+        "sent as ge.esClusterConfig); not read by the current adapter (hicann/tensorflow)"
+        % _HISTORY,
+        "ignored",
+        "",
+        None),
+    LegacySpelling(
         "enable_auto_mix_precision", "NPURunConfig", None,
-        "a release before 2020-08 (older than the adapter history available): the vendor "
-        "migration sample shows NPURunConfig(enable_auto_mix_precision=True) replaced by "
+        "a release older than the public adapter history (no branch of Ascend/tensorflow, "
+        "2020-08 .. 2023, has it): the vendor migration sample shows "
+        "NPURunConfig(enable_auto_mix_precision=True) replaced by "
         "precision_mode='allow_mix_precision' (hicann/tensorflow "
-        "docs/en/tfadapter_1/migration/sample_ref/run_config.md); model-zoo scripts of that "
-        "time set parameter_map['enable_auto_mix_precision'].b, which is what is written",
+        "docs/en/tfadapter_1/migration/sample_ref/run_config.md); model-zoo scripts set "
+        "parameter_map['enable_auto_mix_precision'].b, which is what is written",
         "ignored",
         "NPURunConfig(precision_mode='allow_mix_precision') / parameter_map['precision_mode']",
         ("enable_auto_mix_precision", "b")),
     LegacySpelling(
         "enable_auto_mix_precision", "parameter_map", "b",
-        "a release before 2020-08 (older than the adapter history available; the vendor "
-        "migration sample hicann/tensorflow docs/en/tfadapter_1/migration/sample_ref/"
-        "run_config.md replaces it by precision_mode='allow_mix_precision')",
+        "a release older than the public adapter history (no branch of Ascend/tensorflow has "
+        "it; the vendor migration sample hicann/tensorflow docs/en/tfadapter_1/migration/"
+        "sample_ref/run_config.md replaces it by precision_mode='allow_mix_precision')",
         "ignored",
         "parameter_map['precision_mode'].s = 'allow_mix_precision'",
         None),
     LegacySpelling(
         "master_slave_mode", "parameter_map", "b",
         "set by Huawei's own WideDeep host-embedding scripts of 2022 (Ascend/ModelZoo-TensorFlow "
-        "WideDeep_ID0028 and WideDeep_hostembedding); not in the adapter sources available "
-        "(2020-08 .. 2021-02 and the current one), so which release read it is not confirmed",
+        "WideDeep_ID0028 and WideDeep_hostembedding); no branch of the public adapter "
+        "(Ascend/tensorflow 2020-08 .. 2023, hicann/tensorflow) reads it, so which release did "
+        "is not confirmed (a host-embedding build outside the public history)",
         "ignored",
         "",
         None),
@@ -154,6 +189,8 @@ def argument_diagnostic(cls, arg, value):
         wrote = "None: nothing is written, as the older NPUEstimator did"
     else:
         wrote = "written to parameter_map[%r].%s as the older NPUEstimator did" % r.writes
+        if r.requires:
+            wrote += " (only together with %s=...)" % r.requires
         key_row = PARAMETER_MAP_KEYS.get(r.writes[0])
         wrote += ", and %s" % ("the current adapter ignores that key" if key_row is not None
                                else "the current adapter still reads that key")

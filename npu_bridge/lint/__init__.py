@@ -7,8 +7,8 @@ handlers), `checks` (groups resolved by `npu_bridge.ge.resolve` into findings) a
 from npu_bridge import _plugin_args  # noqa: F401  (the module lint's plugin checks use)
 from npu_bridge.lint.checks import (LINT_CODES, NAME_FIELD_CODES, Finding, _RESOLVED,  # noqa: F401
                                     known_codes)
-from npu_bridge.lint.files import (DEFAULT_MAX_BYTES, iter_python_files, lint_file,  # noqa: F401
-                                   lint_paths, lint_source)
+from npu_bridge.lint.files import (DEFAULT_MAX_BYTES, Selection, iter_python_files,  # noqa: F401
+                                   lint_file, lint_paths, lint_source)
 from npu_bridge.lint.literals import (ATTR_FIELDS, SCALAR_FIELDS, LiteralAttr,  # noqa: F401
                                       LiteralList, _NOT_LITERAL, literal_value)
 from npu_bridge.lint.prefilter import _text_lines  # noqa: F401
@@ -17,6 +17,6 @@ from npu_bridge.lint.scopes import _local_names  # noqa: F401
 from npu_bridge.lint.visitor import _Collector, close_names  # noqa: F401
 
 __all__ = ["ATTR_FIELDS", "CONFIG_CLASSES", "CONFIG_SIGNATURES", "DEFAULT_MAX_BYTES", "Finding",
-           "LINT_CODES", "LiteralAttr", "LiteralList", "NAME_FIELD_CODES", "PLUGIN_FUNCTION",
+           "LINT_CODES", "LiteralAttr", "Selection", "LiteralList", "NAME_FIELD_CODES", "PLUGIN_FUNCTION",
            "SCALAR_FIELDS", "close_names", "iter_python_files", "known_codes", "lint_file",
            "lint_paths", "lint_source", "literal_value"]

@@ -173,6 +173,10 @@ def _config_entry_to_attr(cat, entry):
     return opt.key, LiteralAttr(field, typed)
 
 
+# Infos about how lint resolved, not about the script (no target product; the stand-in
+# configuration lint builds has no NpuOptimizer): said once in lint's summary, not per group.
+CONTEXT_CODES = frozenset(("NPB110", "NPB116"))
+
 _RESOLVED = {}  # memo: the same configuration recurs across a tree's scripts
 # Resolver codes about the machine resolving, not the script: lint is static (the same
 # findings wherever it runs), so they are left to the run-time check. NPB144: dump_path /
@@ -324,6 +328,7 @@ def _check_entries(group, entries, cat, product, env):
     """
     pm, positions, placeholders = {}, {}, set()
     out = []
+    defaulted = ()   # keys sent with a value the user did not give (npu_resource_init defaults)
     if group.kind == "parameter_map":
         last = {}
         for e in entries:
@@ -343,6 +348,9 @@ def _check_entries(group, entries, cat, product, env):
         make = dict
     elif group.kind == "plugin":
         pm, positions, placeholders, out = _plugin_entries(group, entries)
+        rows = _plugin_args.spec().rows
+        given = {rows[e.key].key for e in entries if e.key in rows}
+        defaulted = frozenset(k for k in pm if k not in given)
         make = dict
     else:
         for e in entries:
@@ -374,8 +382,8 @@ def _check_entries(group, entries, cat, product, env):
                  for k, v in pm.items()}
         known = {_diag_id(d) for d in _resolve(make(other), product, env)}
     for diag in diags:
-        if diag.severity not in ("error", "warning"):
-            continue
+        if diag.code in CONTEXT_CODES or (diag.code == "NPB105" and diag.option in defaulted):
+            continue   # (a deprecation is about what the user set, not a default sent)
         option = getattr(diag, "option", "") or ""
         row = cat.option_for_key(option) if option not in positions else None
         key = option if row is None else (row.key or option)

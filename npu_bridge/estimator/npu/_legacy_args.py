@@ -43,19 +43,29 @@ def diagnostics(config, cls_name="NPURunConfig"):
     the key written is itself an older-release key: the resolver warns about that key (one
     warning per use)."""
     out = []
-    for name, value in getattr(config, _ATTR, {}).items():
-        writes = legacy.CONSTRUCTOR_ARGS[name].writes
-        if value is not None and writes is not None and writes[0] in legacy.PARAMETER_MAP_KEYS:
+    given = getattr(config, _ATTR, {})
+    for name, value in given.items():
+        writes = _written(given, name)
+        if writes is not None and writes[0] in legacy.PARAMETER_MAP_KEYS:
             continue
         out.append(legacy.argument_diagnostic(cls_name, name, value))
     return out
 
 
+def _written(given, name):
+    """`(key, field)` the older NPUEstimator wrote for argument `name`, or None."""
+    old = legacy.CONSTRUCTOR_ARGS[name]
+    if old.writes is None or given[name] is None or (old.requires and given.get(old.requires) is None):
+        return None
+    return old.writes
+
+
 def render(config, custom_op):
     """Write what the older NPUEstimator wrote for those arguments (value not None)."""
-    for name, value in getattr(config, _ATTR, {}).items():
-        writes = legacy.CONSTRUCTOR_ARGS[name].writes
-        if writes is None or value is None:
+    given = getattr(config, _ATTR, {})
+    for name, value in given.items():
+        writes = _written(given, name)
+        if writes is None:
             continue
         key, field = writes
         attr = custom_op.parameter_map[key]

@@ -1,8 +1,9 @@
 """Keras callback that broadcasts the initial variables from the root rank (``npu_callbacks``).
 
 With one rank the broadcast is the identity, so the callback only marks itself done, as the
-real one does when the rank count is 1. With more ranks ``broadcast_global_variables`` goes
-through ``hccl_ops.broadcast``, which raises ``MultiRankUnsupportedError``.
+real one does when the rank count is 1. With more ranks (``npu-bridge run --ranks N``) it
+builds ``broadcast_global_variables`` (``hccl_ops.broadcast`` on TensorFlow's collectives) and
+runs it in the Keras session before the first batch, as the real callback does.
 """
 import tensorflow as tf
 
@@ -14,7 +15,7 @@ def broadcast_global_variables(root_rank):
     """Op assigning each global variable of the default graph its value on ``root_rank``.
 
     Returns a grouped op (with one rank every assign writes the variable's own value).
-    Raises: hccl_ops.MultiRankUnsupportedError with several ranks.
+    Raises: hccl_ops.MultiRankUnsupportedError with several ranks outside a multi-rank job.
     """
     ops = []
     for var in tf.compat.v1.global_variables():
@@ -36,7 +37,8 @@ class BroadcastGlobalVariablesCallbackImpl:
         if self.broadcast_done:
             return
         if _hccl_api.world_rank_size() > 1:
-            broadcast_global_variables(self.root_rank)
+            bcast = broadcast_global_variables(self.root_rank)
+            tf.compat.v1.keras.backend.get_session().run(bcast)
         self.broadcast_done = True
 
     def on_train_batch_begin(self, batch, logs=None):

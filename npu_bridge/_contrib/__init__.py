@@ -1,0 +1,3 @@
+"""The project's own stand-ins for TF 1.15 parts no maintained library has (served through
+`npu_bridge.tf1_contrib.MOVED`): `hparam` (tf.contrib.training.HParams), `mnist`
+(tensorflow.examples.tutorials.mnist.input_data), `threadpool`, `rnn`."""

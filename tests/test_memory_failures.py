@@ -1,0 +1,259 @@
+"""NPU-only failures (npu_failure_cases.md rows 1-7 and 12), each found from a real captured
+graph and its configuration: one case that triggers it, one that is clean."""
+import numpy as np
+import pytest
+
+import npu_bridge.npu_init  # noqa: F401  (the Session patch)
+import tensorflow as tf
+from npu_bridge import _graph_capture, _records
+from npu_bridge.estimator.npu.npu_loss_scale_manager import ExponentialUpdateLossScaleManager
+
+v1 = tf.compat.v1
+
+
+@pytest.fixture(autouse=True)
+def capturing():
+    _records.clear()
+    _graph_capture.reset()
+    _graph_capture.enable()
+    yield
+    _graph_capture.enable(False)
+    _records.clear()
+
+
+def _config(**pm):
+    config = v1.ConfigProto()
+    op = config.graph_options.rewrite_options.custom_optimizers.add()
+    op.name = "NpuOptimizer"
+    for key, value in pm.items():
+        if isinstance(value, bool):
+            op.parameter_map[key].b = value
+        elif isinstance(value, int):
+            op.parameter_map[key].i = value
+        else:
+            op.parameter_map[key].s = value.encode()
+    return config
+
+
+def _codes():
+    return [d.code for r in _records.records() for d in r.get("runtime", ())]
+
+
+def _findings(code):
+    return [d for r in _records.records() for d in r.get("runtime", ()) if d.code == code]
+
+
+# ---- rows 1 and 2: V1 control flow
+def _cond_graph(dynamic, n_conds=1):
+    g = tf.Graph()
+    with g.as_default():
+        x = v1.placeholder(tf.float32, [8], name="x")
+        # Where: a data-dependent shape
+        vals = tf.gather(x, tf.where(x > 0)[:, 0]) if dynamic else x
+        out = []
+        for i in range(n_conds):
+            out.append(tf.cond(x[0] > float(i), lambda: tf.reduce_sum(vals * 2.0),
+                               lambda: tf.reduce_sum(vals)))
+        total = tf.add_n(out)
+    return g, x, total
+
+
+@pytest.mark.parametrize("dynamic,expected", [(True, ["NPB170"]), (False, [])])
+def test_v1_control_flow_in_dynamic_graph(dynamic, expected):
+    g, x, total = _cond_graph(dynamic)
+    with g.as_default(), v1.Session(config=_config()) as sess:
+        sess.run(total, {x: np.arange(8, dtype=np.float32)})
+    assert _codes() == expected
+    if expected:
+        (d,) = _findings("NPB170")
+        assert d.severity == "error" and "is v1 control operator" in d.message
+        assert "Where" in d.message and "enable_control_flow_v2" in d.message
+
+
+def test_v1_control_flow_with_dynamic_input_option_and_force_v2(monkeypatch):
+    g, x, total = _cond_graph(False)
+    with g.as_default(), v1.Session(config=_config(dynamic_input=True)) as sess:
+        sess.run(total, {x: np.arange(8, dtype=np.float32)})
+    assert _codes() == ["NPB170"]
+    _records.clear()
+    _graph_capture.reset()
+    monkeypatch.setenv("ENABLE_FORCE_V2_CONTROL", "1")
+    with g.as_default(), v1.Session(config=_config(dynamic_input=True)) as sess:
+        sess.run(total, {x: np.arange(8, dtype=np.float32)})
+    assert _codes() == []
+
+
+@pytest.mark.parametrize("n,expected", [(110, ["NPB171"]), (3, [])])
+def test_many_v1_branches_in_static_graph(n, expected):
+    g, x, total = _cond_graph(False, n)
+    with g.as_default(), v1.Session(config=_config()) as sess:
+        sess.run(total, {x: np.arange(8, dtype=np.float32)})
+    assert _codes() == expected
+
+
+# ---- rows 3 and 4: iterations_per_loop and the input pipeline
+def _pipeline_graph(one_shot, drop_remainder):
+    g = tf.Graph()
+    with g.as_default():
+        ds = tf.data.Dataset.from_tensor_slices(np.ones((20, 3), np.float32)).repeat()
+        ds = ds.batch(4, drop_remainder=drop_remainder)
+        it = (v1.data.make_one_shot_iterator(ds) if one_shot
+              else v1.data.make_initializable_iterator(ds))
+        x = it.get_next()
+        w = v1.get_variable("w", [3, 1])
+        loss = tf.reduce_mean(tf.matmul(x, w))
+        train = v1.train.GradientDescentOptimizer(0.1).minimize(loss)
+        init = v1.global_variables_initializer()
+    return g, it, init, train
+
+
+def _run_pipeline(config, one_shot, drop_remainder, together=False):
+    g, it, init, train = _pipeline_graph(one_shot, drop_remainder)
+    with g.as_default(), v1.Session(config=config) as sess:
+        if together:
+            sess.run(tf.group(init, it.initializer))
+        else:
+            sess.run(init)
+            if not one_shot:
+                sess.run(it.initializer)
+        sess.run(train)
+
+
+def test_one_shot_iterator_with_loop():
+    _run_pipeline(_config(iterations_per_loop=2, enable_data_pre_proc=True), True, True)
+    (d,) = _findings("NPB172")
+    assert d.severity == "warning" and "one-shot iterator" in d.message
+    assert "make_initializable_iterator" in d.message
+
+
+def test_loop_without_data_pre_proc():
+    _run_pipeline(_config(iterations_per_loop=2), False, True)
+    (d,) = _findings("NPB172")
+    assert "enable_data_pre_proc off" in d.message and _codes() == ["NPB172"]
+
+
+def test_loop_with_sunk_static_batch_is_clean():
+    _run_pipeline(_config(iterations_per_loop=2, enable_data_pre_proc=True), False, True)
+    _run_pipeline(_config(enable_data_pre_proc=True), False, False)   # one step per loop
+    assert _codes() == []
+
+
+def test_non_static_batch_in_loop():
+    _run_pipeline(_config(iterations_per_loop=2, enable_data_pre_proc=True), False, False)
+    (d,) = _findings("NPB173")
+    assert d.severity == "error" and "drop_remainder=True" in d.message
+    assert _codes() == ["NPB173"]
+
+
+# ---- row 5: iterator initializer grouped with the variable initializers
+def test_iterator_initializer_with_variable_initializers():
+    _run_pipeline(_config(), False, True, together=True)
+    (d,) = _findings("NPB174")
+    assert "variable stays 0" in d.message and _codes() == ["NPB174"]
+
+
+def test_iterator_initializer_on_its_own_is_clean():
+    _run_pipeline(_config(), False, True, together=False)
+    assert _codes() == []
+
+
+# ---- row 6: a lookup table in the input pipeline
+@pytest.mark.parametrize("mix,expected", [(False, ["NPB175"]), (True, [])])
+def test_lookup_table_in_input_pipeline(mix, expected):
+    g = tf.Graph()
+    with g.as_default():
+        table = tf.lookup.StaticHashTable(tf.lookup.KeyValueTensorInitializer(
+            tf.constant(["a", "b"]), tf.constant([0, 1], tf.int64)), -1)
+        ds = tf.data.Dataset.from_tensor_slices(tf.constant(["a", "b", "a"])).map(table.lookup)
+        ds = ds.batch(3, drop_remainder=True)
+        it = v1.data.make_initializable_iterator(ds)
+        x = tf.cast(it.get_next(), tf.float32)
+        total = tf.reduce_sum(x * 2.0)
+        with v1.Session(config=_config(mix_compile_mode=mix)) as sess:
+            sess.run(v1.tables_initializer())
+            sess.run(it.initializer)
+            assert sess.run(total) == 2.0
+    assert _codes() == expected
+    if expected:
+        assert "Table not initialized" in _findings("NPB175")[0].message
+
+
+# ---- row 7: loss-scale manager under control_dependencies
+@pytest.mark.parametrize("inside,expected", [(True, ["NPB176"]), (False, [])])
+def test_loss_scale_manager_under_control_dependencies(inside, expected):
+    g = tf.Graph()
+    with g.as_default():
+        v = v1.get_variable("v", [2])
+        upd = v1.assign_add(v, [1.0, 1.0])
+        with v1.Session(config=_config()) as sess:   # a configuration to attach it to
+            if inside:
+                with tf.control_dependencies([upd]):
+                    ExponentialUpdateLossScaleManager(2 ** 10, 100)
+            else:
+                ExponentialUpdateLossScaleManager(2 ** 10, 100)
+            sess.run(v1.global_variables_initializer())
+    assert _codes() == expected
+    if expected:
+        d = _findings("NPB176")[0]
+        assert "AssignAdd" in d.message and "outside the with block" in d.message
+
+
+# ---- row 12: out of memory, and a session's graphs together
+def _mlp(budget, runs=1):
+    g = tf.Graph()
+    with g.as_default():
+        x = v1.placeholder(tf.float32, [64, 512], name="x")
+        w = v1.get_variable("w", [512, 512])
+        y = x
+        for _ in range(3):
+            y = tf.nn.relu(tf.matmul(y, w))
+        a, b = tf.reduce_sum(y), tf.reduce_mean(y)
+        with v1.Session(config=_config(graph_memory_max_size=str(budget))) as sess:
+            feed = {x: np.zeros((64, 512), np.float32)}
+            sess.run(v1.global_variables_initializer())
+            sess.run(a, feed)
+            if runs > 1:
+                sess.run(b, feed)
+
+
+def test_graph_over_budget():
+    _mlp(200000)
+    d = _findings("NPB177")
+    assert d and d[0].severity == "error"
+    assert "ACL_ERROR_GE_MEMORY_ALLOCATION" in d[0].message
+    assert "greater than memory manager malloc max size 200000" in d[0].message
+
+
+def test_graph_within_budget_is_clean():
+    _mlp(2 ** 30, runs=2)
+    assert _codes() == []
+
+
+def test_graphs_together_over_budget_under_policy_0():
+    # the initializer graph (2 MiB + 512: the 1 MiB random tensors) and the two step graphs
+    # (386 KiB each: 64x512 float32 activations) each fit with the 1 MiB + 512 of variables in
+    # 3.5 MiB; their sum (2.89 MiB + 1 MiB) does not
+    _mlp(3670016, runs=2)
+    assert "NPB177" not in _codes() and "NPB178" in _codes()
+    d = _findings("NPB178")[0]
+    assert "policy 2" in d.message and d.severity == "warning"
+
+
+# ---- row 3: checkpoint and summary steps against the loop (NPUEstimator)
+def test_checkpoint_steps_not_multiple_of_loop(tmp_path):
+    from npu_bridge.estimator.npu.npu_config import NPURunConfig
+    from npu_bridge.estimator.npu.npu_estimator import NPUEstimator
+
+    def model_fn(features, labels, mode):   # never called: the check is at construction
+        raise AssertionError
+
+    NPUEstimator(model_fn, config=NPURunConfig(model_dir=str(tmp_path / "a"),
+                                               iterations_per_loop=10,
+                                               save_checkpoints_steps=25))
+    (d,) = _findings("NPB172")
+    assert d.option == "save_checkpoints_steps" and "first at step 30" in d.message
+    _records.clear()
+    NPUEstimator(model_fn, config=NPURunConfig(model_dir=str(tmp_path / "b"),
+                                               iterations_per_loop=10,
+                                               save_checkpoints_steps=300))
+    assert _codes() == []
