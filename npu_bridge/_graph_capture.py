@@ -301,13 +301,26 @@ def _options_of(rec):
 
 def note_run(session, fetches, feed_dict):
     """Called by the Session patch before each run while capture is on: capture and plan the
-    graph of this (session, fetches, feeds) the first time it runs."""
+    graph of this (session, fetches, feeds) the first time it runs. Never fails the run: a
+    graph this module cannot read is left unplanned (and named in `unplanned`)."""
     rec = getattr(session, "_npu_record", None)
     if rec is None:
         return
     key = graph_key(session.graph, fetches, feed_dict, session)
     if key in _seen:
         return
+    try:
+        _note_new(rec, key, session, fetches, feed_dict)
+    except Exception as err:   # pylint: disable=broad-except  (the user's run comes first)
+        _seen[key] = None
+        if len(unplanned) < 16:
+            unplanned.append("%s: %s: %s" % (rec.get("name"), type(err).__name__, err))
+
+
+unplanned = []   # graphs whose capture or plan failed (bounded): "<session>: <error>"
+
+
+def _note_new(rec, key, session, fetches, feed_dict):
     with _lock:
         if key in _seen:
             return
