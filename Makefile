@@ -8,7 +8,7 @@ SHARED ?= $(abspath ../shared)
 # when its issue lands.
 ACCEPTANCE_SKIP ?=
 
-.PHONY: demo test fuzz bench bench-check acceptance probe clean
+.PHONY: demo test fuzz bench bench-check bench-ranks test-ranks8 acceptance probe clean
 
 $(STAMP): setup.py
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -39,6 +39,14 @@ bench: $(STAMP)
 
 bench-check: $(STAMP)
 	$(PY) bench/run_all.py --check
+
+# Several ranks (docs/collectives.md): the 2-rank step-time ratio and the 4 MiB allreduce; the
+# 8-rank job (about a minute on 2 cores, so not in `make test`).
+bench-ranks: $(STAMP)
+	$(PY) bench/bench_ranks.py
+
+test-ranks8: $(STAMP)
+	NPU_BRIDGE_RANKS8=1 $(PY) -m pytest -q -p no:cacheprovider tests/test_ranks.py -k eight
 
 # The open probe of the real world (docs/real_scripts.md): each model folder of a work tree of
 # Ascend/ModelZoo-TensorFlow run with --help under `npu-bridge run`, then `npu-bridge lint` over

@@ -98,7 +98,7 @@ def worker(args):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--chunks", type=int, default=30)
+    parser.add_argument("--chunks", type=int, default=40)
     parser.add_argument("--chunk", type=int, default=10)
     parser.add_argument("--warmup", type=int, default=20)
     parser.add_argument("--reps", type=int, default=20)

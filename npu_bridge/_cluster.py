@@ -124,6 +124,14 @@ def _note(name, payload):
         pass   # diagnostics only
 
 
+def _clear_own_notes(j):
+    for name in ("ready", "built", "done", "failed", "exit"):
+        try:
+            os.remove(os.path.join(j.job_dir, "rank%d.%s" % (j.rank, name)))
+        except OSError:
+            pass
+
+
 def _read_notes(rank, name):
     path = os.path.join(job().job_dir, "rank%d.%s" % (rank, name))
     try:
@@ -151,7 +159,10 @@ def server():
         srv = tf.distribute.Server(spec, job_name="worker", task_index=j.rank,
                                    config=_cluster_config(), start=True)
         _state["server"] = srv
+        _clear_own_notes(j)   # an earlier job on the same addresses (no launcher) left them
         _note("ready", "%f %d" % (time.time(), os.getpid()))
+        from hccl.manage import api
+        api._mark_initialized()  # pylint: disable=protected-access
         atexit.register(_exit_barrier)
         return srv
 
@@ -222,8 +233,7 @@ def all_reduce(tensor, reduction, group, kind="allreduce"):
     value = tf.cast(tensor, wide) if wide else tensor
     with tf.name_scope(_SCOPES.get(kind, "HcomAllReduce")) as scope:
         ikey = _instance(gkey, kind, "%s of %s" % (scope.rstrip("/"), tensor.op.name), group, members)
-        out = collective_ops.all_reduce(value, len(members), gkey, ikey, _MERGE[reduction], "Id",
-                                        timeout=job().timeout)
+        out = collective_ops.all_reduce(value, len(members), gkey, ikey, _MERGE[reduction], "Id")
     _mark(out, gkey)
     out = tf.cast(out, tensor.dtype) if wide else out
     out.set_shape(tensor.shape)
@@ -239,7 +249,7 @@ def all_gather(tensor, group, kind="allgather"):
     value = tf.cast(tensor, wide) if wide else tensor
     with tf.name_scope("HcomAllGather") as scope:
         ikey = _instance(gkey, kind, "%s of %s" % (scope.rstrip("/"), tensor.op.name), group, members)
-        out = collective_ops.all_gather(value, len(members), gkey, ikey, timeout=job().timeout)
+        out = collective_ops.all_gather(value, len(members), gkey, ikey)
     _mark(out, gkey)
     return tf.cast(out, tensor.dtype) if wide else out
 
@@ -258,12 +268,10 @@ def broadcast(tensor, root, group, kind="broadcast"):
         ikey = _instance(gkey, kind, "%s of %s" % (scope.rstrip("/"), tensor.op.name), group, members)
         if members.index(job().rank) == root:
             value = tf.cast(tensor, wide) if wide else tensor
-            out = collective_ops.broadcast_send(value, tensor.shape, dtype, len(members), gkey, ikey,
-                                                timeout=job().timeout)
+            out = collective_ops.broadcast_send(value, tensor.shape, dtype, len(members), gkey, ikey)
         else:
             with tf.control_dependencies([tensor]):   # the input is still an input, as on the NPU
-                out = collective_ops.broadcast_recv(tensor.shape, dtype, len(members), gkey, ikey,
-                                                    timeout=job().timeout)
+                out = collective_ops.broadcast_recv(tensor.shape, dtype, len(members), gkey, ikey)
     _mark(out, gkey)
     out = tf.cast(out, tensor.dtype) if wide else out
     out.set_shape(tensor.shape)
@@ -290,8 +298,7 @@ def receive(shape, dtype, root, group):
     wide = _WIDEN.get(dtype)
     with tf.name_scope("HcomReceive") as scope:
         ikey = _instance(gkey, "receive", scope.rstrip("/"), group, members)
-        out = collective_ops.broadcast_recv(shape, wide or dtype, len(members), gkey, ikey,
-                                            timeout=job().timeout)
+        out = collective_ops.broadcast_recv(shape, wide or dtype, len(members), gkey, ikey)
     _mark(out, gkey)
     return tf.cast(out, dtype) if wide else out
 
@@ -379,11 +386,17 @@ def run_key(session, fetches):
 
 
 def _with_key(options, key):
+    """``options`` (copied) with the run's collective key and, unless the caller set one, the
+    collective timeout as the run's ``timeout_in_ms``: one deadline per run, where an op-level
+    collective timeout would start one sleeping thread per collective execution in
+    TensorFlow's runtime (bench/bench_ranks.py: +30% per step of a small MLP)."""
     out = config_pb2.RunOptions()
     if options is not None:
         out.CopyFrom(options)
     if not out.experimental.collective_graph_key:
         out.experimental.collective_graph_key = key
+    if not out.timeout_in_ms:
+        out.timeout_in_ms = int(job().timeout * 1000)
     return out
 
 

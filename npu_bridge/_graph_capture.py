@@ -301,13 +301,60 @@ def _options_of(rec):
 
 def note_run(session, fetches, feed_dict):
     """Called by the Session patch before each run while capture is on: capture and plan the
-    graph of this (session, fetches, feeds) the first time it runs."""
+    graph of this (session, fetches, feeds) the first time it runs. Never fails the run: a
+    graph this module cannot read is left unplanned (and named in `unplanned`)."""
     rec = getattr(session, "_npu_record", None)
     if rec is None:
         return
-    key = graph_key(session.graph, fetches, feed_dict, session)
-    if key in _seen:
+    # keyed by the record (kept for the whole run), not the session's id, which a later
+    # session can reuse
+    fast = _fast_key(rec, fetches, feed_dict)
+    if fast is not None and fast in _fast_seen:
         return
+    key = (id(rec), graph_key(session.graph, fetches, feed_dict, session))
+    if key in _seen:
+        if fast is not None:
+            if len(_fast_seen) > _FAST_LIMIT:
+                _fast_seen.clear()
+            _fast_seen.add(fast)
+        return
+    try:
+        _note_new(rec, key, session, fetches, feed_dict)
+    except Exception as err:   # pylint: disable=broad-except  (the user's run comes first)
+        _seen[key] = None
+        if len(unplanned) < 16:
+            unplanned.append("%s: %s: %s" % (rec.get("name"), type(err).__name__, err))
+
+
+_ELEMENT_TYPES = frozenset(t for t in (tf.Operation, tf.Tensor,
+                                        getattr(__import__("tensorflow.python.framework.ops",
+                                                           fromlist=["ops"]), "SymbolicTensor",
+                                                None)) if t is not None)
+_fast_seen = set()
+_FAST_LIMIT = 4096
+
+
+def _fast_key(rec, fetches, feed_dict):
+    """A cheap key for a run whose fetches (one, or a flat list/tuple) and feed keys are graph
+    tensors and ops (alive with their graph, so their ids are stable): the ids in order.
+    None for anything else (graph_key then decides)."""
+    if type(fetches) in _ELEMENT_TYPES:
+        items = (id(fetches),)
+    elif type(fetches) in (list, tuple) and all(type(x) in _ELEMENT_TYPES for x in fetches):
+        items = tuple(map(id, fetches))
+    else:
+        return None
+    if feed_dict:
+        if not all(type(k) in _ELEMENT_TYPES for k in feed_dict):
+            return None
+        return (id(rec), items, tuple(map(id, feed_dict)))
+    return (id(rec), items, None)
+
+
+unplanned = []   # graphs whose capture or plan failed (bounded): "<session>: <error>"
+
+
+def _note_new(rec, key, session, fetches, feed_dict):
     with _lock:
         if key in _seen:
             return
@@ -385,3 +432,4 @@ def reset():
     """Forget what was captured (tests)."""
     with _lock:
         _seen.clear()
+        _fast_seen.clear()

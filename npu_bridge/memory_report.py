@@ -22,7 +22,15 @@ def session_plan(rec, options=None, assumptions=None):
 
 
 def configuration_memory(rec):
-    """The report's `memory` object for record `rec`, or None (no graph captured)."""
+    """The report's `memory` object for record `rec`, or None (no graph captured, or its plan
+    failed: the report is written regardless)."""
+    try:
+        return _configuration_memory(rec)
+    except Exception:   # pylint: disable=broad-except
+        return None
+
+
+def _configuration_memory(rec):
     plan = session_plan(rec)
     if plan is None:
         return None

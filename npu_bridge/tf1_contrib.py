@@ -81,9 +81,11 @@ MOVED = {
     _C + "data.TFRecordDataset": Row("tf.compat.v1.data.TFRecordDataset", _TF, _MAP),
     _C + "data.Dataset": Row("tf.compat.v1.data.Dataset", _TF, _MAP),
     _C + "data.batch_and_drop_remainder": Row(
-        None, nearest="Dataset.batch(batch_size, drop_remainder=True)"),
+        "npu_bridge._contrib.data:batch_and_drop_remainder", _OWN,
+        "TF 1.15 contrib/data/python/ops/batching.py (Dataset.batch(n, drop_remainder=True))"),
     _C + "data.padded_batch_and_drop_remainder": Row(
-        None, nearest="Dataset.padded_batch(..., drop_remainder=True)"),
+        "npu_bridge._contrib.data:padded_batch_and_drop_remainder", _OWN,
+        "TF 1.15 contrib/data/python/ops/batching.py"),
     _C + "data.sliding_window_batch": Row(None, nearest="Dataset.window(size, shift, stride)"),
     # distributions: TensorFlow Probability
     _C + "distributions": Row(("tensorflow_probability.python.distributions",), _TFP, _MAP,
@@ -105,6 +107,30 @@ MOVED = {
     _C + "rnn.GRUBlockCell": Row(None, nearest="tf.compat.v1.nn.rnn_cell.GRUCell"),
     _C + "cudnn_rnn": Row((), _TF, _MAP, "tf.compat.v1.keras.layers.LSTM / GRU (cuDNN kernels "
                                          "when a GPU is there)"),
+    # internal module paths scripts import (their names fail when used, naming the nearest)
+    **{_C + path: Row((), "", _MAP, "tf.compat.v1.keras.layers.LSTM / GRU, or "
+                                    "tf.contrib.cudnn_rnn.CudnnCompatibleLSTMCell")
+       for path in ("cudnn_rnn.python", "cudnn_rnn.python.layers",
+                    "cudnn_rnn.python.layers.cudnn_rnn", "cudnn_rnn.python.ops",
+                    "cudnn_rnn.python.ops.cudnn_rnn_ops")},
+    **{_C + "cudnn_rnn." + path + ".CudnnCompatibleLSTMCell": Row(
+        "npu_bridge._contrib.rnn:CudnnCompatibleLSTMCell", _OWN, "TF 1.15 cudnn_rnn_ops.py")
+       for path in ("python.ops.cudnn_rnn_ops", "python.layers.cudnn_rnn", "python.layers")},
+    **{_C + path: Row((), "", _MAP, "tensorflow_addons.seq2seq (Keras-style, other signatures)")
+       for path in ("seq2seq.python", "seq2seq.python.ops", "seq2seq.python.ops.decoder",
+                    "seq2seq.python.ops.basic_decoder", "seq2seq.python.ops.helper",
+                    "seq2seq.python.ops.attention_wrapper", "seq2seq.python.ops.beam_search_ops",
+                    "seq2seq.python.ops.beam_search_decoder", "seq2seq.python.ops.loss")},
+    **{_C + path: Row((), "", _MAP, "tensorflow_model_optimization.quantization.keras")
+       for path in ("quantize.python", "quantize.python.graph_matcher", "quantize.python.quant_ops",
+                    "quantize.python.input_to_ops", "quantize.python.common")},
+    _C + "rnn.python": Row((), _TF, _MAP, "tf.compat.v1.nn.rnn_cell"),
+    _C + "rnn.python.ops": Row((), _TF, _MAP, "tf.compat.v1.nn.rnn_cell"),
+    _C + "rnn.python.ops.rnn_cell": Row(("tf.compat.v1.nn.rnn_cell",), _TF, _MAP,
+                                        "tf.compat.v1.nn.rnn_cell"),
+    _C + "rnn.python.ops.core_rnn_cell": Row(("tf.compat.v1.nn.rnn_cell",), _TF, _MAP,
+                                             "tf.compat.v1.nn.rnn_cell (no _Linear: "
+                                             "tf.compat.v1.layers.dense)"),
     _C + "cudnn_rnn.CudnnCompatibleLSTMCell": Row(
         "npu_bridge._contrib.rnn:CudnnCompatibleLSTMCell", _OWN, "TF 1.15 cudnn_rnn_ops.py"),
     _C + "cudnn_rnn.CudnnLSTM": Row(None, nearest="cudnn_rnn.CudnnCompatibleLSTMCell in "
@@ -232,6 +258,11 @@ MOVED = {
     _C + "learn.ModeKeys": Row("tf.compat.v1.estimator.ModeKeys", _EST, _MAP),
     _C + "learn.python.learn.datasets.mnist": Row(
         "npu_bridge._contrib.mnist", _OWN, "TF 1.15 contrib/learn/python/learn/datasets/mnist.py"),
+    _C + "learn.python.learn.datasets.base": Row(
+        (), _OWN, _MAP, "collections.namedtuple (TF 1.15's base.py helpers download files)"),
+    _C + "learn.python.learn.datasets.base.Datasets": Row(
+        "npu_bridge._contrib.mnist:Datasets", _OWN,
+        "TF 1.15 contrib/learn/python/learn/datasets/base.py (namedtuple train, validation, test)"),
     _C + "learn.datasets.mnist": Row(
         "npu_bridge._contrib.mnist", _OWN, "TF 1.15 contrib/learn/python/learn/datasets/mnist.py"),
     _C + "quantize": Row((), "", _MAP, "tensorflow_model_optimization.quantization.keras "
@@ -309,6 +340,10 @@ MOVED = {
        for name in ("advanced_activations", "core", "convolutional", "pooling", "normalization",
                     "recurrent", "merge", "embeddings", "wrappers", "noise", "local",
                     "convolutional_recurrent")},
+    # standalone Keras 2.15's keras.backend dropped the TF 1.x session functions
+    **{"keras.backend." + name: Row("tf.compat.v1.keras.backend." + name, "keras 2.15.0",
+                                    "keras 2.15 (the v1 Keras API keeps them)")
+       for name in ("set_session", "get_session")},
     "keras.utils.np_utils": Row("keras.src.utils.np_utils", "keras 2.15.0", "keras 2.15 (moved)"),
     "keras.api._v1.keras.mixed_precision.experimental": Row(
         (), "keras 2.15.0", _MAP, "tf.keras.mixed_precision (set_global_policy, Policy)"),

@@ -90,6 +90,7 @@ from keras.layers.advanced_activations import LeakyReLU
 from keras.layers.core import Activation
 from tensorflow.contrib.training.python.training import evaluation as contrib_evaluation
 from tensorflow.contrib.framework.python.framework import checkpoint_utils
+from tensorflow.contrib.learn.python.learn.datasets import base as learn_base
 learn = tf.contrib.learn
 from tensorflow.contrib import quantize as contrib_quantize
 r["probe_forms"] = {"tc": tc is tf.contrib, "distort": hasattr(distort_image_ops, "random_hsv_in_yiq"),
@@ -99,7 +100,8 @@ r["probe_forms"] = {"tc": tc is tf.contrib, "distort": hasattr(distort_image_ops
      "keras_old": LeakyReLU.__name__ == "LeakyReLU" and Activation.__name__ == "Activation",
      "idg": ImageDataGenerator.__name__,
      "evaluation": hasattr(contrib_evaluation, "evaluate_repeatedly"),
-     "checkpoint_utils": hasattr(checkpoint_utils, "list_variables")}
+     "checkpoint_utils": hasattr(checkpoint_utils, "list_variables"),
+     "learn_base": learn_base.Datasets(train=1, validation=2, test=3).test == 3}
 # more forms of the zoo probe
 from tensorflow_core.contrib.mixed_precision.python.loss_scale_manager import ExponentialUpdateLossScaleManager
 from tensorflow.contrib.mixed_precision import LossScaleOptimizer, FixedLossScaleManager
@@ -118,6 +120,36 @@ r["probe_forms2"] = {"core": tensorflow_core is tf, "lso": L2 is LossScaleOptimi
      "adam": Adam is tf.keras.optimizers.Adam, "seq": Sequence is tf.keras.utils.Sequence,
      "trackable": hasattr(checkpointable, "Trackable"), "pr": hasattr(parallel_reader, "parallel_read"),
      "eulsm": ExponentialUpdateLossScaleManager.__name__}
+# internal module paths: they import, their names fail when used
+from tensorflow.contrib.data import batch_and_drop_remainder
+from tensorflow.contrib.cudnn_rnn.python.layers import cudnn_rnn
+from tensorflow.contrib.cudnn_rnn.python.ops import cudnn_rnn_ops
+from tensorflow.contrib.seq2seq.python.ops import decoder
+from tensorflow.contrib.quantize.python import graph_matcher
+from tensorflow.contrib.rnn.python.ops import core_rnn_cell
+from tensorflow.contrib.rnn.python.ops import rnn_cell
+ds = tf.data.Dataset.range(7).apply(batch_and_drop_remainder(3))
+nxt = ds.make_one_shot_iterator().get_next()
+with tf.Session() as sess:
+    r["internal_bdr"] = [sess.run(nxt).tolist(), sess.run(nxt).tolist()]
+    try:
+        sess.run(nxt); r["internal_bdr_end"] = False
+    except tf.errors.OutOfRangeError:
+        r["internal_bdr_end"] = True
+r["internal_cudnn_cell"] = cudnn_rnn_ops.CudnnCompatibleLSTMCell is tf.contrib.cudnn_rnn.CudnnCompatibleLSTMCell
+r["internal_rnn_cell"] = rnn_cell.LSTMCell is tf.compat.v1.nn.rnn_cell.LSTMCell
+errs = {}
+for key, fn in (("cudnn_lstm", lambda: cudnn_rnn.CudnnLSTM), ("decoder", lambda: decoder.dynamic_decode),
+                ("matcher", lambda: graph_matcher.GraphMatcher), ("linear", lambda: core_rnn_cell._Linear)):
+    try:
+        fn(); errs[key] = None
+    except AttributeError as e:
+        errs[key] = [type(e).__name__, str(e)]
+try:
+    from tensorflow.contrib.rnn.python.ops.core_rnn_cell import _Linear
+except ImportError as e:
+    errs["from_linear"] = [type(e).__name__, str(e)]
+r["internal_errs"] = errs
 r["hasattr_missing"] = hasattr(tf.contrib.opt, "AdamWOptimizer")
 r["errors"] = errors
 print("RESULT " + json.dumps(r))
@@ -229,6 +261,11 @@ with tf.Graph().as_default():
         sess.run(ops)
         sess.run(writer.flush())
     moved["summary_files"] = len(os.listdir("logs"))
+import keras.backend as K
+keras_sess = tf.Session()
+K.set_session(keras_sess)
+moved["keras_session"] = K.get_session() is keras_sess
+keras_sess.close()
 r["moved"] = moved
 # MNIST reader on local files
 os.makedirs("mnist", exist_ok=True)
@@ -310,6 +347,23 @@ def forms(tmp_path_factory):
 @pytest.fixture(scope="module")
 def graph(tmp_path_factory):
     return run_scenario(tmp_path_factory.mktemp("graph"), GRAPH)
+
+
+def test_internal_module_paths_import_and_fail_on_use(forms):
+    assert forms["internal_bdr"] == [[0, 1, 2], [3, 4, 5]] and forms["internal_bdr_end"] is True
+    assert forms["internal_cudnn_cell"] is True and forms["internal_rnn_cell"] is True
+    errs = forms["internal_errs"]
+    for key, name, hint in (
+            ("cudnn_lstm", "tf.contrib.cudnn_rnn.python.layers.cudnn_rnn.CudnnLSTM", "keras.layers.LSTM"),
+            ("decoder", "tf.contrib.seq2seq.python.ops.decoder.dynamic_decode", "tensorflow_addons"),
+            ("matcher", "tf.contrib.quantize.python.graph_matcher.GraphMatcher",
+             "tensorflow_model_optimization"),
+            ("linear", "tf.contrib.rnn.python.ops.core_rnn_cell._Linear", "layers.dense")):
+        kind, message = errs[key]
+        assert kind == "MissingTF1AttributeError", key
+        assert message.startswith(name + " is not available") and hint in message, message
+    assert errs["from_linear"][0] == "MissingTF1ModuleError"
+    assert "core_rnn_cell._Linear is not available" in errs["from_linear"][1]
 
 
 def test_lazy_nothing_heavy_until_contrib_is_touched(forms):
@@ -395,6 +449,7 @@ def test_moved_tensorflow_and_keras_names(graph):
     assert moved["threadpool"] == 2
     assert moved["checkpoint"] == [1.0, 2.0]
     assert moved["summary_files"] == 1
+    assert moved["keras_session"] is True
 
 
 def test_mnist_input_data_reads_local_files_and_names_missing_ones(graph):

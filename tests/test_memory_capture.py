@@ -137,3 +137,20 @@ def test_run_reports_memory_and_summary_line(tmp_path):
     assert step["inputs"] == 1 and step["outputs"] == 1 and step["verdict"]["fits"] is True
     assert "memory: graph Session#1/2: feature map" in proc.stderr
     assert "fits yes" in proc.stderr
+
+
+def test_each_session_gets_its_graphs(capturing):
+    # a later session (whose id may be the freed one's) is a new GE session: captured again
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.compat.v1.placeholder(tf.float32, [4, 4], name="x")
+        y = tf.reduce_sum(x * 3.0)
+        feed = {x: np.ones((4, 4), np.float32)}
+        config = tf.compat.v1.ConfigProto()
+        config.graph_options.rewrite_options.custom_optimizers.add().name = "NpuOptimizer"
+        for _ in range(3):
+            with tf.compat.v1.Session(config=config) as sess:
+                sess.run([y], feed)
+                sess.run([y], feed)
+    counts = [len(r.get("graphs", ())) for r in _records.records()]
+    assert counts == [1, 1, 1]

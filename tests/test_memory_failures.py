@@ -237,3 +237,23 @@ def test_graphs_together_over_budget_under_policy_0():
     assert "NPB177" not in _codes() and "NPB178" in _codes()
     d = _findings("NPB178")[0]
     assert "policy 2" in d.message and d.severity == "warning"
+
+
+# ---- row 3: checkpoint and summary steps against the loop (NPUEstimator)
+def test_checkpoint_steps_not_multiple_of_loop(tmp_path):
+    from npu_bridge.estimator.npu.npu_config import NPURunConfig
+    from npu_bridge.estimator.npu.npu_estimator import NPUEstimator
+
+    def model_fn(features, labels, mode):   # never called: the check is at construction
+        raise AssertionError
+
+    NPUEstimator(model_fn, config=NPURunConfig(model_dir=str(tmp_path / "a"),
+                                               iterations_per_loop=10,
+                                               save_checkpoints_steps=25))
+    (d,) = _findings("NPB172")
+    assert d.option == "save_checkpoints_steps" and "first at step 30" in d.message
+    _records.clear()
+    NPUEstimator(model_fn, config=NPURunConfig(model_dir=str(tmp_path / "b"),
+                                               iterations_per_loop=10,
+                                               save_checkpoints_steps=300))
+    assert _codes() == []

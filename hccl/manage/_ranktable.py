@@ -261,5 +261,6 @@ def from_env(environ=None):
     if problems:
         raise RankTableError("job environment", problems)
     job_dir = str(environ.get(ENV_JOB_DIR, "")).strip() or os.path.join(
-        tempfile.gettempdir(), "npu_bridge_job_%08x" % zlib.crc32(",".join(addresses).encode()))
+        tempfile.gettempdir(), "npu_bridge_job_%08x" % zlib.crc32(
+            ("%s|%s" % (",".join(addresses), environ.get("JOB_ID", ""))).encode()))
     return Job(ranks, rank, addresses, job_dir, timeout, path)

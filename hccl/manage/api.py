@@ -20,7 +20,9 @@ process only.
 This module imports neither TensorFlow nor ``npu_bridge`` (scripts import it on its own).
 """
 import os
+import sys
 import threading
+import warnings
 
 from hccl.manage import _ranktable
 
@@ -29,6 +31,31 @@ WORLD_GROUP = "hccl_world_group"
 MAX_GROUP_NAME_LEN = 127
 
 _lock = threading.Lock()
+_initialized = [False]
+_warned = set()
+
+
+def _mark_initialized():
+    """Called by npu_bridge once this rank's collective system is up (its server started)."""
+    _initialized[0] = True
+
+
+def _check_initialized(name):
+    """The real getters fail with "get rank id error" before the collective system is
+    initialized (vendor FAQ get_rank_id_error_distributed_training.md: run initialize_system
+    in a session first). Here the value is known from the rank table, so the call answers and
+    warns once per getter, in a multi-rank job only."""
+    if _initialized[0] or name in _warned or world_rank_size() <= 1:
+        return
+    caller = sys._getframe(2).f_globals.get("__name__", "")  # pylint: disable=protected-access
+    if caller.startswith(("npu_bridge.", "hccl.")):
+        return   # npu_bridge's own use (building a collective), not the script's call
+    _warned.add(name)
+    warnings.warn(
+        "hccl.manage.api.%s() was called before the collective system was initialized; on the "
+        "NPU this fails ('get rank id error'): initialize it first (a session running "
+        "npu_ops.initialize_system(), as in the vendor FAQ get_rank_id_error_distributed_training.md)"
+        % name, RuntimeWarning, stacklevel=3)
 _groups = {}  # group name -> tuple of world rank ids, in group-rank order
 
 
@@ -134,11 +161,13 @@ def destroy_group(group):
 
 def get_rank_size(group=WORLD_GROUP):
     """Number of ranks in ``group`` (``RANK_SIZE`` for ``hccl_world_group``)."""
+    _check_initialized('get_rank_size')
     return len(_members(group))
 
 
 def get_rank_id(group=WORLD_GROUP):
     """This process's rank id inside ``group``."""
+    _check_initialized('get_rank_id')
     return get_group_rank_from_world_rank(world_rank_id(), group)
 
 
@@ -162,6 +191,7 @@ def _table_servers():
 def get_local_rank_size(group=WORLD_GROUP):
     """Ranks of ``group`` on this server: from the rank table when the job has one, else
     ``LOCAL_RANK_SIZE`` (default ``RANK_SIZE``)."""
+    _check_initialized('get_local_rank_size')
     members = _members(group)
     servers = _table_servers()
     if servers is not None:
@@ -175,6 +205,7 @@ def get_local_rank_size(group=WORLD_GROUP):
 def get_local_rank_id(group=WORLD_GROUP):
     """This process's rank among ``group``'s ranks on this server (rank table order when the
     job has one)."""
+    _check_initialized('get_local_rank_id')
     members = _members(group)
     servers = _table_servers()
     if servers is not None:

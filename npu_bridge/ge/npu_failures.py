@@ -173,6 +173,27 @@ def graph_findings(graph_name, facts, plan, ge_options, memory_options, env=None
     return out
 
 
+def loop_cadence_findings(iterations_per_loop, steps):
+    """NPB172 (row 3) for each of `steps` (name -> step count or None, e.g.
+    save_checkpoints_steps, save_summary_steps) that is not a multiple of
+    `iterations_per_loop` > 1: the NPU acts only at the end of a loop, so the checkpoints or
+    summaries are not written at the configured steps."""
+    out = []
+    if not isinstance(iterations_per_loop, int) or iterations_per_loop <= 1:
+        return out
+    for name, n in steps.items():
+        if isinstance(n, int) and n > 0 and n % iterations_per_loop:
+            out.append(make("NPB172", name, n,
+                            "%s=%d is not a multiple of iterations_per_loop=%d: on the NPU the "
+                            "host acts only between loops, so it happens at the end of the loop "
+                            "that crosses each such step (the first at step %d), not at the "
+                            "configured steps; fix: a multiple of iterations_per_loop; source: "
+                            "%s, iterations_per_loop restrictions" % (
+                                name, n, iterations_per_loop,
+                                -(-n // iterations_per_loop) * iterations_per_loop, _GUIDE)))
+    return out
+
+
 def session_findings(session_name, session_plan):
     """NPB178: the static graphs of one session fit one by one, but not together under
     static_memory_policy 0 (each its own memory); policy 2 would need only the largest."""
