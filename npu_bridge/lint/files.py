@@ -104,6 +104,8 @@ def lint_source(source, path="<string>", product=None, env=None, ignore=(), sele
                 if chosen.keeps(f.code, f.severity)]
     findings = [Finding(path, line, col, code, sev, msg, opt)
                 for line, col, code, sev, msg, opt in collector.findings]
+    from npu_bridge import lint_npu   # NPU-only failure kinds a static read can find
+    findings += [Finding(path, *f) for f in lint_npu.findings(tree, source)]
     if not collector.groups:
         return sorted(_suppressed(findings, source, chosen))
     cat = _catalog()

@@ -1,0 +1,96 @@
+"""The NPU-only failure kinds a static read can find (no TensorFlow import); `npu-bridge lint`
+adds these to its findings. The run-time checks (npu_bridge/ge/npu_failures.py) see the real
+graph; these see only the source:
+- NPB176: `ExponentialUpdateLossScaleManager(...)` called inside a `with
+  ...control_dependencies(...)` block (npu_failure_cases.md row 7);
+- NPB174: one `group(...)` or `.run(...)` call holding both a `*variables_initializer()` call
+  (`global_variables_initializer`, `local_variables_initializer`, `variables_initializer`)
+  and an `X.initializer` attribute (row 5; X is taken to be an iterator).
+"""
+import ast
+
+from npu_bridge.ge.diagnostics import CODES
+
+_TOKENS = ("ExponentialUpdateLossScaleManager", "initializer")
+
+
+def _name(func):
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    if isinstance(func, ast.Name):
+        return func.id
+    return ""
+
+
+def _elements(args):
+    for a in args:
+        if isinstance(a, (ast.List, ast.Tuple, ast.Set)):
+            yield from _elements(a.elts)
+        elif isinstance(a, ast.Starred):
+            continue
+        else:
+            yield a
+
+
+class _Visitor(ast.NodeVisitor):
+    def __init__(self):
+        self.deps = 0
+        self.findings = []
+
+    def visit_With(self, node):
+        ctl = any(isinstance(i.context_expr, ast.Call)
+                  and _name(i.context_expr.func) == "control_dependencies" for i in node.items)
+        for item in node.items:
+            self.visit(item)
+        self.deps += ctl
+        for stmt in node.body:
+            self.visit(stmt)
+        self.deps -= ctl
+
+    def visit_FunctionDef(self, node):   # a function body runs where it is called
+        saved, self.deps = self.deps, 0
+        self.generic_visit(node)
+        self.deps = saved
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+    visit_Lambda = visit_FunctionDef
+
+    def visit_Call(self, node):
+        name = _name(node.func)
+        if name == "ExponentialUpdateLossScaleManager" and self.deps:
+            self.findings.append((node.lineno, node.col_offset + 1, "NPB176", CODES["NPB176"][0],
+                                  "ExponentialUpdateLossScaleManager created inside "
+                                  "tf.control_dependencies(...): on the NPU graph build fails "
+                                  "with \"Placeholder not support\"; create it outside the with "
+                                  "block (source: %s)" % CODES["NPB176"][2],
+                                  "ExponentialUpdateLossScaleManager"))
+        elif name in ("group", "run"):
+            elems = list(_elements(node.args))
+            var_init = any(isinstance(e, ast.Call) and _name(e.func).endswith(
+                "variables_initializer") for e in elems)
+            it_init = [e for e in elems if isinstance(e, ast.Attribute)
+                       and e.attr == "initializer"]
+            if var_init and it_init:
+                self.findings.append((node.lineno, node.col_offset + 1, "NPB174",
+                                      CODES["NPB174"][0],
+                                      "%s(...) runs the variable initializers together with "
+                                      "%s.initializer: if that is an iterator, every variable "
+                                      "stays 0 on the NPU; run it in a sess.run of its own "
+                                      "(source: %s)" % (name, ast.unparse(it_init[0].value),
+                                                        CODES["NPB174"][2]),
+                                      "initializer"))
+        self.generic_visit(node)
+
+
+def findings(tree, source):
+    """(line, col, code, severity, message, option) of the kinds above in the parsed `tree`
+    of `source` (str or bytes); a file holding neither token is not walked."""
+    text = source if isinstance(source, str) else source.decode("utf-8", "replace")
+    if not any(t in text for t in _TOKENS):
+        return []
+    v = _Visitor()
+    try:
+        v.visit(tree)
+    except RecursionError:   # nested too deeply: the main checks report it (NBL001)
+        return []
+    return v.findings
