@@ -183,6 +183,9 @@ def test_classify_error_raised_inside_the_product(folder, tmp_path):
              frames=[(os.path.join(project, "estimator", "npu_ops.py"), 9, "dropout", "x + y")])
     assert zp.classify(1, out, False, script, model, [project])[:2] == ("npu_bridge", "TypeError in npu_ops.py:9")
     assert zp.classify(1, out, False, script, model, [])[0] == "past_imports"
+    data = tb(script, "FileNotFoundError: MNIST files missing in 'MNIST_data': train-images-idx3-ubyte.gz",
+              line=5, frames=[(os.path.join(project, "mnist.py"), 139, "read_data_sets", "raise")])
+    assert zp.classify(1, data, False, script, model, [project])[0] == "past_imports"
 
 
 def test_classify_without_traceback(folder):

@@ -445,7 +445,9 @@ def _classify(returncode, output, timed_out, script, model_dir, project_dirs=(),
         return "npu_bridge", match.group(1), text
     product = [f for f in frames if any(_inside(os.path.realpath(f[0]), d) for d in project_dirs)
                and f[2] not in ("__import__", "_import_hook")]
-    if frames and product and product[-1] is frames[-1] and kind not in ("SystemExit", "KeyboardInterrupt"):
+    # A missing data file raised by the product's own readers (the MNIST reader) is data.
+    if frames and product and product[-1] is frames[-1] and kind not in (
+            "SystemExit", "KeyboardInterrupt", "FileNotFoundError", "NotADirectoryError"):
         return "npu_bridge", "%s in %s:%d" % (kind, os.path.basename(frames[-1][0]), frames[-1][1]), text
     # -- the folder's own
     if kind in ("SyntaxError", "TabError", "IndentationError"):
@@ -849,6 +851,7 @@ def reclassify(zoo, out, project):
     """Classify the runs of `out` (an earlier `--keep-output` run) again from their logs."""
     with open(os.path.join(out, "results.json"), encoding="utf-8") as handle:
         data = json.load(handle)
+    project = data["meta"].get("project", project)   # the checkout that run used
     project_dirs = [os.path.join(project, "npu_bridge"), os.path.join(project, "hccl")]
     for row in data["rows"]:
         log = os.path.join(out, "logs", _log_name(row["folder"]))
