@@ -84,7 +84,8 @@ def _build_parser():
     ranks.add_argument("--hosts", metavar="ADDR,...", help="one address per server of the rank "
                        "table (loopback addresses such as 127.0.0.2 on one machine)")
     ranks.add_argument("--collective-timeout", type=float, metavar="S", default=None,
-                       help="seconds a collective waits for its peers (default 120)")
+                       help="seconds a Session.run that executes collectives may take before "
+                       "it fails naming the missing ranks (default 120)")
     run.add_argument("script", metavar="SCRIPT", help="the Python script to run (or, as "
                      "python takes, a directory or zip file holding __main__.py)")
     rest = run.add_argument("args", metavar="ARGS", nargs=argparse.REMAINDER,

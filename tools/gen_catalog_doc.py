@@ -77,9 +77,16 @@ def render_options():
               "right one(s) must too; `excludes`: must not be set together; "
               "`ascending_ranges`: each `a-b` group needs a < b, at most N groups; "
               "`existing_dir`: must be an existing writable directory on the machine that runs "
-              "the script (a warning here: this machine is not that one).", "",
-              "| kind | when | rule | real adapter | code (severity) | source |",
-              "| --- | --- | --- | --- | --- | --- |"]
+              "the script (a warning here: this machine is not that one); `memory_budget`: the "
+              "sizes (an unset one at its share) fit the product's on-chip memory; "
+              "`needs_value`: the option must hold one of the values; `notice`: an info when "
+              "the option holds another value; `legacy_value`: a legacy value and what GE runs; "
+              "`env_policy`: the environment variable merged into the policy; "
+              "`policy_parallel`: the policy with concurrent graphs; `weight_dir`: the "
+              "directory GE writes external weights to. Level `ge` rows read the effective GE "
+              "options of every resolution, `ge_direct` rows GE options given directly.", "",
+              "| kind | level | when | rule | real adapter | code (severity) | source |",
+              "| --- | --- | --- | --- | --- | --- | --- |"]
     for rule in catalog.CROSS_RULES:
         when = " or ".join(_cond(c) for c in rule.when)
         if rule.kind == "requires":
@@ -88,12 +95,27 @@ def render_options():
             what = "not with " + " or ".join(_cond(c) for c in rule.others)
         elif rule.kind == "ascending_ranges":
             what = "`%s`: ranges ascend, at most %s groups" % (rule.option, rule.max_groups)
-        else:
+        elif rule.kind == "existing_dir":
             what = "`%s` an existing writable directory" % rule.option
+        elif rule.kind == "memory_budget":
+            what = " + ".join("`%s` (unset: %d/%d)" % s for s in rule.shares) + \
+                " <= the product's memory"
+        elif rule.kind in ("needs_value", "policy_parallel", "legacy_value"):
+            what = "`%s` %s %s" % (rule.option, {"needs_value": "one of",
+                                                "policy_parallel": "guarded at",
+                                                "legacy_value": "legacy"}[rule.kind],
+                                   ", ".join(str(v) for v in rule.allowed))
+        elif rule.kind == "env_policy":
+            what = "`$%s` merged into `%s`" % (rule.env, rule.option)
+        elif rule.kind == "weight_dir":
+            what = "`%s`, else `$%s/tmp_weight_<pid>_<sessionid>`" % (rule.option, rule.env)
+        else:
+            what = "`%s` not %s" % (rule.option, ", ".join(repr(v) for v in rule.allowed))
         severity = rule.severity or CODES[rule.code][0]
-        lines.append("| %s | %s | %s | %s | `%s` (%s) | %s |" % (
-            rule.kind, _cell(when), _cell(what), _cell(catalog.CROSS_FAILURES[rule.failure]),
-            rule.code, severity, _cell(rule.source)))
+        lines.append("| %s | %s | %s | %s | %s | `%s` (%s) | %s |" % (
+            rule.kind, rule.level, _cell(when), _cell(what),
+            _cell(catalog.CROSS_FAILURES[rule.failure]), rule.code, severity,
+            _cell(rule.source)))
     lines += ["", "## Several NpuOptimizer custom optimizers", "",
               "The real adapter (`tf_adapter/util/npu_attrs.cc`: `NpuAttrs::SetNpuOptimizerAttr`, "
               "which builds the GE and adapter options, and `NpuAttrs::GetPassOptions`) reads "
@@ -203,7 +225,7 @@ def render_reference():
 
 
 OUTPUTS = {"docs/options.md": render_options, "docs/diagnostics.md": render_diagnostics,
-           "docs/reference.md": render_reference, "npu_bridge/ge/_reader.py": resolver.reader_module_text}
+           "docs/reference.md": render_reference}
 
 
 def main(argv):
