@@ -39,7 +39,8 @@ BOUNDS = {
     "startup_ge": (None, None, "`import npu_bridge.ge` (no TensorFlow) / the TF import (no bound)"),
     "startup_contrib": ("<=", 1.10, "import + first use of `tensorflow.contrib.slim` / of `tf_slim`, after npu_init"),
     "session_create": ("<=", 1.05, "Session(config with 40 keys) + close, patched / unpatched"),
-    "guard": ("<=", 1.05, "Session.run of a trivial op, policy 2 (guard) / policy 0"),
+    "guard": (None, None, "Session.run of a trivial op, policy 2 (guard) / policy 0 (information: its noise floor here is above 5%)"),
+    "guard_bookkeeping": ("<=", 1.0, "the guard's own work per Session.run (queue-runner test, graph key, enter, leave), thread CPU us / 5 us"),
     "resolve_107": ("<=", 1.0, "resolve() of a 107-key protobuf parameter_map, us per call / 200 us"),
     "lint": (">=", 1.0, "`npu-bridge lint` files per second over 2,000 generated scripts, 2 jobs / 400"),
     "plan_resnet50": ("<=", 1.0, "memory plan of the tf_slim resnet_v1_50 training graph (batch 32), seconds / 1 s"),
@@ -197,7 +198,7 @@ def main(argv=None):
     print("\nSummary (ratio: shim/baseline for times, <= bound is good; lint: files/s / 400, >= 1 is good)")
     failed = []
     for name in BOUNDS:
-        if only and not any(name.startswith(o) or (o == "session" and name in ("session_create", "guard"))
+        if only and not any(name.startswith(o) or (o == "session" and name in ("session_create", "guard", "guard_bookkeeping"))
                             or (o == "resolve" and name == "resolve_107") for o in only):
             continue
         if name not in figures:

@@ -528,6 +528,8 @@ def session_kwargs(self, args, kwargs):
     session): all by name, the target and config as ``session_args`` makes them."""
     kw = dict(zip(("target", "graph", "config"), args))
     kw.update(kwargs)
+    if not hasattr(self, "_session"):
+        self._session = None   # BaseSession.__del__ reads it if the job cannot start (below)
     kw["target"], kw["config"] = session_args(kw.get("target") or "", kw.get("config"))
     self._npu_cluster = True
     return kw

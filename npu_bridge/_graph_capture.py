@@ -137,7 +137,7 @@ def capture(graph, fetches, feed_dict=None, name="graph"):
     fetched = {t.op._id for t in fetch_tensors} | {o._id for o in targets}   # pylint: disable=protected-access
     for op in reversed(ops):
         oid = op._id   # pylint: disable=protected-access
-        if op.type in _HOST_TYPES or any(t.dtype == tf.variant for t in op.outputs):
+        if op.type in _HOST_TYPES or any(t.dtype is _VARIANT for t in op.outputs):
             host.add(oid)
         elif oid not in fetched and consumers.get(oid) and all(c in host for c in consumers[oid]):
             host.add(oid)
@@ -153,6 +153,7 @@ def capture(graph, fetches, feed_dict=None, name="graph"):
         nodes.append(mp.Node(dname, "Data", ((_shape(t), _dtype(t)),)))
         data_names.append(dname)
     dynamic_sources = []
+    names_of = {op._id: op.name for op in ops}   # pylint: disable=protected-access
     for op in ops:
         oid = op._id   # pylint: disable=protected-access
         if oid in host:
@@ -183,7 +184,7 @@ def capture(graph, fetches, feed_dict=None, name="graph"):
         inputs = []
         for t in ins[op._id]:
             src = data_of.get(t.ref())
-            inputs.append((src, 0) if src is not None else (t.op.name, t.value_index))
+            inputs.append((src, 0) if src is not None else (names_of[t.op._id], t.value_index))   # pylint: disable=protected-access
         if kind == "GetNext" and any(s is None or None in s for s, _ in outputs):
             dynamic_sources.append(op.name)
         var_name = op.get_attr("shared_name").decode() if op.type == "VarHandleOp" else None
@@ -284,7 +285,7 @@ def _facts(graph, ops, host):
             f.iterator_inits.append(op.name)
         if oid in init_ids:
             f.var_inits += 1
-        if any(t.dtype == tf.variant for t in op.outputs):
+        if any(t.dtype is _VARIANT for t in op.outputs):
             for t in op.inputs:
                 if "Table" in t.op.type and t.dtype == tf.resource:
                     f.tables_in_pipeline.append(t.op.name)
@@ -331,6 +332,7 @@ _ELEMENT_TYPES = frozenset(t for t in (tf.Operation, tf.Tensor,
                                                            fromlist=["ops"]), "SymbolicTensor",
                                                 None)) if t is not None)
 _fast_seen = set()
+_VARIANT = tf.variant   # DTypes are interned: compared by identity
 _FAST_LIMIT = 4096
 
 

@@ -9,6 +9,8 @@ three objects: ``RESOLUTIONS`` (this module), ``GE_INITIALIZATION``
 import dataclasses
 import inspect
 import os
+import re
+import sys
 import threading
 import weakref
 
@@ -400,6 +402,7 @@ def _wrap_init(original):
         # the process's policy: the one GE was initialized with (see "GE initialization")
         self._npu_guard_policy = init.policy
         self._npu_ge_init = init
+        self._npu_created_at = _created_at()   # NPB123 names where each session was made
         # the record, so that run-time refusals (NPB123) are attached to this configuration
         self._npu_record = _records.record("session", name, ge_options)
 
@@ -470,7 +473,7 @@ def _wrap_run(original):
             else:
                 key = graph_key(graph, fetches, feed_dict, self)
             guard = GUARD
-            guard.enter(key, policy, self)
+            guard.enter(key, policy, self, fetches)
             try:
                 if loops is None:
                     return original(self, fetches, feed_dict, options, run_metadata)
@@ -483,6 +486,21 @@ def _wrap_run(original):
     run.__doc__ = original.__doc__
     run.__name__ = original.__name__
     return run
+
+
+def _created_at():
+    """`file:line` of the script's call that is creating a session: the first frame outside
+    npu_bridge and TensorFlow (None when there is none)."""
+    frame = sys._getframe(2)   # pylint: disable=protected-access
+    while frame is not None:
+        path = frame.f_code.co_filename
+        if not (_IN_PACKAGES.search(path)):
+            return "%s:%d" % (os.path.basename(path), frame.f_lineno)
+        frame = frame.f_back
+    return None
+
+
+_IN_PACKAGES = re.compile(r"[\\/](npu_bridge|tensorflow|tensorflow_estimator|keras)[\\/]|^<frozen ")
 
 
 def _capture_graph(session, fetches, feed_dict):
@@ -503,7 +521,7 @@ def _wrap_make_callable(original):
         key = graph_key(self._graph, fetches, feed_list, self)
 
         def guarded_callable(*args, **kwargs):
-            GUARD.enter(key, policy, self)
+            GUARD.enter(key, policy, self, fetches)
             try:
                 return call(*args, **kwargs)
             finally:
@@ -525,7 +543,7 @@ def _wrap_partial_run(original):
         if policy is None:
             return original(self, handle, fetches, feed_dict)
         key = (id(self), id(self._graph), "partial_run", handle)   # one per partial_run_setup
-        GUARD.enter(key, policy, self)
+        GUARD.enter(key, policy, self, fetches)
         try:
             return original(self, handle, fetches, feed_dict)
         finally:

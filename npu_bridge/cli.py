@@ -67,7 +67,14 @@ def _build_parser():
                        "new files, the script itself and an existing file that is not a "
                        "previous npu-bridge report" % DEFAULT_REPORT)
     where.add_argument("--no-report", action="store_true", help="write no report file")
-    run.add_argument("--strict", action="store_true", help="exit 1 on warnings too")
+    run.add_argument("--strict", action="store_true",
+                     help="exit 1 on warnings too (the same as --fail-on warning)")
+    _add_fail_on(run, "error")
+    run.add_argument("--require-config", action="store_true",
+                     help="exit 1 when the script resolved no NPU configuration at all (a CI "
+                          "check that the script really configures the NPU)")
+    run.add_argument("--all", action="store_true",
+                     help="the summary also lists the options left at their defaults")
     ranks = run.add_argument_group("several ranks (docs/collectives.md)")
     ranks.add_argument("--ranks", type=int, metavar="N", help="start N worker processes, one per "
                        "rank, on TensorFlow's own collectives (a version 1.0 rank table is "
@@ -77,7 +84,8 @@ def _build_parser():
     ranks.add_argument("--hosts", metavar="ADDR,...", help="one address per server of the rank "
                        "table (loopback addresses such as 127.0.0.2 on one machine)")
     ranks.add_argument("--collective-timeout", type=float, metavar="S", default=None,
-                       help="seconds a collective waits for its peers (default 120)")
+                       help="seconds a Session.run that executes collectives may take before "
+                       "it fails naming the missing ranks (default 120)")
     run.add_argument("script", metavar="SCRIPT", help="the Python script to run (or, as "
                      "python takes, a directory or zip file holding __main__.py)")
     rest = run.add_argument("args", metavar="ARGS", nargs=argparse.REMAINDER,
@@ -136,6 +144,17 @@ def _build_parser():
     explain.add_argument("option", metavar="OPTION")
     from npu_bridge import memory_cli
     memory_cli.add_parser(sub, _product)
+
+    diff = sub.add_parser(
+        "diff", help="what changed between two reports (a migration's before and after)",
+        description="Compare two reports (`run --report` files or `options --format json` "
+                    "output): per configuration (paired by kind and name, else in order), the "
+                    "GE options added (+), removed (-) or changed (~) at each level, and the "
+                    "diagnostics that appeared (+) or went away (-).",
+        epilog="Exit code: 0 no differences, 1 differences, 2 usage error (as diff(1)).")
+    diff.add_argument("--format", choices=("text", "json"), default="text")
+    diff.add_argument("before", metavar="A.json")
+    diff.add_argument("after", metavar="B.json")
     return parser
 
 
@@ -147,7 +166,7 @@ def main(argv=None):
     except SystemExit as exc:  # --help (0) or a usage error (2)
         return exc.code if isinstance(exc.code, int) else EXIT_USAGE
     handler = {"run": _cmd_run, "options": _cmd_options, "lint": _cmd_lint,
-               "explain": _cmd_explain, "memory": _cmd_memory}[args.command]
+               "explain": _cmd_explain, "memory": _cmd_memory, "diff": _cmd_diff}[args.command]
     try:
         try:
             return handler(args)
@@ -192,12 +211,21 @@ def _cmd_run(args):
     problem = _runner.script_problem(args.script)
     if problem:
         raise _UsageError(problem)
+    lock = None
+    if report_path is not None:
+        try:   # one run per report at a time: a second one refuses, it never overwrites
+            lock = report.ReportLock(report_path)
+        except report.ReportLockedError as err:
+            raise _UsageError(str(err))
     if args.ranks is not None or args.rank_table:   # several ranks: npu_bridge._launcher
         from npu_bridge import _launcher
         try:
             return _launcher.run_job(args, report_path)
         except _launcher.LaunchError as err:
             raise _UsageError(err)
+        finally:
+            if lock is not None:
+                lock.release()
     cwd = os.getcwd()
     pid = os.getpid()
     _records.clear()
@@ -206,7 +234,11 @@ def _cmd_run(args):
     def finish(result):
         """Summary, report and exit code of the run that ended with `result`; also what
         `os._exit` in the script runs before the process ends (`_runner.run_script`)."""
-        return _finish_run(args, cwd, report_path, result)
+        try:
+            return _finish_run(args, cwd, report_path, result)
+        finally:
+            if lock is not None:
+                lock.release()   # (also on the way out through os._exit)
 
     # at_exit: the script's non-daemon threads are waited for and its atexit handlers run
     # (python's order) before the summary, so what they do is in the run
@@ -253,14 +285,23 @@ def _finish_run(args, cwd, report_path, result):
         records=_records.records(), script_exit_code=result.script_exit_code, exit_code=0,
         exception=result.exception, config_error=result.config_error, notes=result.notes)
     summary = data["summary"]
+    failing = FAIL_ON[getattr(args, "fail_on", None) or "error"]
+    if args.strict:
+        failing = tuple(dict.fromkeys(failing + FAIL_ON["warning"]))
+    counted = {"error": summary["errors"], "warning": summary["warnings"],
+               "info": summary.get("infos", 0)}
+    unconfigured = getattr(args, "require_config", False) and not summary["configurations"]
     if result.script_exit_code != 0:
         code = result.script_exit_code
-    elif summary["errors"] or (args.strict and summary["warnings"]):
+    elif any(counted[s] for s in failing) or unconfigured:
         code = EXIT_FINDINGS
     else:
         code = EXIT_OK
     data["outcome"]["exit_code"] = code
-    lines = report.summary_lines(data)
+    lines = report.summary_lines(data, show_defaults=getattr(args, "all", False))
+    if unconfigured:
+        lines.insert(1, "no NPU configuration resolved: the script never built an NPU "
+                        "session, estimator or npu_resource_init (--require-config)")
     if report_path is not None:
         try:
             script = os.path.abspath(args.script) if os.path.exists(args.script) else None
@@ -281,6 +322,24 @@ def _finish_run(args, cwd, report_path, result):
         pass
     print("\n".join(lines), file=sys.stderr)
     return code
+
+
+# --- diff --------------------------------------------------------------------------------
+
+def _cmd_diff(args):
+    from npu_bridge import report_diff
+    try:
+        before, after = report_diff.load(args.before), report_diff.load(args.after)
+    except report_diff.DiffInputError as err:
+        raise _UsageError(str(err))
+    changes = report_diff.compare(before, after)
+    if args.format == "json":
+        sys.stdout.write(json.dumps({"schema": "npu-bridge-diff", "version": 1,
+                                     "before": args.before, "after": args.after,
+                                     "changes": changes}, indent=2, ensure_ascii=False) + "\n")
+    else:
+        print("\n".join(report_diff.text_lines(changes, args.before, args.after)))
+    return EXIT_FINDINGS if changes else EXIT_OK
 
 
 # --- options -----------------------------------------------------------------------------
@@ -439,8 +498,10 @@ def _cmd_options(args):
                             for line in lines))
         else:
             print("  not resolved: the configuration has errors")
-        for d in diags:
-            if conf is None or d["severity"] == "info":
+        if conf is None:
+            print("\n".join(report.diagnostic_lines(diags)))
+        for d in diags:   # (the table's lines leave out the run-level infos: said here)
+            if d["code"] in report.RUN_INFOS:
                 print("  %s %s [%s]: %s" % (d["severity"], d["code"], d["option"], d["message"]))
     return EXIT_FINDINGS if errors else EXIT_OK
 

@@ -348,6 +348,56 @@ def write_atomic(path, text):
     return path
 
 
+class ReportLockedError(ValueError):
+    """Another `npu-bridge run` is writing the same report."""
+
+
+class ReportLock:
+    """An exclusive lock on one report path while a run writes it: a `.NAME.lock` file
+    beside the report, locked with `flock` (released when the process ends, however it
+    ends). A second run for the same report refuses (`ReportLockedError`) instead of
+    replacing the first run's report with its own."""
+
+    def __init__(self, report_path):
+        import fcntl
+        folder, name = os.path.split(os.path.abspath(report_path))
+        self.path = os.path.join(folder, ".%s.lock" % name)
+        while True:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o600)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                holder = os.pread(fd, 64, 0).decode("ascii", "replace").strip()
+                os.close(fd)
+                raise ReportLockedError(
+                    "report %s is being written by another npu-bridge run%s; wait for it to "
+                    "end, or give this run its own --report FILE"
+                    % (report_path, " (pid %s)" % holder if holder.isdigit() else ""))
+            try:   # the file locked must still be the one at the path (a release unlinks it)
+                same = os.fstat(fd).st_ino == os.stat(self.path).st_ino
+            except FileNotFoundError:
+                same = False
+            if same:
+                break
+            os.close(fd)
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, str(os.getpid()).encode("ascii"), 0)
+        self._fd = fd
+        self._pid = os.getpid()
+
+    def release(self):
+        """Remove the lock file and unlock (in the process that took it; a forked child
+        leaves both to its parent)."""
+        if self._fd is None or os.getpid() != self._pid:
+            return
+        try:
+            os.unlink(self.path)
+        except OSError:
+            pass
+        os.close(self._fd)
+        self._fd = None
+
+
 def write_report(path, report):
     """Write one report (see `write_atomic` for the errors raised); returns the absolute path."""
     return write_atomic(path, dumps(report))
@@ -361,9 +411,35 @@ def _table(rows, header):
     return [fmt % tuple(header)] + [fmt % tuple(r) for r in rows]
 
 
+# Repeated diagnostics of one code shown on the console (the report keeps them all).
+from npu_bridge.ge.diagnostics import SHOWN_PER_CODE  # noqa: E402
+# Infos about the run, not about one configuration: said once in the summary.
+RUN_INFOS = {"NPB110": "no target product: product rules skipped (NPB110; give --product)"}
+
+
+def diagnostic_lines(diagnostics, indent="  ", per_code=SHOWN_PER_CODE):
+    """`severity CODE [option]: message` lines, at most `per_code` of each code, then
+    `... and N more of CODE`; the run-level infos (`RUN_INFOS`) are left out."""
+    lines, shown, more = [], {}, {}
+    for d in diagnostics:
+        code = d["code"]
+        if code in RUN_INFOS:
+            continue
+        if shown.get(code, 0) >= per_code:
+            more[code] = more.get(code, 0) + 1
+            continue
+        shown[code] = shown.get(code, 0) + 1
+        lines.append("%s%s %s [%s]: %s" % (indent, d["severity"], code, d["option"],
+                                           d["message"]))
+    for code, n in more.items():
+        lines.append("%s... and %d more of %s (all in the report)" % (indent, n, code))
+    return lines
+
+
 def configuration_lines(conf, show_defaults=False, hidden_hint="see the report"):
     """Text lines for one configuration: level, GE key, value, effective, source; then its
-    diagnostics. Keys whose source is a default are left out unless `show_defaults`."""
+    diagnostics (errors, warnings and infos; `diagnostic_lines`). Keys whose source is a
+    default are left out unless `show_defaults`."""
     rows, hidden = [], 0
     sources = conf["sources"]
     for level in LEVELS:
@@ -382,33 +458,51 @@ def configuration_lines(conf, show_defaults=False, hidden_hint="see the report")
         lines.append("  (no options set by the script)")
     if hidden:
         lines.append("  (%d default option(s) not shown: %s)" % (hidden, hidden_hint))
-    for d in conf["diagnostics"]:
-        if d["severity"] == "info":
-            continue
-        lines.append("  %s %s [%s]: %s" % (d["severity"], d["code"], d["option"], d["message"]))
+    lines.extend(diagnostic_lines(conf["diagnostics"]))
     return lines
 
 
-def summary_lines(report):
-    """The compact summary `npu-bridge run` prints at exit."""
+def _same_key(conf):
+    """What makes two configurations print the same (all but their index, kind and name)."""
+    return json.dumps({k: v for k, v in conf.items() if k not in ("index", "kind", "name")},
+                      sort_keys=True, default=str)
+
+
+def summary_lines(report, show_defaults=False):
+    """The compact summary `npu-bridge run` prints at exit: counts, then each distinct
+    configuration once (identical ones as `[1,2] x2: estimator ..., session ...`)."""
     s = report["summary"]
-    lines = ["npu-bridge run: %d configuration(s), %d error(s), %d warning(s)"
-             % (s["configurations"], s["errors"], s["warnings"])]
+    lines = ["npu-bridge run: %d configuration(s), %d error(s), %d warning(s), %d info(s)"
+             % (s["configurations"], s["errors"], s["warnings"], s.get("infos", 0))]
+    groups = {}
     for conf in report["configurations"]:
-        lines.append("[%d] %s %s (product: %s)%s" % (
-            conf["index"], conf["kind"], conf["name"], conf["product"] or "none",
-            " REFUSED: NpuConfigError raised" if conf.get("refused") else ""))
-        lines.extend(configuration_lines(conf))
+        groups.setdefault(_same_key(conf), []).append(conf)
+    run_infos = []
+    for same in groups.values():
+        conf = same[0]
+        for d in conf["diagnostics"]:
+            if d["code"] in RUN_INFOS and RUN_INFOS[d["code"]] not in run_infos:
+                run_infos.append(RUN_INFOS[d["code"]])
+        tail = " (product: %s)%s" % (conf["product"] or "none",
+                                     " REFUSED: NpuConfigError raised" if conf.get("refused")
+                                     else "")
+        if len(same) == 1:
+            lines.append("[%d] %s %s%s" % (conf["index"], conf["kind"], conf["name"], tail))
+        else:
+            lines.append("[%s] x%d: %s%s" % (",".join(str(c["index"]) for c in same), len(same),
+                                              ", ".join("%s %s" % (c["kind"], c["name"])
+                                                        for c in same), tail))
+        lines.extend(configuration_lines(conf, show_defaults=show_defaults,
+                                         hidden_hint="--all lists them"))
         lines.extend(_memory_report.memory_lines(conf))
+    lines.extend(run_infos)
     unc = report["outcome"]["uncaught"]
     if unc:
         lines.append("uncaught %s: %s" % (unc["type"], unc["message"].splitlines()[0]
                                           if unc["message"] else ""))
         if unc.get("configuration"):
             lines.append("  (the refused configuration [%d] above)" % unc["configuration"])
-        for d in () if unc.get("configuration") else unc["diagnostics"]:
-            lines.append("  %s %s [%s]: %s" % (d["severity"], d["code"], d["option"],
-                                               d["message"]))
+        lines.extend(diagnostic_lines(() if unc.get("configuration") else unc["diagnostics"]))
     env = report["environment"]["set"]
     if env:
         lines.append("environment set: " + " ".join("%s=%s" % kv for kv in env.items()))

@@ -85,10 +85,36 @@ def concurrency_error(policy, ge_options=None, initialized_by=None):
                                 severity="error")])
 
 
-def _refusal(key, others, policy, session):
-    """The error for a run of graph `key` refused while the graphs `others` execute; recorded
-    with the session's configuration (`npu_bridge._records`), once per set of graphs, so
-    `npu-bridge run` fails on it even when the script catches it or a thread dies of it."""
+def _fetch_names(fetches, out, depth=0):
+    if isinstance(fetches, (list, tuple)) and depth < 8:
+        for item in fetches:
+            _fetch_names(item, out, depth + 1)
+    elif isinstance(fetches, dict) and depth < 8:
+        for item in fetches.values():
+            _fetch_names(item, out, depth + 1)
+    elif fetches is not None:
+        out.append(fetches if isinstance(fetches, str) else getattr(fetches, "name", repr(fetches)))
+
+
+def describe_run(session, fetches):
+    """`Session#2 (created at train.py:40), graph 0x7f.. (12 ops), fetches ['loss:0']`: one
+    executing GE graph as NPB123 names it."""
+    name = (getattr(session, "_npu_record", None) or {}).get("name") or type(session).__name__
+    where = getattr(session, "_npu_created_at", None)
+    graph = getattr(session, "_graph", None)
+    names = []
+    _fetch_names(fetches, names)
+    shown = ", ".join(repr(n) for n in names[:4]) + (", ..." if len(names) > 4 else "")
+    ops = len(graph.get_operations()) if graph is not None else 0
+    return "%s%s, graph 0x%x (%d ops), fetches [%s]" % (
+        name, " (created at %s)" % where if where else "", id(graph), ops, shown)
+
+
+def _refusal(key, others, policy, session, fetches=None, running=()):
+    """The error for a run of graph `key` refused while the graphs `others` execute (named
+    from `running`: key -> (session, fetches)); recorded with the session's configuration
+    (`npu_bridge._records`), once per set of graphs, so `npu-bridge run` fails on it even
+    when the script catches it or a thread dies of it."""
     init = getattr(session, "_npu_ge_init", None)
     rec = getattr(session, "_npu_record", None)
     if init is not None:
@@ -96,6 +122,16 @@ def _refusal(key, others, policy, session):
         error = concurrency_error(policy, init.ge_options, other)
     else:
         error = concurrency_error(policy, getattr(session, "_npu_ge_options", None))
+    described = [describe_run(*running[k]) for k in others if k in running]
+    if described:
+        diag = error.diagnostics[0]
+        text = diag.message.replace(
+            "another graph of this process is executing",
+            "this run (%s) was refused while %s %s executing" % (
+                describe_run(session, fetches), "; ".join(described[:3]),
+                "is" if len(described) == 1 else "are"), 1)
+        from npu_bridge.ge import NpuConfigError
+        error = NpuConfigError([diag._replace(message=text)])
     if rec is not None:
         _records.add_runtime_diagnostic(rec, others | {key}, error.diagnostics[0])
         _records.link(error, rec)
@@ -111,11 +147,13 @@ class ConcurrencyGuard:
     def __init__(self):
         self.lock = threading.Lock()
         self.executing = {}
+        self.running = {}   # graph key -> (session, fetches) of its first run: NPB123 names it
         self.started_runners = {}
 
-    def enter(self, key, policy, session=None):
-        """Count a run of graph `key` under `policy` ("2" or "4"); raises `NpuConfigError`
-        (NPB123, recorded with `session`'s record) when another graph is executing."""
+    def enter(self, key, policy, session=None, fetches=None):
+        """Count a run of graph `key` (fetching `fetches`) under `policy` ("2" or "4"); raises
+        `NpuConfigError` (NPB123, recorded with `session`'s record, naming both graphs) when
+        another graph is executing."""
         # `executing` holds only keys with a count > 0, so "any other graph executing" is a
         # size test, not a loop. acquire/try/finally: half the cost of `with`.
         lock = self.lock
@@ -125,11 +163,14 @@ class ConcurrencyGuard:
             count = executing.get(key, 0)
             if len(executing) <= (1 if count else 0):
                 executing[key] = count + 1
+                if not count:
+                    self.running[key] = (session, fetches)
                 return
             others = frozenset(k for k in executing if k != key)
+            running = {k: self.running[k] for k in others if k in self.running}
         finally:
             lock.release()
-        raise _refusal(key, others, policy, session)
+        raise _refusal(key, others, policy, session, fetches, running)
 
     def leave(self, key):
         """The run of graph `key` that `enter` counted has ended."""
@@ -142,6 +183,7 @@ class ConcurrencyGuard:
                 executing[key] = count
             else:
                 del executing[key]
+                self.running.pop(key, None)
         finally:
             lock.release()
 

@@ -229,3 +229,20 @@ def test_an_option_the_session_also_sends_at_session_level_is_not_ignored():
             assert ignored(session) is None
     finally:
         npu_plugin.npu_resource_shutdown()
+
+
+def test_a_legacy_value_is_named_with_what_ge_applies():
+    # issue 17 defect 8: NPB126 said "static_memory_policy '0' (GE runs '1')" while NPB103
+    # says 1 runs as 2; and a session asking for 2 under GE's 1 is no difference at all
+    graph = tf.Graph()
+    first = tf.compat.v1.Session(graph=graph, config=config(static_memory_policy=1))
+    second = tf.compat.v1.Session(graph=graph, config=config(static_memory_policy=0))
+    third = tf.compat.v1.Session(graph=graph, config=config(static_memory_policy=2))
+    try:
+        diag = ignored(second)
+        assert "static_memory_policy '0' (GE runs '1', which it applies as '2')" in diag.message
+        assert ignored(third) is None
+    finally:
+        first.close()
+        second.close()
+        third.close()

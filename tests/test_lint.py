@@ -771,7 +771,7 @@ def test_known_keywords_and_kwargs_are_not_nbl012():
 
 def test_lint_codes_are_listed():
     assert {"NBL001", "NBL002", "NBL003", "NBL010", "NBL011", "NBL012"} <= set(lint.LINT_CODES)
-    for path in ("docs/cli.md", "README.md"):
+    for path in ("docs/cli.md", "docs/reference.md"):   # (the tables moved out of README)
         with open(os.path.join(os.path.dirname(__file__), "..", path), encoding="utf-8") as fh:
             text = fh.read()
         for code in lint.LINT_CODES:

@@ -340,7 +340,8 @@ def test_a_launcher_of_ones_own_sets_the_three_variables(tmp_path):
     procs = [subprocess.Popen([sys.executable, "-m", "npu_bridge", "run", "--no-report",
                                os.path.join(HERE, "own_launcher.py")], cwd=str(tmp_path),
                               env=_env(RANK_SIZE="2", RANK_ID=str(r), RANK_TABLE_FILE=str(tmp_path / "table.json"),
-                                       JOB_ID="own-%d" % os.getpid(), NPU_BRIDGE_PORT_BASE=str(base)),
+                                       JOB_ID="own-%d" % os.getpid(), NPU_BRIDGE_PORT_BASE=str(base),
+                                       NPU_BRIDGE_JOB_DIR=str(tmp_path / "job")),
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) for r in (0, 1)]
     outs = []
     try:

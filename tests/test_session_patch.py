@@ -249,6 +249,21 @@ def test_guard_refuses_a_second_graph_under_policy_2_and_4(policy):
     sess.close()
 
 
+def test_the_refusal_names_both_graphs_and_where_each_session_was_made():
+    # issue 17 defect 10: NPB123 did not say which two graphs or sessions collided
+    sess, slow, fast, started, release = blocking_graph(2)
+    with while_running(sess, slow, started, release):
+        with pytest.raises(NpuConfigError) as info:
+            sess.run(fast)
+    message = info.value.diagnostics[0].message
+    here = "test_session_patch.py:"
+    assert "this run (Session#" in message and "was refused while Session#" in message
+    assert message.count("(created at %s" % here) == 2
+    assert "fetches [%r]" % fast.name in message and "fetches [%r]" % slow.name in message
+    assert message.count("graph 0x%x" % id(sess.graph)) == 2
+    sess.close()
+
+
 @pytest.mark.parametrize("policy", [0, 3])
 def test_guard_never_refuses_under_policy_0_and_3(policy):
     sess, slow, fast, started, release = blocking_graph(policy)

@@ -1,7 +1,7 @@
 """Rank tables and the multi-rank job environment (no TensorFlow, no npu_bridge import).
 
 An Ascend job of several ranks is described by a rank table (``RANK_TABLE_FILE``, versions
-1.0 and 1.2: ``docs/collectives.md`` and ``/work/shared/reference/collectives.md``) plus
+1.0 and 1.2: ``docs/collectives.md``, after the vendor docs of ``RANK_TABLE_FILE``) plus
 ``RANK_SIZE`` / ``RANK_ID``. This module reads and checks a table (every problem at once, as
 ``RankTableError``), writes the version 1.0 table ``npu-bridge run --ranks N`` generates, and
 works out where each rank's TensorFlow server listens:
@@ -28,7 +28,7 @@ ENV_TIMEOUT = "NPU_BRIDGE_COLLECTIVE_TIMEOUT"
 ENV_CHILD = "NPU_BRIDGE_RANK_CHILD"
 DEFAULT_TIMEOUT = 120.0
 VERSIONS = ("1.0", "1.2")
-SOURCE = "rank table format: vendor docs (RANK_TABLE_FILE), /work/shared/reference/collectives.md"
+SOURCE = "rank table format: the vendor docs of RANK_TABLE_FILE (versions 1.0, 1.2); docs/collectives.md"
 
 
 class RankTableError(ValueError):

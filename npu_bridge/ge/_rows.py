@@ -2035,6 +2035,16 @@ CLASS_PRODUCTS = {'MemoryConfig': (['atlas-a3-training',
 #     abort, 'docs': only the vendor docs state it); code / severity: the diagnostic.
 _OV = 'reference option_values.json checked_by_adapter'
 CROSS_RULES = [
+    # level "parameter_map" (the default): on the parameter_map values, in this order
+    {'kind': 'memory_budget', 'if': [('graph_memory_max_size', 'set'),
+                                     ('variable_memory_max_size', 'set')],
+     'shares': [('graph_memory_max_size', 26, 32), ('variable_memory_max_size', 5, 32)],
+     'code': 'NPB140', 'failure': 'docs',
+     'source': "GE's defaults, hicann/ge base/graph/manager/graph_var_manager.h (unset, the two "
+               "default to 26/32 and 5/32 of it)"},
+    {'kind': 'needs_value', 'if': [('mix_compile_mode', True)], 'option': 'iterations_per_loop',
+     'allowed': [1], 'default': 1, 'code': 'NPB141', 'failure': 'docs',
+     'source': 'docs/en/tfadapter_1/apiref/session_config/mixed_computing.md'},
     {'kind': 'excludes', 'if': [('precision_mode', 'set')], 'others': [('precision_mode_v2', 'set')],
      'failure': 'error', 'code': 'NPB142', 'source': _OV + ' (precision_mode, precision_mode_v2)'},
     {'kind': 'excludes', 'if': [('enable_compress_weight', 'set')],
@@ -2076,4 +2086,43 @@ CROSS_RULES = [
      'source': _OV + ' (enable_dump, enable_dump_debug, dump_path)'},
     {'kind': 'existing_dir', 'if': [('aoe_mode', 'set')], 'option': 'work_path',
      'failure': 'fatal', 'code': 'NPB144', 'source': _OV + ' (aoe_mode, work_path)'},
-]
+    {'kind': 'notice', 'if': [('input_fusion_size', 'set')], 'option': 'input_fusion_size',
+     'quiet': [131072], 'code': 'NPB122', 'failure': 'docs',
+     'message': '{option} only acts on static-shape graphs run asynchronously (RunGraphAsync)',
+     'source': 'seed ge_memory_options_zh.txt'},
+    # level "ge_direct": on GE options given directly (resolve_ge), before the "ge" rows
+    {'kind': 'notice', 'level': 'ge_direct', 'if': [('ge.exec.input_fusion_size', 'set')],
+     'option': 'ge.exec.input_fusion_size', 'quiet': ['131072'], 'code': 'NPB122',
+     'failure': 'docs',
+     'message': '{option} only acts on static-shape graphs run asynchronously (RunGraphAsync)',
+     'source': 'seed ge_memory_options_zh.txt'},
+    # level "ge": GE's own normalisation and the seeds' memory rules, on the effective GE
+    # options of every resolution, in this order (the static-memory policy rows build on the
+    # policy the rows before them leave)
+    {'kind': 'legacy_value', 'level': 'ge', 'if': [('ge.exec.staticMemoryPolicy', 'set')],
+     'option': 'ge.exec.staticMemoryPolicy', 'allowed': [1], 'default': 2, 'code': 'NPB103',
+     'failure': 'docs', 'source': 'seed memoryconfig_constructor_zh.txt'},
+    {'kind': 'env_policy', 'level': 'ge', 'if': [('ge.exec.staticMemoryPolicy', 'set')],
+     'option': 'ge.exec.staticMemoryPolicy', 'env': 'GE_USE_STATIC_MEMORY',
+     'allowed': [0, 1, 2, 3, 4], 'code': 'NPB121', 'invalid_code': 'NPB150', 'failure': 'docs',
+     'source': 'reference README'},
+    {'kind': 'policy_parallel', 'level': 'ge', 'if': [('ge.exec.staticMemoryPolicy', 'set')],
+     'option': 'ge.exec.staticMemoryPolicy', 'allowed': [2, 4],
+     'others': [('ge.graphMaxParallelModelNum', 'set')], 'code': 'NPB120', 'failure': 'docs',
+     'source': 'seed memoryconfig_constructor_zh.txt'},
+    {'kind': 'weight_dir', 'level': 'ge', 'if': [('ge.externalWeight', ['1', '2', 'true'])],
+     'option': 'ge.externalWeightDir', 'env': 'ASCEND_WORK_PATH', 'code': 'NPB134',
+     'failure': 'docs', 'source': 'seed ge_memory_options_zh.txt'},
+    {'kind': 'requires', 'level': 'ge', 'if': [('ge.externalWeightDir', 'set')],
+     'needs': [('ge.externalWeight', ['1', '2', 'true'])], 'code': 'NPB133', 'failure': 'docs',
+     'message': '{option}={value!r} has no effect without ge.externalWeight 1 or 2 '
+                '(got {needed!r})',
+     'source': 'seed ge_memory_options_zh.txt'},
+] + [
+    {'kind': 'notice', 'level': 'ge', 'if': [(key, 'set')], 'option': key, 'quiet': [''],
+     'code': 'NPB132', 'failure': 'docs',
+     'message': '{option}: the reused graph inputs/outputs must be 32-byte aligned, and their '
+                'contents are overwritten',
+     'source': 'seed ge_memory_options_zh.txt'}
+    for key in ('ge.exec.inputReuseMemIndexes', 'ge.exec.outputReuseMemIndexes',
+                'ge.exec.outputReuseInputMemIndexes')]

@@ -275,7 +275,12 @@ def all_names():
 
 
 # ---------------------------------------------------------------- cross-option rules
-CROSS_KINDS = ("requires", "excludes", "ascending_ranges", "existing_dir")
+CROSS_KINDS = ("requires", "excludes", "ascending_ranges", "existing_dir", "memory_budget",
+               "needs_value", "notice", "legacy_value", "env_policy", "policy_parallel",
+               "weight_dir")
+# parameter_map: on the parameter_map values; ge: on every resolution's effective GE options;
+# ge_direct: on GE options given directly (resolve_ge), before the "ge" rows
+CROSS_LEVELS = ("parameter_map", "ge", "ge_direct")
 CROSS_FAILURES = {
     "error": "the real adapter fails session creation",
     "fatal": "the real adapter aborts the process (LOG(FATAL))",
@@ -293,6 +298,13 @@ class CrossRule:
     the key checked by "ascending_ranges" / "existing_dir"; max_groups: for
     "ascending_ranges"; failure: "error" | "fatal" | "docs" (`CROSS_FAILURES`); code and
     severity (None: the code's default) of the diagnostic; source: where the rule comes from.
+    level: one of `CROSS_LEVELS` (keys are parameter_map keys, or GE keys for "ge" levels);
+    allowed: the values the kind accepts ("needs_value"), stays quiet for ("notice"), treats
+    as legacy ("legacy_value"), guards ("policy_parallel") or reads in `env` ("env_policy");
+    default: the value of an absent option ("needs_value"), what a legacy value runs as;
+    shares: ((key, numerator, denominator), ...) of the device memory ("memory_budget");
+    env: an environment variable the kind reads; invalid_code: the code of a bad `env` value;
+    message: the kind's text, formatted with {option}, {value}, {needed}.
     """
     kind: str
     when: Tuple[Tuple[str, Any], ...]
@@ -305,6 +317,13 @@ class CrossRule:
     any_of: bool = False
     option: Optional[str] = None
     max_groups: Optional[int] = None
+    level: str = "parameter_map"
+    allowed: Tuple[Any, ...] = ()
+    default: Any = None
+    shares: Tuple[Tuple[str, int, int], ...] = ()
+    env: Optional[str] = None
+    invalid_code: Optional[str] = None
+    message: Optional[str] = None
 
     @property
     def keys(self):
@@ -312,6 +331,7 @@ class CrossRule:
         names = [k for k, _ in self.when + self.needs + self.others]
         if self.option:
             names.append(self.option)
+        names.extend(k for k, _, _ in self.shares)
         return tuple(dict.fromkeys(names))
 
 
@@ -324,10 +344,19 @@ def _cross(spec):
                      source=spec["source"], failure=spec.get("failure", "error"),
                      severity=spec.get("severity"), needs=_conds(spec.get("needs")),
                      others=_conds(spec.get("others")), any_of=bool(spec.get("any")),
-                     option=spec.get("option"), max_groups=spec.get("max_groups"))
-    if rule.kind not in CROSS_KINDS or rule.failure not in CROSS_FAILURES:
+                     option=spec.get("option"), max_groups=spec.get("max_groups"),
+                     level=spec.get("level", "parameter_map"),
+                     allowed=tuple(spec.get("allowed", ())), default=spec.get("default"),
+                     shares=tuple(tuple(s) for s in spec.get("shares", ())),
+                     env=spec.get("env"), invalid_code=spec.get("invalid_code"),
+                     message=spec.get("message"))
+    if (rule.kind not in CROSS_KINDS or rule.failure not in CROSS_FAILURES
+            or rule.level not in CROSS_LEVELS):
         raise ValueError("bad cross-option rule %r" % (spec,))
-    unknown = [k for k in rule.keys if k not in BY_KEY]
+    from npu_bridge.ge._scopes import SCOPES   # the GE keys GE reads
+    known = BY_KEY if rule.level == "parameter_map" else (
+        lambda k: k in BY_GE_KEY or k in SCOPES)
+    unknown = [k for k in rule.keys if not (known(k) if callable(known) else k in known)]
     if unknown:
         raise ValueError("cross-option rule %r names unknown keys %s" % (spec, unknown))
     return rule

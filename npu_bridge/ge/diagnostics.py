@@ -10,6 +10,7 @@ from types import MappingProxyType
 from typing import Any, NamedTuple
 
 SEVERITIES = ("error", "warning", "info")
+SHOWN_PER_CODE = 5   # repeated diagnostics of one code shown in a message (all are kept)
 
 
 class Diagnostic(NamedTuple):
@@ -48,7 +49,15 @@ class NpuConfigError(ValueError):
         self.ge_options = ge_options
         errors = [d for d in self.diagnostics if d.severity == "error"]
         lines = ["%d NPU configuration error(s):" % len(errors)]
-        lines += ["  " + str(d) for d in errors]
+        shown, more = {}, {}
+        for d in errors:   # at most SHOWN_PER_CODE of one code; `.diagnostics` keeps all
+            if shown.get(d.code, 0) >= SHOWN_PER_CODE:
+                more[d.code] = more.get(d.code, 0) + 1
+            else:
+                shown[d.code] = shown.get(d.code, 0) + 1
+                lines.append("  " + str(d))
+        lines += ["  ... and %d more of %s (all in .diagnostics)" % (n, code)
+                  for code, n in more.items()]
         super().__init__("\n".join(lines))
 
 
@@ -102,13 +111,13 @@ CODES = MappingProxyType({
                "r1.1.1..r3.2.0, hicann/tensorflow docs); docs/options.md 'Spellings of older "
                "adapter releases'"),
     "NPB110": ("info", "no target product: product rules skipped",
-               "README 'Products' table / docs/options.md Products (product=, soc_config, "
+               "docs/reference.md 'Products' / docs/options.md Products (product=, soc_config, "
                "NPU_BRIDGE_PRODUCT)"),
     "NPB111": ("error", "unknown product id or SoC name",
-               "README 'Products' table / docs/options.md Products"),
+               "docs/reference.md 'Products' / docs/options.md Products"),
     "NPB115": ("warning", "explicit target product (product=, forced_product(), --product) and the "
                "soc_config SoC name disagree; the explicit one wins",
-               "target precedence: README 'Products' table / docs/options.md Products"),
+               "target precedence: docs/reference.md 'Products' / docs/options.md Products"),
     "NPB116": ("info", "no custom optimizer named exactly NpuOptimizer in the ConfigProto: GE "
                "gets the adapter defaults only",
                "hicann/tensorflow tf_adapter/util/npu_attrs.cc (name() == \"NpuOptimizer\")"),
@@ -162,7 +171,12 @@ CODES = MappingProxyType({
                "a '..' component, a symbolic link, an existing non-directory, NUL or line break",
                "project rule (npu_bridge/ge/paths.py); seed ge_memory_options_zh.txt for the directory"),
     "NPB140": ("error", "graph_memory_max_size + variable_memory_max_size exceed the product's "
-               "on-chip memory", "vendor docs (reference README); products.py memory sizes"),
+               "on-chip memory (a warning where the product's figure has low confidence)",
+               "GE's defaults and budget check (hicann/ge base/graph/manager/graph_var_manager.h, "
+               "graph_mem_assigner.cc); figures: npu_bridge/ge/products.py, each with its "
+               "confidence and source (vendor platform configs, reference ge_memory.md)"),
+    "NPB145": ("info", "the memory-size rule (NPB140) skipped: no on-chip memory figure is known "
+               "for the target product", "project rule; figures: npu_bridge/ge/products.py"),
     "NPB141": ("error", "mix_compile_mode needs iterations_per_loop == 1",
                "vendor docs mixed_computing / NPURunConfig"),
     "NPB142": ("error", "mutually exclusive options set together (error where the real adapter "

@@ -129,33 +129,45 @@ class GeInitialization:
         per_session = {index.get(key, (key,))[0]
                        for key, text in ge_options.session_options.items()
                        if text not in _UNSET_TEXTS}
-        options = {}   # parameter_map key -> (my values, GE's values, defaults)
+        # what GE applies (a legacy value runs as another: static_memory_policy 1 as 2, NPB103)
+        mine_eff = getattr(ge_options, "effective", None) or {}
+        applied_eff = getattr(init.ge_options, "effective", None) or {}
+        options = {}   # parameter_map key -> (my values, GE's values, defaults, applied as)
         for key in set(mine) | set(applied):
             if key not in read:
                 continue   # a spelling GE does not read: no effect either way
             name, defaults = index.get(key, (key, frozenset()))
             if name in per_session:
                 continue   # reaches GE through this session's own options
-            entry = options.setdefault(name, (set(), set(), defaults))
+            entry = options.setdefault(name, (set(), set(), defaults, set(), {}))
             if mine.get(key) not in (None,) + _UNSET_TEXTS:
                 entry[0].add(mine[key])
+                entry[3].add(mine_eff.get(key, mine[key]))
             if applied.get(key) not in (None,) + _UNSET_TEXTS:
                 entry[1].add(applied[key])
+                eff = applied_eff.get(key, applied[key])
+                if eff != applied[key]:
+                    entry[4][applied[key]] = eff   # (one spelling GE changes is enough)
+                else:
+                    entry[4].setdefault(applied[key], eff)
         differ = []
-        for name, (wanted, runs, defaults) in sorted(options.items()):
-            if not wanted or wanted & runs:
-                continue
+        for name, (wanted, runs, defaults, wanted_eff, runs_eff) in sorted(options.items()):
+            if not wanted or wanted & runs or wanted_eff & set(runs_eff.values()):
+                continue   # the same value, or two values GE applies alike
             if not runs and wanted <= defaults:
                 continue   # a default this configuration did not choose
-            differ.append((name, sorted(wanted)[0], sorted(runs)[0] if runs else None))
+            run = sorted(runs)[0] if runs else None
+            differ.append((name, sorted(wanted)[0], run, runs_eff.get(run, run)))
         if not differ:
             return None
-        listed = "; ".join("%s %s (GE runs %s)" % (k, _shown_value(v), _shown_value(a))
-                           for k, v, a in differ[:8])
+        listed = "; ".join("%s %s (GE runs %s%s)" % (
+            k, _shown_value(v), _shown_value(a),
+            "" if e == a else ", which it applies as %s" % _shown_value(e))
+            for k, v, a, e in differ[:8])
         if len(differ) > 8:
             listed += "; and %d more" % (len(differ) - 8)
         from npu_bridge.ge.diagnostics import make
-        key, value, _ = differ[0]
+        key, value = differ[0][:2]
         advice = ("pass them to npu_resource_init, or call npu_resource_shutdown first"
                   if init.plugin else "close the other NPU sessions first, or give every "
                   "session the same global options")

@@ -34,9 +34,9 @@ from typing import Optional, Tuple
 
 GIB = 1024 ** 3
 
-# Platform configs read for the figures: CANN 8.1.RC1, mirrored in the public repository
-# github.com/leideng/CANN-8.1.RC1 under this path.
-_INI = "leideng/CANN-8.1.RC1:Ascend/ascend-toolkit/8.1.RC1/aarch64-linux/data/platform_config/"
+# Platform configs read for the figures: the vendor's CANN 8.1.RC1 toolkit files (what GE reads
+# for a SoC), named by their path in the toolkit.
+_INI = "vendor CANN 8.1.RC1 toolkit data/platform_config/"
 
 SOC_MEMORY = MappingProxyType({soc: (memory, _INI + soc + ".ini") for soc, memory in (
     ("Ascend910B", None),                    # first-generation 910 bin; memory_size empty
@@ -65,43 +65,48 @@ class Product:
 
     id: the project's identifier; seed_names: the names the seeds/vendor docs use;
     memory_bytes: on-chip memory of one device in bytes (the largest of the family's SoCs),
-    or None where no trustworthy figure exists (the `graph_memory_max_size +
-    variable_memory_max_size` rule is then skipped); memory_source: where the figure comes
-    from.
+    or None where no figure is known (the `graph_memory_max_size + variable_memory_max_size`
+    rule NPB140 is then skipped, with info NPB145 saying so); memory_source: where the figure
+    comes from; memory_confidence: "high", "medium" or "low" (reference ge_memory.md "Device
+    memory per product"; NPB140 is a warning, not an error, on a low-confidence figure).
     """
     id: str
     seed_names: Tuple[str, ...]
     memory_bytes: Optional[int]
     memory_source: str
+    memory_confidence: Optional[str] = None
 
 
+_GE_MEMORY = "reference ge_memory.md 'Device memory per product'"
 _A2 = ("largest platform-config memory_size of the family: Ascend910B1/B2/B3.ini 64 GiB "
-       "(Ascend910B4.ini 32 GiB, Ascend910B2C.ini empty); " + _INI)
+       "(Ascend910B4.ini 32 GiB, Ascend910B2C.ini empty), " + _INI + "; " + _GE_MEMORY +
+       " (64 GiB, npu-smi 65536 MB)")
 _A3 = ("largest platform-config memory_size of the family: Ascend910_9391.ini 64 GiB "
-       "(Ascend910_9362.ini 32 GiB; 9392/9381/9382/9372 configs not checked); " + _INI)
+       "(Ascend910_9362.ini 32 GiB; 9392/9381/9382/9372 configs not checked), " + _INI + "; "
+       + _GE_MEMORY + " (64 GiB per die)")
 
 PRODUCTS = MappingProxyType({p.id: p for p in (
-    Product("ascend-950", ("Ascend 950PR", "Ascend 950DT"), None,
-            "none: the 950 parts differ (CANN 8.1.RC1 Ascend910_95.ini: 128 GiB; "
-            "xiaobingling93-pixel/Ascend-mssanitizer:csrc/core/framework/platform_config.h "
-            "lists 16..144 GB per part); rule skipped"),
+    Product("ascend-950", ("Ascend 950PR", "Ascend 950DT"), 144 * GIB,
+            _GE_MEMORY + ": 128 GB (950PR) / 144 GB (950DT) announced, the larger taken for the "
+            "family; CANN 8.1 platform config Ascend910_95.ini 128 GiB", "low"),
     Product("atlas-a3-training", ("Atlas A3 训练系列产品", "Atlas A3 training product"), 64 * GIB,
-            _A3),
+            _A3, "medium"),
     Product("atlas-a3-inference", ("Atlas A3 推理系列产品", "Atlas A3 inference product"), 64 * GIB,
-            _A3),
+            _A3, "medium"),
     Product("atlas-a2-training", ("Atlas A2 训练系列产品", "Atlas A2 training product"), 64 * GIB,
-            _A2),
+            _A2, "high"),
     Product("atlas-a2-inference", ("Atlas A2 推理系列产品", "Atlas A2 inference product"), 64 * GIB,
-            _A2),
+            _A2, "high"),
     Product("atlas-200i-500-a2", ("Atlas 200I/500 A2 推理产品", "Atlas 200I/500 A2 inference product"),
             None, "none: Ascend310B2/B3/B4.ini leave memory_size empty (Ascend310B1.ini: "
-            "32 GiB); " + _INI + "; rule skipped"),
+            "32 GiB), " + _INI + "; " + _GE_MEMORY + " has no figure for it; rule skipped"),
     Product("atlas-inference", ("Atlas 推理系列产品", "Atlas inference product"), 24000000000,
-            "platform-config memory_size of Ascend310P1/P3/P5/P7.ini (decimal 24 GB); " + _INI),
+            "platform-config memory_size of Ascend310P1/P3/P5/P7.ini (decimal 24 GB), " + _INI +
+            "; " + _GE_MEMORY + " (24 GB per chip)", "medium"),
     Product("atlas-training", ("Atlas 训练系列产品", "Atlas training product"), 32 * GIB,
-            "no platform config carries it (Ascend910B.ini: empty); 32 GB HBM of Ascend 910: "
-            "xiaobingling93-pixel/Ascend-mssanitizer:csrc/core/framework/platform_config.h "
-            "(Ascend910PremiumA)"),
+            "no platform config carries it (Ascend910B.ini: empty); " + _GE_MEMORY + ": 32 GiB "
+            "HBM of Ascend 910, matching GE's defaults of 26/32 + 5/32 of a 32 GiB device "
+            "(hicann/ge base/graph/manager/graph_var_manager.h)", "high"),
 )})
 """Product id -> Product, in the order of DESIGN.md's table."""
 
@@ -215,4 +220,4 @@ def check_product_arg(where, product):
 def unknown_message(name, where):
     """The message for an unknown product id or SoC name, listing the known ones."""
     return ("unknown product %r (from %s); known product ids: %s; known SoC names: %s "
-            "(README 'Products' table; docs/options.md)" % (name, where, ", ".join(PRODUCT_IDS), ", ".join(KNOWN_SOC_FORMS)))
+            "(docs/reference.md 'Products'; docs/options.md)" % (name, where, ", ".join(PRODUCT_IDS), ", ".join(KNOWN_SOC_FORMS)))

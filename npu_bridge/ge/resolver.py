@@ -22,10 +22,6 @@ _FIELD_NAMES = {"b": "b (bool)", "i": "i (int)", "s": "s (bytes/string)", "f": "
 _PY_FIELD = ((bool, "b"), (int, "i"), (float, "f"), (str, "s"), (bytes, "s"))
 _PY_TYPE_FIELD = {bool: "b", int: "i", float: "f", str: "s", bytes: "s"}
 _PRODUCT_ENV = "NPU_BRIDGE_PRODUCT"
-_STATIC_ENV = "GE_USE_STATIC_MEMORY"
-_ALIGN_KEYS = ("ge.exec.inputReuseMemIndexes", "ge.exec.outputReuseMemIndexes",
-               "ge.exec.outputReuseInputMemIndexes")
-_STATIC_POLICY = "ge.exec.staticMemoryPolicy"
 _DECIMAL = re.compile(r"-?[0-9]+").fullmatch   # ASCII only, as GE parses it
 _INDEX = re.compile(r"[0-9]{1,40}").fullmatch   # longer: beyond any graph, and int()'s limit
 
@@ -83,8 +79,7 @@ def _plain_groups(pattern):
 def _fast_test(row):
     """`(expression, constants)`: a Python expression in `v` that is true for a plainly valid
     value of `row` (no diagnostic needed), or None when every value is valid. False sends
-    the value to `_check` (which may still accept it). The generated reader (`_read`) inlines
-    the expression; `_fast_ok` makes a predicate of it."""
+    the value to `_check` (which may still accept it); `_fast_ok` makes a predicate of it."""
     kind = row.rule
     if kind in ("bool", "any"):
         return None
@@ -571,7 +566,7 @@ def _target(product, soc, env, diags):
                     diags.append(make("NPB115", "soc_config", soc,
                                       "the target product %s (%s %s) and soc_config=%r (%s) "
                                       "disagree; %s wins; source: target precedence product= > "
-                                      "soc_config > $NPU_BRIDGE_PRODUCT (README 'Products')"
+                                      "soc_config > $NPU_BRIDGE_PRODUCT (docs/reference.md 'Products')"
                                       % (pid, where.strip("="), name, soc, soc_pid,
                                          where.strip("="))))
             return pid
@@ -667,31 +662,9 @@ def _reader_source():
     return "\n".join(lines), consts
 
 
-READER_HEADER = ('"""`_read` of npu_bridge.ge.resolver, generated from the catalog rows by\n'
-                 'tools/gen_catalog_doc.py (resolver.reader_module_text); do not edit. The resolver\n'
-                 'gives it its constants, and compiles its own copy instead when this file is not\n'
-                 'what the catalog gives (a checked-in module is compiled once, by the install, not at\n'
-                 'every import)."""\n# flake8: noqa\n# pylint: skip-file\n\n\n')
-
-
-def reader_module_text():
-    """The text of `npu_bridge/ge/_reader.py`: `READER_HEADER` then `_reader_source()`."""
-    return READER_HEADER + _reader_source()[0]
-
-
 def _compile_reader():
-    """`(_read, its source)`: the checked-in `_reader` module's function when that module is
-    exactly what the catalog gives, else a copy compiled here (tens of ms)."""
+    """`(_read, its source)`: `_reader_source()` compiled in memory, once, at import."""
     text, constants = _reader_source()
-    try:
-        from npu_bridge.ge import _reader   # pylint: disable=import-outside-toplevel
-        with open(_reader.__file__, encoding="utf-8") as handle:
-            current = handle.read()
-    except (ImportError, OSError, UnicodeDecodeError):
-        current = None
-    if current == READER_HEADER + text:
-        vars(_reader).update(constants)
-        return _reader._read, text   # pylint: disable=protected-access
     namespace = dict(constants)
     exec(compile(text, _READER_FILE, "exec"), namespace)  # pylint: disable=exec-used
     return namespace["_read"], text
@@ -787,8 +760,9 @@ def resolve(config, product=None, env=None):
         if plain in effective:
             effective.setdefault(gekey, effective[plain])
     result = GeOptions(levels[0], levels[1], levels[2], levels[3], effective, diags, pid, sources)
-    _ge_rules(result, env, values.get("graph_max_parallel_model_num"), "static_memory_policy"
-              if "static_memory_policy" in values else None)
+    # the rule table's GE-level rows: GE's own normalisation and the seeds' memory rules
+    cross.check_ge(result, env, values.get("graph_max_parallel_model_num"),
+                   "static_memory_policy" if "static_memory_policy" in values else None)
     return result.raise_for_errors()
 
 
@@ -799,12 +773,8 @@ def _truthy(value, row):
     return value != row.default
 
 
-# Unset, graph/variable memory sizes default to these shares of the device memory (reference README).
-_MEM_SHARES = {"graph_memory_max_size": (26, 32), "variable_memory_max_size": (5, 32)}
-
-
 def _pm_rules(values, used_classes, pid, diags, given=(), socs=()):
-    """Product and cross-option rules over parameter_map values."""
+    """Product support (the rows' product columns) and the rule table's parameter_map rows."""
     if pid is not None:
         for key in _PRODUCT_KEYS:
             if key not in values:
@@ -827,116 +797,8 @@ def _pm_rules(values, used_classes, pid, diags, given=(), socs=()):
                 diags.append(make("NPB114", cls, None,
                                   "%s is not supported on %s; supported on: %s; source: %s"
                                   % (cls, pid, ", ".join(rule[0]), rule[1])))
-        mem, mem_source = products.memory_figure(pid, socs)
-        sizes = [(k, values.get(k)) for k in _MEM_SHARES]
-        sizes = [(k, int(v)) for k, v in sizes if isinstance(v, str) and v.isdigit()]
-        if mem and sizes:
-            if len(sizes) == 1:  # the unset one takes its default share of the device memory
-                other = [k for k in _MEM_SHARES if k != sizes[0][0]][0]
-                num, den = _MEM_SHARES[other]
-                sizes.append((other + " (unset: %d/%d of the memory)" % (num, den),
-                              mem * num // den))
-            total = sum(v for _, v in sizes)
-            if total > mem:
-                diags.append(make("NPB140", sizes[0][0], total,
-                                  "%s = %d bytes exceed the %d bytes of on-chip memory of %s (%s); "
-                                  "source: vendor docs via reference README (unset, the two "
-                                  "default to 26/32 and 5/32 of it)"
-                                  % (" + ".join("%s %d" % kv for kv in sizes), total, mem,
-                                     pid, mem_source)))
-    if values.get("mix_compile_mode") is True and values.get("iterations_per_loop", 1) != 1:
-        diags.append(make("NPB141", "mix_compile_mode", True,
-                          "mix_compile_mode=true needs iterations_per_loop == 1, got %s; source: "
-                          "%s" % (values.get("iterations_per_loop"),
-                                  catalog.BY_KEY["mix_compile_mode"].source)))
-    # catalog.CROSS_RULES: requires / excludes / ranges / dirs
-    cross.check_all(values, diags, given)
-    if values.get("input_fusion_size", 131072) != 131072:
-        diags.append(make("NPB122", "input_fusion_size", values["input_fusion_size"],
-                          "input_fusion_size only acts on static-shape graphs run asynchronously "
-                          "(RunGraphAsync); source: seed ge_memory_options_zh.txt"))
-
-
-# ---------------------------------------------------------------- GE-level rules
-def _int_or_none(text):
-    try:
-        return int(text)
-    except (TypeError, ValueError):
-        return None
-
-
-def _ge_rules(result, env, parallel=None, policy_option=None):
-    """GE's own normalisation and the memory rules of the seeds, on `result.effective`."""
-    eff = result.effective
-    diags = result.diagnostics
-    policy_text = eff.get(_STATIC_POLICY)
-    policy = _int_or_none(policy_text)
-    option = policy_option or _STATIC_POLICY
-    if policy == 1:
-        if not any(d.code == "NPB103" and d.option == option for d in diags):
-            diags.append(make("NPB103", option, 1, "%s=1 is a legacy value; GE runs it as 2; "
-                              "source: seed memoryconfig_constructor_zh.txt" % option))
-        policy = 2
-    env_text = env.get(_STATIC_ENV)
-    if env_text not in (None, ""):
-        env_policy = _int_or_none(env_text)
-        if env_policy not in (0, 1, 2, 3, 4):
-            diags.append(make("NPB150", _STATIC_ENV, env_text,
-                              "%s=%r is not one of 0, 1, 2, 3, 4; ignored; source: reference "
-                              "README" % (_STATIC_ENV, env_text)))
-        else:
-            given = policy or 0
-            static = given in (2, 4) or env_policy in (1, 2, 4)
-            dynamic = given in (3, 4) or env_policy in (3, 4)
-            merged = 4 if static and dynamic else 2 if static else 3 if dynamic else 0
-            if policy_text is not None and result.sources.get(_STATIC_POLICY) != "adapter default":
-                diags.append(make("NPB121", option, policy_text,
-                                  "%s=%s and environment %s=%s are both set (the docs say use one); "
-                                  "GE merges them to policy %d; source: reference README"
-                                  % (option, policy_text, _STATIC_ENV, env_text, merged)))
-            policy = merged
-            result.sources[_STATIC_POLICY] = "env:" + _STATIC_ENV + " merged"
-    if policy is not None:
-        eff[_STATIC_POLICY] = str(policy)
-    if parallel is None:
-        parallel = _int_or_none(eff.get("ge.graphMaxParallelModelNum"))
-    if policy in (2, 4) and parallel is not None and parallel > 1:
-        diags.append(make("NPB120", option, policy_text,
-                          "%s=%s%s is not supported with concurrently executing graphs "
-                          "(graph_max_parallel_model_num=%d > 1); use 0 or 3, or run graphs one at "
-                          "a time; source: seed memoryconfig_constructor_zh.txt"
-                          % (option, policy_text, "" if str(policy) == policy_text else
-                             " (runs as %d)" % policy, parallel)))
-    # external weights: the directory GE writes to
-    ext = eff.get("ge.externalWeight")
-    wdir = eff.get("ge.externalWeightDir")
-    if ext in ("1", "2", "true"):
-        if not wdir:
-            base = env.get("ASCEND_WORK_PATH")
-            reason = paths.unsafe_dir_reason(base) if base else None
-            if reason is not None:
-                diags.append(make(paths.CODE, "ASCEND_WORK_PATH", base,
-                                  "ASCEND_WORK_PATH=%r is not a safe directory for the external "
-                                  "weight files GE writes: it %s; source: seed "
-                                  "ge_memory_options_zh.txt (precedence rule)" % (base, reason)))
-            name = "tmp_weight_%d_<sessionid>" % os.getpid()
-            wdir = os.path.join(base, name) if base else os.path.join(".", name)
-            eff["ge.externalWeightDir"] = wdir
-        diags.append(make("NPB134", "ge.externalWeight", ext,
-                          "external weight files go to %s (ge.externalWeightDir > "
-                          "$ASCEND_WORK_PATH/tmp_weight_<pid>_<sessionid> > "
-                          "./tmp_weight_<pid>_<sessionid>); source: seed ge_memory_options_zh.txt"
-                          % wdir))
-    elif wdir:
-        diags.append(make("NPB133", "ge.externalWeightDir", wdir,
-                          "ge.externalWeightDir=%r has no effect without ge.externalWeight 1 or 2 "
-                          "(got %r); source: seed ge_memory_options_zh.txt" % (wdir, ext)))
-    for key in _ALIGN_KEYS:
-        if eff.get(key):
-            diags.append(make("NPB132", key, eff[key],
-                              "%s: the reused graph inputs/outputs must be 32-byte aligned, and "
-                              "their contents are overwritten; source: seed ge_memory_options_zh.txt"
-                              % key))
+    # the rule table (catalog.CROSS_RULES), its parameter_map rows
+    cross.check_all(values, diags, given, (pid, socs))
 
 
 # ---------------------------------------------------------------- resolve_ge()
@@ -1026,13 +888,8 @@ def resolve_ge(global_options=None, session_options=None, graph_options=None, ir
                                   "%s=%s is not supported on %s; supported on: %s; source: %s"
                                   % (key, text, pid, ", ".join(row.products), row.source),
                                   severity=row.product_severity))
-    fusion = effective.get("ge.exec.input_fusion_size")
-    if fusion not in (None, "131072"):
-        diags.append(make("NPB122", "ge.exec.input_fusion_size", fusion,
-                          "ge.exec.input_fusion_size only acts on static-shape graphs run "
-                          "asynchronously (RunGraphAsync); source: seed ge_memory_options_zh.txt"))
     result = GeOptions(out[0], out[1], out[2], {}, effective, diags, pid, sources)
-    _ge_rules(result, env)
+    cross.check_ge(result, env, direct=True)
     return result.raise_for_errors()
 
 

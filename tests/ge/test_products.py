@@ -1,8 +1,8 @@
 """Product table: verified on-chip memory figures, the NPB140 boundary, SoC-name mapping.
 
-Figures pinned here come from the CANN 8.1.RC1 platform configs
-(`data/platform_config/<SoC>.ini`, `[SoCInfo] memory_size`), mirrored in the public
-repository leideng/CANN-8.1.RC1; see `npu_bridge/ge/products.py` for the per-figure source.
+Figures pinned here come from the platform configs of the vendor's CANN 8.1.RC1 toolkit
+(`data/platform_config/<SoC>.ini`, `[SoCInfo] memory_size`) and reference ge_memory.md; see
+`npu_bridge/ge/products.py` for the per-figure source and confidence.
 """
 import pytest
 
@@ -26,7 +26,7 @@ def sizes(graph, variable):
 
 # ---- verified figures
 @pytest.mark.parametrize("pid,memory", [
-    ("ascend-950", None),               # parts range over several memory sizes
+    ("ascend-950", 144 * GIB),          # reference ge_memory.md, low confidence (issue 17)
     ("atlas-a3-training", 64 * GIB),    # largest A3 config: Ascend910_9391.ini
     ("atlas-a3-inference", 64 * GIB),
     ("atlas-a2-training", 64 * GIB),    # largest A2 config: Ascend910B1/B2/B3.ini
@@ -85,8 +85,8 @@ def test_memory_for_prefers_the_soc_figure():
     assert products.memory_for("atlas-200i-500-a2", "Ascend310B4") is None
     # a SoC of another family does not lend its figure
     assert products.memory_for("atlas-training", "Ascend910B4") == 32 * GIB
-    assert products.memory_for("ascend-950", "Ascend910B1") is None
-    assert products.memory_for("ascend-950") is None
+    assert products.memory_for("ascend-950", "Ascend910B1") == 144 * GIB
+    assert products.memory_for("ascend-950") == 144 * GIB
 
 
 # ---- NPB140 boundary
@@ -111,10 +111,34 @@ def test_npb140_boundary_with_the_default_share_of_the_unset_size():
     assert d.value == memory + 1 and "5/32" in d.message
 
 
-@pytest.mark.parametrize("pid", ["ascend-950", "atlas-200i-500-a2"])
-def test_npb140_is_skipped_for_a_product_without_a_figure(pid):
+def _codes(pm, product):
+    from npu_bridge.ge import NpuConfigError, resolve
+    try:
+        return [(d.code, d.severity) for d in resolve(pm, product=product, env={}).diagnostics]
+    except NpuConfigError as err:
+        return [(d.code, d.severity) for d in err.diagnostics]
+
+
+@pytest.mark.parametrize("pid", ["atlas-200i-500-a2"])
+def test_npb140_skipped_for_a_product_without_a_figure_says_so(pid):
+    # issue 17 defect 2: the rule was skipped without a word
     assert products.PRODUCTS[pid].memory_bytes is None
     assert npb140(sizes(256 * GIB, 256 * GIB), pid) == []
+    assert ("NPB145", "info") in _codes(sizes(256 * GIB, 256 * GIB), pid)
+    assert "NPB145" not in [c for c, _ in _codes({}, pid)]   # nothing set: nothing skipped
+
+
+def test_every_figure_has_a_confidence_and_a_source():
+    for p in products.PRODUCTS.values():
+        assert p.memory_source
+        assert (p.memory_confidence in ("high", "medium", "low")) == (p.memory_bytes is not None)
+
+
+def test_a_low_confidence_figure_gives_a_warning_not_an_error():
+    (d,) = npb140(sizes(144 * GIB, 1), "ascend-950")
+    assert d.severity == "warning" and "confidence low" in d.message
+    (d,) = npb140(sizes(64 * GIB, 1), "atlas-a2-training")
+    assert d.severity == "error" and "confidence high" in d.message
 
 
 # ---- SoC names

@@ -86,7 +86,7 @@ def test_explicit_product_disagreeing_with_soc_config_warns_naming_both():
 def test_product_messages_point_to_readme_not_design():
     err = err_of(lambda: resolve({}, product="nope", env={}))
     msg = [d for d in err.diagnostics if d.code == "NPB111"][0].message
-    assert "DESIGN.md" not in msg and "README" in msg and "docs/options.md" in msg
+    assert "DESIGN.md" not in msg and "docs/reference.md" in msg and "docs/options.md" in msg
     for code, (_, _, source) in CODES.items():
         assert "DESIGN.md" not in source, code
 

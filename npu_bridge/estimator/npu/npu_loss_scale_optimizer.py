@@ -13,7 +13,8 @@ Semantics of the real optimizer (which extends TF 1.15's contrib ``LossScaleOpti
 On the NPU the check reads the device's floating-point status register; on the CPU an
 overflow shows up as inf/nan in the gradients, so the check is "every gradient is finite"
 (``tf.math.is_finite``). With ``is_distributed=True`` the status goes through
-``hccl_ops.allreduce`` like the real one (exact with one rank; an error with several). With a
+``hccl_ops.allreduce`` like the real one (exact with one rank; over the ranks of a multi-rank
+job, so every rank skips the same steps). With a
 ``FixedLossScaleManager(..., enable_overflow_check=False)`` the status is the constant True.
 
 A skipped step changes no variable, the global step included: the global step is advanced by

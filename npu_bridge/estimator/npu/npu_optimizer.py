@@ -14,7 +14,9 @@ wrapped optimizer (``compute_gradients``, ``apply_gradients``, ``get_slot``, ``v
 so they nest in any order with ``NPULossScaleOptimizer``. Gradients are averaged over the
 ranks with ``hccl_ops`` as on the NPU: with one rank (``RANK_SIZE`` unset or 1) the wrappers
 are exact pass-throughs (as the real ones, which skip the allreduce for one rank); with more
-ranks they raise ``hccl_ops.MultiRankUnsupportedError`` when the graph is built.
+ranks (``npu-bridge run --ranks N``, docs/collectives.md) each gradient is allreduced ("sum")
+on TensorFlow's collectives and divided by the rank count. Outside a multi-rank job
+``RANK_SIZE`` > 1 raises ``hccl_ops.MultiRankUnsupportedError`` when the graph is built.
 """
 import os
 
@@ -36,7 +38,7 @@ def allreduce(tensor, average=True):
       tensor: a tensor, variable or ``tf.IndexedSlices`` (gathered, as the real one does).
       average: divide by the number of ranks.
     Returns: same kind and shape as ``tensor``; with one rank its value is unchanged.
-    Raises: hccl_ops.MultiRankUnsupportedError with several ranks.
+    Raises: hccl_ops.MultiRankUnsupportedError with several ranks outside a multi-rank job.
     """
     size = _rank_size()
     if isinstance(tensor, tf.IndexedSlices):
@@ -53,7 +55,8 @@ def reduce(tensor, root_rank, average=True, fusion=0, fusion_id=-1):
     """Sum (``average``: mean, on the root only) ``tensor`` onto rank ``root_rank``.
 
     Raises: ValueError when ``DEVICE_ID`` is unset or negative (real rule) or for a bad
-    ``root_rank``; hccl_ops.MultiRankUnsupportedError with several ranks.
+    ``root_rank``; hccl_ops.MultiRankUnsupportedError with several ranks outside a
+    multi-rank job.
     """
     size = _rank_size()
     if isinstance(tensor, tf.IndexedSlices):
@@ -72,7 +75,7 @@ def npu_allreduce(values, reduction="mean", fusion=1, fusion_id=-1, group="hccl_
 
     ``reduction``: "mean" (sum divided by the rank count), "sum", "prod", "max" or "min".
     Returns one value or a list, matching the input. Raises ValueError for an unknown
-    reduction; hccl_ops.MultiRankUnsupportedError with several ranks.
+    reduction; hccl_ops.MultiRankUnsupportedError with several ranks outside a multi-rank job.
     """
     if reduction != "mean" and reduction not in hccl_ops.REDUCTIONS:
         raise ValueError("reduction must be 'mean' or one of %s, got %r" % (hccl_ops.REDUCTIONS, reduction))
@@ -105,8 +108,9 @@ class NPUDistributedOptimizer(_lso.WrappedOptimizerSlots, tf.compat.v1.train.Opt
 
     Args:
       optimizer: a ``tf.compat.v1.train.Optimizer`` (or another wrapper).
-      is_weight_update_sharding: each rank updates only its share of the weights, then
-        broadcasts them (real option; it only acts with several ranks).
+      is_weight_update_sharding: on the NPU each rank updates only its share of the weights,
+        then broadcasts them (real option; it only acts with several ranks). Here every rank
+        applies the averaged gradients to all weights, which gives the same weights.
       name: defaults to ``"Distributed" + type(optimizer).__name__``.
     With one rank both ``compute_gradients`` and ``apply_gradients`` return exactly what the
     wrapped optimizer returns.
@@ -241,7 +245,8 @@ def npu_distributed_optimizer_wrapper(optimizer):
     ``optimizer`` may be a TF1 optimizer, a Keras optimizer or a Keras optimizer name (str,
     resolved with ``tf.keras.optimizers.get``). ``compute_gradients``, ``get_gradients`` and
     ``_compute_gradients`` are wrapped where present; with one rank they return unchanged
-    results. Raises hccl_ops.MultiRankUnsupportedError at gradient time with several ranks.
+    results. Raises hccl_ops.MultiRankUnsupportedError at gradient time with several ranks
+    outside a multi-rank job.
     """
     if isinstance(optimizer, str):
         optimizer = tf.keras.optimizers.get(optimizer)

@@ -1,0 +1,166 @@
+"""`npu-bridge run`'s summary and exit code as a new user meets them (issue 17): identical
+configurations once, infos shown and counted, repeated diagnostics capped (the report keeps
+all), NPB110 said once, --fail-on / --require-config, and one run per report at a time."""
+import os
+import textwrap
+
+import pytest
+
+from npu_bridge import cli, report
+from npu_bridge.ge import NpuConfigError, resolve
+
+
+def _rec(kind, name, config, product=None):
+    try:
+        return {"kind": kind, "name": name, "options": resolve(config, product=product, env={}),
+                "refused": False, "runtime": ()}
+    except NpuConfigError as err:
+        return {"kind": kind, "name": name, "options": err.ge_options, "refused": True,
+                "runtime": ()}
+
+
+def _report(records):
+    return report.build_run_report(
+        script="/s.py", argv=["s.py"], cwd="/", product=None, strict=False,
+        environment_set={}, records=records, script_exit_code=0, exit_code=0)
+
+
+def test_identical_configurations_are_shown_once():
+    conf = {"precision_mode": "allow_mix_precision", "iterations_per_loop": 10}
+    records = [_rec("estimator", "NPUEstimator(model_dir=/m)", conf)] + [
+        _rec("session", "Session#%d" % i, conf) for i in (1, 2, 3)]
+    lines = report.summary_lines(_report(records))
+    heads = [l for l in lines if l.startswith("[")]
+    assert heads == ["[1,2,3,4] x4: estimator NPUEstimator(model_dir=/m), session Session#1, "
+                     "session Session#2, session Session#3 (product: none)"]
+    assert sum(l.split()[:3] == ["level", "GE", "key"] for l in lines) == 1   # one table
+    other = _rec("session", "Session#4", {"precision_mode": "force_fp32"})
+    lines = report.summary_lines(_report(records + [other]))
+    assert [l for l in lines if l.startswith("[")][1] == "[5] session Session#4 (product: none)"
+
+
+def test_infos_are_shown_and_counted_and_no_product_is_said_once():
+    records = [_rec("session", "Session#%d" % i, {"enable_data_pre_proc": True,
+                                                  "iterations_per_loop": i}) for i in (1, 2)]
+    data = _report(records)
+    lines = report.summary_lines(data)
+    assert data["summary"]["infos"] >= 2
+    assert lines[0].endswith(", %d info(s)" % data["summary"]["infos"])
+    assert sum("info NPB105 [enable_data_pre_proc]" in l for l in lines) == 2
+    assert not any("NPB110 [" in l for l in lines)
+    assert lines.count("no target product: product rules skipped (NPB110; give --product)") == 1
+
+
+def test_repeated_diagnostics_are_capped_on_the_console_not_in_the_report():
+    config = {"unknown_key_%04d" % i: 1 for i in range(40)}
+    records = [_rec("session", "Session#1", config)]
+    data = _report(records)
+    lines = report.summary_lines(data)
+    assert sum(" NPB100 [" in l for l in lines) == report.SHOWN_PER_CODE
+    assert "  ... and %d more of NPB100 (all in the report)" % (40 - report.SHOWN_PER_CODE) \
+        in lines
+    assert sum(d["code"] == "NPB100" for d in data["configurations"][0]["diagnostics"]) == 40
+
+
+def test_the_exception_message_is_capped_too():
+    config = {"unknown_key_%04d" % i: 1 for i in range(5000)}
+    with pytest.raises(NpuConfigError) as info:
+        resolve(config, env={})
+    assert len(info.value.diagnostics) >= 5000      # all kept
+    text = str(info.value)
+    assert len(text.splitlines()) < 20 and len(text) < 5000
+    assert "... and %d more of NPB100" % (5000 - report.SHOWN_PER_CODE) in text
+
+
+def _args(**kw):
+    base = dict(script="s.py", args=[], product=None, strict=False, fail_on="error",
+                require_config=False, all=False)
+    base.update(kw)
+    return type("Args", (), base)()
+
+
+class _Result:
+    environment_set = {}
+    script_exit_code = 0
+    exception = None
+    config_error = None
+    notes = ()
+
+
+def test_require_config_fails_a_run_that_resolved_nothing(capsys, monkeypatch):
+    from npu_bridge import _records
+    monkeypatch.setattr(_records, "records", lambda: [])
+    assert cli._finish_run(_args(), "/", None, _Result()) == 0
+    capsys.readouterr()
+    assert cli._finish_run(_args(require_config=True), "/", None, _Result()) == 1
+    err = capsys.readouterr().err
+    assert "no NPU configuration resolved" in err and err.rstrip().endswith("exit code: 1")
+
+
+def test_fail_on_counts_the_same_severities_as_lint(capsys, monkeypatch):
+    from npu_bridge import _records
+    rec = _rec("session", "Session#1", {"enable_data_pre_proc": True})   # an info only
+    monkeypatch.setattr(_records, "records", lambda: [rec])
+    assert cli._finish_run(_args(), "/", None, _Result()) == 0
+    assert cli._finish_run(_args(fail_on="info"), "/", None, _Result()) == 1
+    warn = _rec("session", "Session#1", {"input_fusion_size": 10 ** 9})   # NPB104 clamped
+    assert {d.severity for d in warn["options"].diagnostics} >= {"warning"} and not warn["refused"]
+    monkeypatch.setattr(_records, "records", lambda: [warn])
+    assert cli._finish_run(_args(strict=True), "/", None, _Result()) == 1
+    assert cli._finish_run(_args(fail_on="warning"), "/", None, _Result()) == 1
+
+
+def test_a_second_run_on_the_same_report_refuses_before_running(tmp_path, capsys):
+    script = tmp_path / "s.py"
+    script.write_text("raise SystemExit('must not run')\n")
+    path = str(tmp_path / "r.json")
+    held = report.ReportLock(path)
+    try:
+        code = cli.main(["run", "--report", path, str(script)])
+        err = capsys.readouterr().err
+        assert code == 2
+        assert "is being written by another npu-bridge run (pid %d)" % os.getpid() in err
+        assert not os.path.exists(path)
+    finally:
+        held.release()
+    again = report.ReportLock(path)   # released: the next run takes it
+    again.release()
+    assert not os.path.exists(again.path)
+
+
+# --- npu-bridge diff ----------------------------------------------------------------------
+
+def _options_json(capsys, tmp_path, name, *sets):
+    argv = ["options", "--format", "json"]
+    for s in sets:
+        argv += ["--set", s]
+    cli.main(argv)
+    path = tmp_path / name
+    path.write_text(capsys.readouterr().out)
+    return str(path)
+
+
+def test_diff_shows_options_and_diagnostics_that_changed(capsys, tmp_path):
+    a = _options_json(capsys, tmp_path, "a.json", "precision_mode=allow_fp32_to_fp16",
+                      "enable_data_pre_proc=true")
+    b = _options_json(capsys, tmp_path, "b.json", "precision_mode=allow_mix_precision",
+                      "iterations_per_loop=10")
+    code = cli.main(["diff", a, b])
+    out = capsys.readouterr().out.splitlines()
+    assert code == 1 and out[:3] == ["--- %s" % a, "+++ %s" % b, "options -> options"]
+    assert any(l.startswith("  ~ ") and "allow_fp32_to_fp16 -> allow_mix_precision" in l
+               for l in out)
+    assert "  ~ adapter iterations_per_loop: 1 -> 10" in out
+    assert any(l.startswith("  - info NPB105 [enable_data_pre_proc]") for l in out)
+    code = cli.main(["diff", "--format", "json", a, b])
+    data = __import__("json").loads(capsys.readouterr().out)
+    assert code == 1 and data["changes"][0]["diagnostics"]["gone"][0]["code"] == "NPB105"
+    assert cli.main(["diff", a, a]) == 0
+    assert capsys.readouterr().out == "no differences between %s and %s\n" % (a, a)
+
+
+def test_diff_refuses_what_is_not_a_report(capsys, tmp_path):
+    other = tmp_path / "x.json"
+    other.write_text('{"a": 1}')
+    assert cli.main(["diff", str(other), str(other)]) == 2
+    assert "is not an npu-bridge report" in capsys.readouterr().err
