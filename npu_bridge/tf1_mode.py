@@ -337,8 +337,8 @@ def _library_import_factory(original):
     return __import__
 
 
-class _PostImportLoader:
-    """Wraps tensorflow's real loader: runs it, then `enable()`. (Duck-typed loader:
+class _WrappingLoader:
+    """Wraps a module's real loader: runs it, then `after(module)`. (Duck-typed loader:
     importlib.abc would cost `import npu_bridge.ge` about 20 ms.)"""
 
     def __init__(self, loader):
@@ -353,12 +353,22 @@ class _PostImportLoader:
         if module.__spec__ is not None:
             module.__spec__.loader = self._loader
         self._loader.exec_module(module)
-        enable()
-        _note_importer()
-        _run_after_import()
+        self.after(module)
+
+    def after(self, module):
+        raise NotImplementedError
 
     def __getattr__(self, name):
         return getattr(self._loader, name)
+
+
+class _PostImportLoader(_WrappingLoader):
+    """tensorflow's loader, then `enable()`."""
+
+    def after(self, module):
+        enable()
+        _note_importer()
+        _run_after_import()
 
 
 class _TF1ModeFinder:
@@ -401,25 +411,12 @@ class _TF1ModeFinder:
         return spec
 
 
-class _PatchingLoader:
-    """Wraps a real module's loader: runs it, then gives the module its `tf1_contrib.MOVED`
-    names (`tf1_contrib.patch_module`)."""
+class _PatchingLoader(_WrappingLoader):
+    """A real module's loader, then the module's `tf1_contrib.MOVED` names
+    (`tf1_contrib.patch_module`)."""
 
-    def __init__(self, loader):
-        self._loader = loader
-
-    def create_module(self, spec):
-        return self._loader.create_module(spec)
-
-    def exec_module(self, module):
-        module.__loader__ = self._loader
-        if module.__spec__ is not None:
-            module.__spec__.loader = self._loader
-        self._loader.exec_module(module)
+    def after(self, module):
         tf1_contrib.patch_module(module)
-
-    def __getattr__(self, name):
-        return getattr(self._loader, name)
 
 
 def _ensure_finder():
