@@ -129,8 +129,8 @@ MOVED = {
     _C + "rnn.python.ops.rnn_cell": Row(("tf.compat.v1.nn.rnn_cell",), _TF, _MAP,
                                         "tf.compat.v1.nn.rnn_cell"),
     _C + "rnn.python.ops.core_rnn_cell": Row(("tf.compat.v1.nn.rnn_cell",), _TF, _MAP,
-                                             "tf.compat.v1.nn.rnn_cell (no _Linear: "
-                                             "tf.compat.v1.layers.dense)"),
+                                             "tf.compat.v1.nn.rnn_cell (_Linear served; "
+                                             "else tf.compat.v1.layers.dense)"),
     _C + "cudnn_rnn.CudnnCompatibleLSTMCell": Row(
         "npu_bridge._contrib.rnn:CudnnCompatibleLSTMCell", _OWN, "TF 1.15 cudnn_rnn_ops.py"),
     _C + "cudnn_rnn.CudnnLSTM": Row(None, nearest="cudnn_rnn.CudnnCompatibleLSTMCell in "
@@ -204,6 +204,35 @@ MOVED = {
                                                 "TF 1.15 contrib/training/python/training/hparam.py"),
     _C + "training.python.training.evaluation": Row("tf_slim.training.evaluation", _SLIM, _MAP),
     _C + "training.python.training.training": Row("tf_slim.training.training", _SLIM, _MAP),
+    # framework's tensor_util (TF 1.15 contrib/framework/python/framework/tensor_util.py
+    # __all__): the names TF 2.15 still has, at their TF 2.15 homes; with_same_shape own code
+    _C + "framework.python.framework.tensor_util": Row(
+        (), _TF, "TF 1.15 contrib/framework/python/framework/tensor_util.py",
+        "tf.debugging.assert_* / tf.ensure_shape"),
+    **{_C + "framework.python.framework.tensor_util." + name: Row(home + ":" + name, _TF,
+                                                                  "TF 2.15 (moved)")
+       for name, home in (("assert_same_float_dtype", "tensorflow.python.ops.check_ops"),
+                          ("assert_scalar", "tensorflow.python.ops.check_ops"),
+                          ("is_tensor", "tensorflow.python.framework.tensor_util"),
+                          ("convert_to_tensor_or_sparse_tensor",
+                           "tensorflow.python.framework.sparse_tensor"),
+                          ("remove_squeezable_dimensions",
+                           "tensorflow.python.ops.confusion_matrix"))},
+    _C + "framework.python.framework.tensor_util.with_same_shape": Row(
+        "npu_bridge._contrib.framework:with_same_shape", _OWN,
+        "TF 1.15 contrib/framework/python/framework/tensor_util.py"),
+    # rnn_cell_impl's _Linear (TF 1.15), which contrib's rnn_cell / core_rnn_cell re-exported
+    **{_C + path + "._Linear": Row("npu_bridge._contrib.linear:_Linear", _OWN,
+                                   "TF 1.15 python/ops/rnn_cell_impl.py")
+       for path in ("rnn.python.ops.rnn_cell", "rnn.python.ops.core_rnn_cell")},
+    # TF 1.15 seq2seq decoder.py: `_transpose_batch_time = rnn._transpose_batch_time`
+    _C + "seq2seq.python.ops.decoder._transpose_batch_time": Row(
+        "tensorflow.python.ops.rnn:_transpose_batch_time", _TF, "TF 2.15 python/ops/rnn.py"),
+    # contrib.image's generated ops; ImageProjectiveTransformV2 moved to TF core (TF 2.x added
+    # fill_mode, default CONSTANT: zeros outside, as contrib's op did)
+    _C + "image.ops": Row((), _TF, _MAP, "tensorflow.python.ops.gen_image_ops"),
+    _C + "image.ops.gen_image_ops": Row("tensorflow.python.ops.gen_image_ops", _TF,
+                                        "TF 2.15 python/ops/gen_image_ops.py (moved to core)"),
     _C + "framework.python.framework.checkpoint_utils": Row(
         "tensorflow.python.training.checkpoint_utils", _TF, "TF 2.15 (moved)"),
     _C + "training.bucket_by_sequence_length": Row(
@@ -355,6 +384,10 @@ MOVED = {
         "keras.src.mixed_precision.policy:Policy", "keras 2.15.0", "keras 2.15 (no loss_scale)"),
     "keras.api._v1.keras.mixed_precision.experimental.LossScaleOptimizer": Row(
         None, nearest="tf.keras.mixed_precision.LossScaleOptimizer(opt, dynamic=...)"),
+    # removed in TF 2.4 (Keras release notes); on one CPU there is nothing to replicate onto
+    "tensorflow.python.keras.utils.multi_gpu_model": Row(
+        None, nearest="tf.distribute.MirroredStrategy (build and compile the model in "
+                      "strategy.scope()); multi_gpu_model was removed in TensorFlow 2.4"),
     "tensorflow.tools.graph_transforms": Row(
         (), "", _MAP, "no maintained Python API (the C++ transform_graph tool); "
                       "tf.compat.v1.graph_util for freezing, grappler for optimisation"),

@@ -140,13 +140,13 @@ r["internal_cudnn_cell"] = cudnn_rnn_ops.CudnnCompatibleLSTMCell is tf.contrib.c
 r["internal_rnn_cell"] = rnn_cell.LSTMCell is tf.compat.v1.nn.rnn_cell.LSTMCell
 errs = {}
 for key, fn in (("cudnn_lstm", lambda: cudnn_rnn.CudnnLSTM), ("decoder", lambda: decoder.dynamic_decode),
-                ("matcher", lambda: graph_matcher.GraphMatcher), ("linear", lambda: core_rnn_cell._Linear)):
+                ("matcher", lambda: graph_matcher.GraphMatcher), ("linear", lambda: core_rnn_cell._linear)):
     try:
         fn(); errs[key] = None
     except AttributeError as e:
         errs[key] = [type(e).__name__, str(e)]
 try:
-    from tensorflow.contrib.rnn.python.ops.core_rnn_cell import _Linear
+    from tensorflow.contrib.rnn.python.ops.core_rnn_cell import _linear
 except ImportError as e:
     errs["from_linear"] = [type(e).__name__, str(e)]
 r["internal_errs"] = errs
@@ -339,6 +339,82 @@ print("RESULT " + json.dumps(r))
 '''
 
 
+# The deep paths the last zoo probe stopped at (docs/real_scripts.md), used as those scripts do.
+ZOO_PATHS = r'''
+import json
+import numpy as np
+import npu_bridge.npu_init
+import tensorflow as tf
+from tensorflow.contrib.rnn.python.ops.rnn_cell import _Linear          # DIEN
+from tensorflow.contrib.rnn.python.ops.core_rnn_cell import _Linear as _Linear2   # DIN
+from tensorflow.contrib.framework.python.framework import tensor_util   # GNMT
+from tensorflow.contrib.seq2seq.python.ops import decoder               # NMT
+from tensorflow.contrib.image.ops import gen_image_ops                  # MVSNet
+r = {"same_linear": _Linear is _Linear2}
+x = tf.constant([[1.0, 2.0]]); h = tf.constant([[3.0]])
+with tf.variable_scope("gates"):
+    lin = _Linear([x, h], 2, True, bias_initializer=tf.constant_initializer(0.5),
+                  kernel_initializer=tf.constant_initializer([[1.0, 0.0], [0.0, 1.0], [2.0, -1.0]]))
+with tf.variable_scope("single"):
+    one = _Linear(x, 3, False, kernel_initializer=tf.ones_initializer())
+y, y1 = lin([x, h]), one(x)
+r["vars"] = sorted(v.name for v in tf.global_variables())
+errs = []
+for bad in ([], tf.zeros([2]), tf.placeholder(tf.float32, [None, None])):
+    try:
+        _Linear(bad, 2, True)
+    except ValueError as e:
+        errs.append(str(e).split(":")[0])
+r["linear_errors"] = errs
+a = tf.zeros([2, 3]); b = tf.placeholder(tf.float32, [None, 3])
+same = tensor_util.with_same_shape(a, b)
+try:
+    tensor_util.with_same_shape(a, tf.zeros([3, 2])); r["static_mismatch"] = None
+except ValueError as e:
+    r["static_mismatch"] = str(e)
+bt = decoder._transpose_batch_time(tf.reshape(tf.range(6), [1, 2, 3]))
+img = tf.reshape(tf.range(9, dtype=tf.float32), [1, 3, 3, 1])
+shifted = gen_image_ops.image_projective_transform_v2(   # translate by +1 in x (MVSNet's call)
+    img, output_shape=[3, 3], transforms=tf.constant([[1, 0, 1, 0, 1, 0, 0, 0]], tf.float32),
+    interpolation="NEAREST")
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    r["y"], r["y1"] = sess.run(y).tolist(), sess.run(y1).tolist()
+    r["same"] = sess.run(same, {b: np.ones([2, 3])}).tolist()
+    try:
+        sess.run(same, {b: np.ones([4, 3])}); r["dynamic_mismatch"] = False
+    except tf.errors.InvalidArgumentError:
+        r["dynamic_mismatch"] = True
+    r["bt"] = sess.run(bt).shape
+    r["shifted"] = sess.run(shifted)[0, :, :, 0].tolist()
+r["bt"] = list(r["bt"])
+r["assert_scalar"] = tensor_util.assert_scalar is tf.debugging.assert_scalar
+try:
+    from tensorflow.python.keras.utils import multi_gpu_model
+except ImportError as e:
+    r["multi_gpu"] = [type(e).__name__, str(e)]
+print("RESULT " + json.dumps(r))
+'''
+
+
+def test_zoo_deep_paths_linear_tensor_util_decoder_image_ops(tmp_path):
+    r = run_scenario(tmp_path, ZOO_PATHS)
+    assert r["same_linear"] is True
+    # hand computation: [1, 2, 3] @ [[1, 0], [0, 1], [2, -1]] + 0.5 = [7.5, -0.5]; [1, 2] @ ones
+    assert r["y"] == [[7.5, -0.5]] and r["y1"] == [[3.0, 3.0, 3.0]]
+    assert r["vars"] == ["gates/bias:0", "gates/kernel:0", "single/kernel:0"]
+    assert r["linear_errors"] == ["`args` must be specified", "linear is expecting 2D arguments",
+                                  "linear expects shape[1] to be provided for shape (?, ?), but saw ?"]
+    assert r["same"] == [[1.0] * 3] * 2 and r["dynamic_mismatch"] is True
+    assert "incompatible" in r["static_mismatch"]
+    assert r["bt"] == [2, 1, 3]
+    # output(x, y) = input(x + 1, y); outside the image: 0 (TF 1.15 contrib's constant fill)
+    assert r["shifted"] == [[1.0, 2.0, 0.0], [4.0, 5.0, 0.0], [7.0, 8.0, 0.0]]
+    assert r["assert_scalar"] is True
+    kind, message = r["multi_gpu"]
+    assert kind == "MissingTF1ModuleError" and "MirroredStrategy" in message
+
+
 @pytest.fixture(scope="module")
 def forms(tmp_path_factory):
     return run_scenario(tmp_path_factory.mktemp("forms"), FORMS)
@@ -358,12 +434,12 @@ def test_internal_module_paths_import_and_fail_on_use(forms):
             ("decoder", "tf.contrib.seq2seq.python.ops.decoder.dynamic_decode", "tensorflow_addons"),
             ("matcher", "tf.contrib.quantize.python.graph_matcher.GraphMatcher",
              "tensorflow_model_optimization"),
-            ("linear", "tf.contrib.rnn.python.ops.core_rnn_cell._Linear", "layers.dense")):
+            ("linear", "tf.contrib.rnn.python.ops.core_rnn_cell._linear", "layers.dense")):
         kind, message = errs[key]
         assert kind == "MissingTF1AttributeError", key
         assert message.startswith(name + " is not available") and hint in message, message
     assert errs["from_linear"][0] == "MissingTF1ModuleError"
-    assert "core_rnn_cell._Linear is not available" in errs["from_linear"][1]
+    assert "core_rnn_cell._linear is not available" in errs["from_linear"][1]
 
 
 def test_lazy_nothing_heavy_until_contrib_is_touched(forms):
