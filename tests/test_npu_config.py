@@ -551,3 +551,50 @@ def test_numpy_integers_and_bools_are_accepted_as_protobuf_accepts_them():
     with pytest.raises(NpuArgumentError) as err:
         MemoryConfig(atomic_clean_policy=2.0)
     assert "NPB160" in str(err.value)
+
+
+# ---------------------------------------------------------------------------------------------
+# Deprecations only for what the user set (issue 17 defect 4)
+
+def _deprecated(config):
+    from npu_bridge.ge import resolve
+    return sorted(d.option for d in resolve(config).diagnostics if d.code == "NPB105")
+
+
+def test_no_deprecation_for_values_npurunconfig_writes_itself():
+    # NPURunConfig writes dynamic_graph_execute_mode and enable_data_pre_proc by default
+    pm = NPURunConfig()._npu_resolve_input()[0]
+    assert "dynamic_graph_execute_mode" in pm and "enable_data_pre_proc" in pm
+    assert _deprecated(NPURunConfig()) == []
+    assert _deprecated(NPURunConfig(precision_mode="allow_mix_precision")) == []
+
+
+def test_deprecation_for_arguments_the_user_set():
+    assert _deprecated(NPURunConfig(dynamic_graph_execute_mode="dynamic_execute")) == [
+        "dynamic_graph_execute_mode"]
+    # positional: enable_data_pre_proc is the 13th argument
+    assert _deprecated(NPURunConfig(1, None, None, None, 0, None, None, None, 5, 10000, 100,
+                                    None, True)) == ["enable_data_pre_proc"]
+    # replace() keeps what was set and adds what it replaces
+    config = NPURunConfig(dynamic_graph_execute_mode="dynamic_execute")
+    assert _deprecated(config.replace(enable_data_pre_proc=False)) == [
+        "dynamic_graph_execute_mode", "enable_data_pre_proc"]
+    assert _deprecated(NPURunConfig().replace(model_dir="/tmp/x")) == []
+
+
+def test_user_keys_of_a_run_config():
+    config = NPURunConfig(memory_config=MemoryConfig(static_memory_policy=2), precision_mode="must_keep_origin_dtype")
+    keys = config._npu_user_keys()
+    assert {"static_memory_policy", "precision_mode"} <= keys
+    assert "atomic_clean_policy" not in keys     # MemoryConfig's own default
+    assert "dynamic_graph_execute_mode" not in keys and "use_off_line" not in keys
+
+
+def test_hand_written_parameter_map_counts_every_key_as_set():
+    config = tf.compat.v1.ConfigProto()
+    custom_op = config.graph_options.rewrite_options.custom_optimizers.add()
+    custom_op.name = "NpuOptimizer"
+    custom_op.parameter_map["dynamic_graph_execute_mode"].s = b"dynamic_execute"
+    assert _deprecated(config) == ["dynamic_graph_execute_mode"]
+    # an NPURunConfig's session_config NpuOptimizer is the user's too
+    assert _deprecated(NPURunConfig(session_config=config)) == ["dynamic_graph_execute_mode"]

@@ -399,6 +399,13 @@ def _unpack(config):
                     % type(config).__name__)
 
 
+def _user_keys(config):
+    """The parameter_map keys the user set, when `config` tells (`_npu_user_keys()` of an
+    `NPURunConfig`: the other keys are defaults it writes itself), else None (every key)."""
+    hook = getattr(config, "_npu_user_keys", None)
+    return None if hook is None else frozenset(hook())
+
+
 # ---------------------------------------------------------------- several NpuOptimizers
 _NPU_OPTIMIZER = "NpuOptimizer"
 _NEAR_MISS = {}   # custom optimizer name -> close to "NpuOptimizer" (memo)
@@ -727,7 +734,9 @@ def resolve(config, product=None, env=None):
         `parameter_map` (key -> `AttrValue`, or key -> plain Python value: bool -> .b, int ->
         .i, float -> .f, str/bytes -> .s), or an object with `_npu_resolve_input()` returning
         `(parameter_map, used_classes)` (parameter_map may be a tuple of parameter_maps in
-        the order the adapter reads them: merged the same way).
+        the order the adapter reads them: merged the same way); such an object may also
+        have `_npu_user_keys()` (the keys the user set: deprecations, NPB105, only for
+        those; without it every key counts as set).
       product: product id (`atlas-a2-training`) or SoC name (`Ascend910B1`); overrides the
         `soc_config` option and `$NPU_BRIDGE_PRODUCT`.
       env: environment mapping (default `os.environ`); reads `GE_USE_STATIC_MEMORY`,
@@ -745,7 +754,11 @@ def resolve(config, product=None, env=None):
         merged = _merge(extra[1])
         pmap = merged[0]
     values, found, levels, sources = _entries(pmap)
-    diags = list(found)
+    user_keys = _user_keys(config)
+    if user_keys is None:   # a hand-written map: every key is the user's
+        diags = list(found)
+    else:   # a deprecation is about the user's choice, not a default the config class writes
+        diags = [d for d in found if d.code != "NPB105" or d.option in user_keys]
     if extra is not None:
         _report_several(extra, merged if extra[1] is not None else None, sources, diags)
     soc = values.get("soc_config")

@@ -25,6 +25,7 @@ one `NpuArgumentError`.
 """
 import dataclasses
 import enum
+import functools
 import inspect
 import json
 import numbers
@@ -108,6 +109,36 @@ def _field_value(obj, name):
 # ---------------------------------------------------------------------------------------------
 # Config classes.
 
+_USER_ARGS = "_npu_user_args"   # the argument names a constructor call was given
+
+
+def _records_user_args(init):
+    """Wrap a config class's ``__init__`` to record which arguments the call gave
+    (positional or keyword) in ``self._npu_user_args``: a deprecation or a summary's source
+    is about what the user set, not a default the class writes (issue 17)."""
+    signature = inspect.signature(init)
+
+    @functools.wraps(init)
+    def __init__(self, *args, **kwargs):
+        given = frozenset(signature.bind(self, *args, **kwargs).arguments) - {"self"}
+        init(self, *args, **kwargs)
+        setattr(self, _USER_ARGS, given)
+    return __init__
+
+
+def _user_set(obj, path):
+    """Did the user give every part of dotted argument `path` (e.g. ``memory_config.
+    static_memory_policy``)? An object that did not record its arguments counts as given."""
+    for part in path.split("."):
+        if obj is None:   # the container (e.g. DumpConfig) was not given: a default written
+            return False
+        given = getattr(obj, _USER_ARGS, None)
+        if given is not None and part not in given:
+            return False
+        obj = _field_value(obj, part)
+    return True
+
+
 class ProfilingConfig:
     """Profiling settings for `NPURunConfig(profiling_config=...)`.
 
@@ -120,6 +151,7 @@ class ProfilingConfig:
     Source: hicann/tensorflow npu_config.py, docs .../npu_config/profilingconfig_constructor.md.
     """
 
+    @_records_user_args
     def __init__(self, enable_profiling=False, profiling_options=None):
         problems = []
         _check_class_args("ProfilingConfig", "profiling_config",
@@ -157,6 +189,7 @@ class MemoryConfig:
       NpuArgumentError: wrong argument types (all listed).
     """
 
+    @_records_user_args
     def __init__(self, atomic_clean_policy=0, static_memory_policy=0,
                  memory_optimization_policy=None, variable_use_1g_huge_page=0):
         if isinstance(memory_optimization_policy, numbers.Integral) \
@@ -201,6 +234,7 @@ class DumpConfig:
     Source: hicann/tensorflow npu_config.py; docs .../npu_config/dumpconfig_constructor.md.
     """
 
+    @_records_user_args
     def __init__(self, enable_dump=False, dump_path=None, dump_step=None, dump_mode="output",
                  enable_dump_debug=False, dump_debug_mode="all", dump_data="tensor",
                  dump_layer=None):
@@ -236,6 +270,7 @@ class GraphMemoryOptimizeConfig:
     Source: hicann/tensorflow npu_config.py (_check_graph_mem_optimize_config).
     """
 
+    @_records_user_args
     def __init__(self, recompute=None, graph_slice=None):
         problems = []
         for arg, value in (("recompute", recompute), ("graph_slice", graph_slice)):
@@ -262,6 +297,7 @@ class ExperimentalConfig:
     Source: hicann/tensorflow npu_config.py; docs .../npu_config/experimentalconfig_constructor.md.
     """
 
+    @_records_user_args
     def __init__(self, logical_device_cluster_deploy_mode="LB", logical_device_id=None,
                  model_deploy_mode=None, model_deploy_devicelist=None,
                  graph_memory_optimize_config=None, enable_graph_parallel=None,
@@ -316,6 +352,7 @@ class DynamicInputConfig:
     Source: hicann/tensorflow npu_config.py and npu_estimator.py.
     """
 
+    @_records_user_args
     def __init__(self, input_shape, dynamic_dims, dynamic_node_type, compile_hybrid_mode):
         problems = []
         _check_class_args("DynamicInputConfig", "dynamic_input_config",
@@ -469,6 +506,7 @@ class NPURunConfig(tf.estimator.RunConfig):
     """
 
     @_legacy_args.accept("NPURunConfig")   # arguments of older releases: NPB108 warning
+    @_records_user_args
     def __init__(self,
                  iterations_per_loop=1,
                  profiling_config=None,
@@ -618,7 +656,35 @@ class NPURunConfig(tf.estimator.RunConfig):
             _validate("NPURunConfig.replace", merged)
         new = super().replace(**base_kwargs)
         new._assign_npu_args(npu_kwargs)
+        setattr(new, _USER_ARGS, getattr(self, _USER_ARGS, frozenset()) | frozenset(kwargs))
         return new
+
+    def _npu_user_keys(self):
+        """The parameter_map keys of `_npu_resolve_input` that the user set: those written
+        from an argument the user gave (nested config classes: the argument of the class
+        too), the keys of the older-release arguments given, and every key of the
+        NpuOptimizer(s) of the user's ``session_config``. The other keys are defaults the
+        estimator writes itself (the resolver reports deprecations only for user keys).
+
+        Returns: frozenset of str.
+        """
+        custom_op = rewriter_config_pb2.RewriterConfig.CustomGraphOptimizer()
+        render_parameter_map(self, custom_op)
+        defaulted = set()
+        for row in _catalog_options():
+            if row.key and row.key in custom_op.parameter_map and (
+                    row.runconfig_arg is None or row.estimator_value is not None
+                    or not _user_set(self, row.runconfig_arg)):
+                defaulted.add(row.key)
+        legacy = rewriter_config_pb2.RewriterConfig.CustomGraphOptimizer()
+        _legacy_args.render(self, legacy)
+        keys = set(custom_op.parameter_map) - (defaulted - set(legacy.parameter_map))
+        session_config = getattr(self, "_session_config", None)
+        if session_config is not None:
+            for opt in session_config.graph_options.rewrite_options.custom_optimizers:
+                if opt.name == _NPU_OPTIMIZER:
+                    keys.update(opt.parameter_map)
+        return frozenset(keys)
 
     def _npu_arg_warnings(self):
         """NPB162 warnings of the arguments given (nested config classes included), in
