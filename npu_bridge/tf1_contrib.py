@@ -228,6 +228,18 @@ MOVED = {
     # TF 1.15 seq2seq decoder.py: `_transpose_batch_time = rnn._transpose_batch_time`
     _C + "seq2seq.python.ops.decoder._transpose_batch_time": Row(
         "tensorflow.python.ops.rnn:_transpose_batch_time", _TF, "TF 2.15 python/ops/rnn.py"),
+    # seq2seq's abstract Decoder: TFA's is the same interface (batch_size, output_size,
+    # output_dtype, initialize, step, finalize, tracks_own_finished); dynamic_decode: TF 1.15's
+    # signature and variable scope on TFA's loop (npu_bridge/_contrib/seq2seq.py)
+    **{_C + path + ".Decoder": Row("tensorflow_addons.seq2seq:Decoder", _TFA,
+                                   "tensorflow_addons/seq2seq/decoder.py (TF 1.x Decoder interface)")
+       for path in ("seq2seq", "seq2seq.python.ops.decoder")},
+    **{_C + path + ".dynamic_decode": Row("npu_bridge._contrib.seq2seq:dynamic_decode", _OWN,
+                                          "TF 1.15 contrib/seq2seq/python/ops/decoder.py")
+       for path in ("seq2seq", "seq2seq.python.ops.decoder")},
+    # contrib's loader of its own op libraries (.so files TF 2.15 does not ship)
+    _C + "util.loader": Row((), "", "TF 1.15 contrib/util/loader.py",
+                            "tf.load_op_library(path) with the library's absolute path"),
     # contrib.image's generated ops; ImageProjectiveTransformV2 moved to TF core (TF 2.x added
     # fill_mode, default CONSTANT: zeros outside, as contrib's op did)
     _C + "image.ops": Row((), _TF, _MAP, "tensorflow.python.ops.gen_image_ops"),

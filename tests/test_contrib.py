@@ -139,7 +139,7 @@ with tf.Session() as sess:
 r["internal_cudnn_cell"] = cudnn_rnn_ops.CudnnCompatibleLSTMCell is tf.contrib.cudnn_rnn.CudnnCompatibleLSTMCell
 r["internal_rnn_cell"] = rnn_cell.LSTMCell is tf.compat.v1.nn.rnn_cell.LSTMCell
 errs = {}
-for key, fn in (("cudnn_lstm", lambda: cudnn_rnn.CudnnLSTM), ("decoder", lambda: decoder.dynamic_decode),
+for key, fn in (("cudnn_lstm", lambda: cudnn_rnn.CudnnLSTM), ("decoder", lambda: decoder.BaseDecoder),
                 ("matcher", lambda: graph_matcher.GraphMatcher), ("linear", lambda: core_rnn_cell._linear)):
     try:
         fn(); errs[key] = None
@@ -389,6 +389,32 @@ with tf.Session() as sess:
     r["shifted"] = sess.run(shifted)[0, :, :, 0].tolist()
 r["bt"] = list(r["bt"])
 r["assert_scalar"] = tensor_util.assert_scalar is tf.debugging.assert_scalar
+from tensorflow.contrib.seq2seq import dynamic_decode                   # Tacotron2
+from tensorflow.contrib.util import loader                              # MVSNet (import only)
+class Count(decoder.Decoder):   # a TF 1.x decoder (NMT's BasicDecoder(decoder.Decoder) form)
+    batch_size = 2
+    output_size = tf.TensorShape([])
+    output_dtype = tf.float32
+    def initialize(self, name=None):
+        return tf.constant([False, False]), tf.zeros([2]), tf.zeros([2, 1])   # state [batch, 1]
+    def step(self, time, inputs, state, name=None):
+        w = tf.get_variable("w", [], initializer=tf.constant_initializer(2.0))
+        return (state[:, 0] + 1.0) * w, state + 1.0, inputs, time + 1 >= tf.constant([2, 3])
+r["decoder_same"] = decoder.Decoder is tf.contrib.seq2seq.Decoder
+outs, state, lengths = dynamic_decode(Count(), impute_finished=True, maximum_iterations=5)
+r["decode_vars"] = [v.name for v in tf.global_variables() if "w:" in v.name]
+try:
+    dynamic_decode(object()); r["decode_type"] = None
+except TypeError as e:
+    r["decode_type"] = str(e)
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    o, st, ln = sess.run([outs, state, lengths])
+r["decode"] = [o.tolist(), st.tolist(), ln.tolist()]
+try:
+    loader.load_op_library("x.so"); r["loader"] = None
+except AttributeError as e:
+    r["loader"] = str(e)
 try:
     from tensorflow.python.keras.utils import multi_gpu_model
 except ImportError as e:
@@ -411,6 +437,12 @@ def test_zoo_deep_paths_linear_tensor_util_decoder_image_ops(tmp_path):
     # output(x, y) = input(x + 1, y); outside the image: 0 (TF 1.15 contrib's constant fill)
     assert r["shifted"] == [[1.0, 2.0, 0.0], [4.0, 5.0, 0.0], [7.0, 8.0, 0.0]]
     assert r["assert_scalar"] is True
+    # hand computation: out_t = (t + 1) * w, w = 2; batch 0 finishes after 2 steps (imputed 0)
+    assert r["decoder_same"] is True
+    assert r["decode"] == [[[2.0, 4.0, 0.0], [2.0, 4.0, 6.0]], [[2.0], [3.0]], [2, 3]]
+    assert r["decode_vars"] == ["decoder/w:0"]      # TF 1.15's variable scope
+    assert r["decode_type"].startswith("Expected decoder to be type Decoder")
+    assert "tf.contrib.util.loader.load_op_library is not available" in r["loader"]
     kind, message = r["multi_gpu"]
     assert kind == "MissingTF1ModuleError" and "MirroredStrategy" in message
 
@@ -431,7 +463,7 @@ def test_internal_module_paths_import_and_fail_on_use(forms):
     errs = forms["internal_errs"]
     for key, name, hint in (
             ("cudnn_lstm", "tf.contrib.cudnn_rnn.python.layers.cudnn_rnn.CudnnLSTM", "keras.layers.LSTM"),
-            ("decoder", "tf.contrib.seq2seq.python.ops.decoder.dynamic_decode", "tensorflow_addons"),
+            ("decoder", "tf.contrib.seq2seq.python.ops.decoder.BaseDecoder", "tensorflow_addons"),
             ("matcher", "tf.contrib.quantize.python.graph_matcher.GraphMatcher",
              "tensorflow_model_optimization"),
             ("linear", "tf.contrib.rnn.python.ops.core_rnn_cell._linear", "layers.dense")):
