@@ -237,6 +237,13 @@ MOVED = {
     **{_C + path + ".dynamic_decode": Row("npu_bridge._contrib.seq2seq:dynamic_decode", _OWN,
                                           "TF 1.15 contrib/seq2seq/python/ops/decoder.py")
        for path in ("seq2seq", "seq2seq.python.ops.decoder")},
+    # TF 1.15 contrib/all_reduce was `from tensorflow.python.distribute.all_reduce import *`
+    _C + "all_reduce": Row(("tensorflow.python.distribute.v1.all_reduce",), _TF,
+                           "TF 2.15 python/distribute/v1/all_reduce.py (moved)",
+                           "tf.distribute cross-device ops"),
+    _C + "all_reduce.python": Row((), _TF, _MAP, "tensorflow.python.distribute.v1.all_reduce"),
+    _C + "all_reduce.python.all_reduce": Row("tensorflow.python.distribute.v1.all_reduce", _TF,
+                                             "TF 2.15 python/distribute/v1/all_reduce.py (moved)"),
     # contrib's loader of its own op libraries (.so files TF 2.15 does not ship)
     _C + "util.loader": Row((), "", "TF 1.15 contrib/util/loader.py",
                             "tf.load_op_library(path) with the library's absolute path"),

@@ -391,6 +391,11 @@ r["bt"] = list(r["bt"])
 r["assert_scalar"] = tensor_util.assert_scalar is tf.debugging.assert_scalar
 from tensorflow.contrib.seq2seq import dynamic_decode                   # Tacotron2
 from tensorflow.contrib.util import loader                              # MVSNet (import only)
+from tensorflow.contrib.all_reduce.python import all_reduce             # GNMT
+with tf.device("/cpu:0"):
+    ring = all_reduce.build_shuffle_all_reduce([tf.constant([1.0, 2.0]), tf.constant([3.0, 4.0])],
+                                               ["/cpu:0"], tf.add_n)   # shuffle reduces a list
+r["all_reduce_same"] = tf.contrib.all_reduce.build_shuffle_all_reduce is all_reduce.build_shuffle_all_reduce
 class Count(decoder.Decoder):   # a TF 1.x decoder (NMT's BasicDecoder(decoder.Decoder) form)
     batch_size = 2
     output_size = tf.TensorShape([])
@@ -410,6 +415,7 @@ except TypeError as e:
 with tf.Session() as sess:
     sess.run(tf.global_variables_initializer())
     o, st, ln = sess.run([outs, state, lengths])
+    r["ring"] = [t.tolist() for t in sess.run(ring)]
 r["decode"] = [o.tolist(), st.tolist(), ln.tolist()]
 try:
     loader.load_op_library("x.so"); r["loader"] = None
@@ -443,6 +449,7 @@ def test_zoo_deep_paths_linear_tensor_util_decoder_image_ops(tmp_path):
     assert r["decode_vars"] == ["decoder/w:0"]      # TF 1.15's variable scope
     assert r["decode_type"].startswith("Expected decoder to be type Decoder")
     assert "tf.contrib.util.loader.load_op_library is not available" in r["loader"]
+    assert r["ring"] == [[4.0, 6.0], [4.0, 6.0]] and r["all_reduce_same"] is True   # both summed
     kind, message = r["multi_gpu"]
     assert kind == "MissingTF1ModuleError" and "MirroredStrategy" in message
 
