@@ -429,7 +429,9 @@ for _module, _names in {
             "convert_variables_to_constants": "tensorflow.python.framework.convert_to_constants"},
         "tensorflow.python.framework.ops": {
             "Tensor": "tensorflow.python.framework.tensor",
-            "IndexedSlices": "tensorflow.python.framework.indexed_slices"},
+            "IndexedSlices": "tensorflow.python.framework.indexed_slices",
+            "register_tensor_conversion_function":
+                "tensorflow.python.framework.tensor_conversion_registry"},
         "tensorflow.python.ops.control_flow_ops": {
             "cond": "tensorflow.python.ops.cond",
             "while_loop": "tensorflow.python.ops.while_loop",

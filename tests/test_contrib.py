@@ -389,6 +389,8 @@ with tf.Session() as sess:
     r["shifted"] = sess.run(shifted)[0, :, :, 0].tolist()
 r["bt"] = list(r["bt"])
 r["assert_scalar"] = tensor_util.assert_scalar is tf.debugging.assert_scalar
+from tensorflow.python.framework import ops as framework_ops                # GNMT's variable_mgr
+r["conversion"] = framework_ops.register_tensor_conversion_function is tf.register_tensor_conversion_function
 from tensorflow.contrib.seq2seq import dynamic_decode                   # Tacotron2
 from tensorflow.contrib.util import loader                              # MVSNet (import only)
 from tensorflow.contrib.all_reduce.python import all_reduce             # GNMT
@@ -442,7 +444,7 @@ def test_zoo_deep_paths_linear_tensor_util_decoder_image_ops(tmp_path):
     assert r["bt"] == [2, 1, 3]
     # output(x, y) = input(x + 1, y); outside the image: 0 (TF 1.15 contrib's constant fill)
     assert r["shifted"] == [[1.0, 2.0, 0.0], [4.0, 5.0, 0.0], [7.0, 8.0, 0.0]]
-    assert r["assert_scalar"] is True
+    assert r["assert_scalar"] is True and r["conversion"] is True
     # hand computation: out_t = (t + 1) * w, w = 2; batch 0 finishes after 2 steps (imputed 0)
     assert r["decoder_same"] is True
     assert r["decode"] == [[[2.0, 4.0, 0.0], [2.0, 4.0, 6.0]], [[2.0], [3.0]], [2, 3]]
