@@ -403,10 +403,11 @@ MOVED = {
         "keras.src.mixed_precision.policy:Policy", "keras 2.15.0", "keras 2.15 (no loss_scale)"),
     "keras.api._v1.keras.mixed_precision.experimental.LossScaleOptimizer": Row(
         None, nearest="tf.keras.mixed_precision.LossScaleOptimizer(opt, dynamic=...)"),
-    # removed in TF 2.4 (Keras release notes); on one CPU there is nothing to replicate onto
+    # removed in TF 2.4; TF 1.15's checks (too few GPUs: ValueError) are all a CPU/NPU host
+    # reaches; with the GPUs there it refuses, naming MirroredStrategy
     "tensorflow.python.keras.utils.multi_gpu_model": Row(
-        None, nearest="tf.distribute.MirroredStrategy (build and compile the model in "
-                      "strategy.scope()); multi_gpu_model was removed in TensorFlow 2.4"),
+        "npu_bridge._contrib.keras:multi_gpu_model", _OWN,
+        "TF 1.15 python/keras/utils/multi_gpu_utils.py (its device checks)"),
     "tensorflow.tools.graph_transforms": Row(
         (), "", _MAP, "no maintained Python API (the C++ transform_graph tool); "
                       "tf.compat.v1.graph_util for freezing, grappler for optimisation"),
