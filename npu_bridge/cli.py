@@ -656,6 +656,7 @@ def explain_lines(row):
         ("default", row.default),
         ("adapter default", row.adapter_default),
         ("values", row.allowed_text),
+        ("example", row.example),
         ("products", _show(row.products) if row.products else "all"),
         ("value products", _show(row.value_products) if row.value_products else None),
         ("scenario", row.scenario),

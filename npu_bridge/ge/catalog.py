@@ -36,7 +36,8 @@ Column meanings (stable attribute names; other modules depend on them):
   `ge_option_scopes.json`); for parameter_map rows, the levels of its routes.
 - `rule`: the generic check kind: "bool", "enum", "range", "clamp", "regex", "int_string",
   "path", "write_dir" (a folder GE writes into: `npu_bridge.ge.paths`), "json", "any". Parameters: `allowed` (enum), `min`/`max` (range, clamp,
-  int_string), `pattern` and a valid `example` (regex).
+  int_string), `pattern`, a valid `example` and `format`, the pattern in words
+  (regex: messages, `explain` and docs say the words and the example, never the pattern).
 - `legacy_values`: {value: reason}: values outside the documented set that the adapter's
   own checks accept; accepted with a warning.
 - `products`: product ids the option is supported on (None = all); `value_products`:
@@ -102,6 +103,7 @@ class Option:
     max: Optional[int] = None
     pattern: Optional[str] = None
     example: Optional[str] = None
+    format: Optional[str] = None
     legacy_values: Mapping[Any, str] = _field(default_factory=dict)
     unit: Optional[str] = None
     products: Optional[Tuple[str, ...]] = None
@@ -131,7 +133,8 @@ class Option:
 
 
 def allowed_text(row):
-    """Describe a row's allowed values: '0, 1, 2', '[0, 33554432] bytes', 'matches ^...$'."""
+    """Describe a row's allowed values: '0, 1, 2', '[0, 33554432] bytes', a format in words
+    with its example ("two positive integers joined by '|' ..., e.g. '2|4'")."""
     kind = row.rule
     if kind == "bool":
         return "true, false"
@@ -145,7 +148,7 @@ def allowed_text(row):
         unit = (" " + row.unit) if row.unit else ""
         return "[%s, %s]%s" % (lo, hi, unit)
     if kind == "regex":
-        return "a string matching %s" % row.pattern
+        return "%s, e.g. %r" % (row.format, row.example)
     if kind == "path":
         return "a non-empty path"
     if kind == "write_dir":

@@ -158,7 +158,11 @@ def _check(row, option, value):
                                 "source: %s"
                                 % (option, _text(value), note,
                                    ", ".join(_text(v) for v in row.allowed), row.source)),)
-        return value, (_invalid(row, option, value, "not one of the allowed values"),)
+        close = (catalog.close_names(value, [v for v in row.allowed if isinstance(v, str)], n=1)
+                 if isinstance(value, str) else [])
+        reason = "not one of the allowed values" + (
+            "; did you mean %r?" % close[0] if close else "")
+        return value, (_invalid(row, option, value, reason),)
     if kind in ("range", "clamp", "int_string"):
         number = value
         if kind == "int_string":
