@@ -237,6 +237,13 @@ MOVED = {
     **{_C + path + ".dynamic_decode": Row("npu_bridge._contrib.seq2seq:dynamic_decode", _OWN,
                                           "TF 1.15 contrib/seq2seq/python/ops/decoder.py")
        for path in ("seq2seq", "seq2seq.python.ops.decoder")},
+    # TF 1.15 contrib/all_reduce was `from tensorflow.python.distribute.all_reduce import *`
+    _C + "all_reduce": Row(("tensorflow.python.distribute.v1.all_reduce",), _TF,
+                           "TF 2.15 python/distribute/v1/all_reduce.py (moved)",
+                           "tf.distribute cross-device ops"),
+    _C + "all_reduce.python": Row((), _TF, _MAP, "tensorflow.python.distribute.v1.all_reduce"),
+    _C + "all_reduce.python.all_reduce": Row("tensorflow.python.distribute.v1.all_reduce", _TF,
+                                             "TF 2.15 python/distribute/v1/all_reduce.py (moved)"),
     # contrib's loader of its own op libraries (.so files TF 2.15 does not ship)
     _C + "util.loader": Row((), "", "TF 1.15 contrib/util/loader.py",
                             "tf.load_op_library(path) with the library's absolute path"),
@@ -396,10 +403,11 @@ MOVED = {
         "keras.src.mixed_precision.policy:Policy", "keras 2.15.0", "keras 2.15 (no loss_scale)"),
     "keras.api._v1.keras.mixed_precision.experimental.LossScaleOptimizer": Row(
         None, nearest="tf.keras.mixed_precision.LossScaleOptimizer(opt, dynamic=...)"),
-    # removed in TF 2.4 (Keras release notes); on one CPU there is nothing to replicate onto
+    # removed in TF 2.4; TF 1.15's checks (too few GPUs: ValueError) are all a CPU/NPU host
+    # reaches; with the GPUs there it refuses, naming MirroredStrategy
     "tensorflow.python.keras.utils.multi_gpu_model": Row(
-        None, nearest="tf.distribute.MirroredStrategy (build and compile the model in "
-                      "strategy.scope()); multi_gpu_model was removed in TensorFlow 2.4"),
+        "npu_bridge._contrib.keras:multi_gpu_model", _OWN,
+        "TF 1.15 python/keras/utils/multi_gpu_utils.py (its device checks)"),
     "tensorflow.tools.graph_transforms": Row(
         (), "", _MAP, "no maintained Python API (the C++ transform_graph tool); "
                       "tf.compat.v1.graph_util for freezing, grappler for optimisation"),
@@ -422,7 +430,9 @@ for _module, _names in {
             "convert_variables_to_constants": "tensorflow.python.framework.convert_to_constants"},
         "tensorflow.python.framework.ops": {
             "Tensor": "tensorflow.python.framework.tensor",
-            "IndexedSlices": "tensorflow.python.framework.indexed_slices"},
+            "IndexedSlices": "tensorflow.python.framework.indexed_slices",
+            "register_tensor_conversion_function":
+                "tensorflow.python.framework.tensor_conversion_registry"},
         "tensorflow.python.ops.control_flow_ops": {
             "cond": "tensorflow.python.ops.cond",
             "while_loop": "tensorflow.python.ops.while_loop",

@@ -389,8 +389,15 @@ with tf.Session() as sess:
     r["shifted"] = sess.run(shifted)[0, :, :, 0].tolist()
 r["bt"] = list(r["bt"])
 r["assert_scalar"] = tensor_util.assert_scalar is tf.debugging.assert_scalar
+from tensorflow.python.framework import ops as framework_ops                # GNMT's variable_mgr
+r["conversion"] = framework_ops.register_tensor_conversion_function is tf.register_tensor_conversion_function
 from tensorflow.contrib.seq2seq import dynamic_decode                   # Tacotron2
 from tensorflow.contrib.util import loader                              # MVSNet (import only)
+from tensorflow.contrib.all_reduce.python import all_reduce             # GNMT
+with tf.device("/cpu:0"):
+    ring = all_reduce.build_shuffle_all_reduce([tf.constant([1.0, 2.0]), tf.constant([3.0, 4.0])],
+                                               ["/cpu:0"], tf.add_n)   # shuffle reduces a list
+r["all_reduce_same"] = tf.contrib.all_reduce.build_shuffle_all_reduce is all_reduce.build_shuffle_all_reduce
 class Count(decoder.Decoder):   # a TF 1.x decoder (NMT's BasicDecoder(decoder.Decoder) form)
     batch_size = 2
     output_size = tf.TensorShape([])
@@ -410,15 +417,19 @@ except TypeError as e:
 with tf.Session() as sess:
     sess.run(tf.global_variables_initializer())
     o, st, ln = sess.run([outs, state, lengths])
+    r["ring"] = [t.tolist() for t in sess.run(ring)]
 r["decode"] = [o.tolist(), st.tolist(), ln.tolist()]
 try:
     loader.load_op_library("x.so"); r["loader"] = None
 except AttributeError as e:
     r["loader"] = str(e)
-try:
-    from tensorflow.python.keras.utils import multi_gpu_model
-except ImportError as e:
-    r["multi_gpu"] = [type(e).__name__, str(e)]
+from tensorflow.python.keras.utils import multi_gpu_model              # voxelmorph
+r["multi_gpu"] = []
+for gpus in (1, 2, [0, 1]):
+    try:
+        multi_gpu_model(None, gpus=gpus)
+    except ValueError as e:
+        r["multi_gpu"].append(str(e))
 print("RESULT " + json.dumps(r))
 '''
 
@@ -436,15 +447,18 @@ def test_zoo_deep_paths_linear_tensor_util_decoder_image_ops(tmp_path):
     assert r["bt"] == [2, 1, 3]
     # output(x, y) = input(x + 1, y); outside the image: 0 (TF 1.15 contrib's constant fill)
     assert r["shifted"] == [[1.0, 2.0, 0.0], [4.0, 5.0, 0.0], [7.0, 8.0, 0.0]]
-    assert r["assert_scalar"] is True
+    assert r["assert_scalar"] is True and r["conversion"] is True
     # hand computation: out_t = (t + 1) * w, w = 2; batch 0 finishes after 2 steps (imputed 0)
     assert r["decoder_same"] is True
     assert r["decode"] == [[[2.0, 4.0, 0.0], [2.0, 4.0, 6.0]], [[2.0], [3.0]], [2, 3]]
     assert r["decode_vars"] == ["decoder/w:0"]      # TF 1.15's variable scope
     assert r["decode_type"].startswith("Expected decoder to be type Decoder")
     assert "tf.contrib.util.loader.load_op_library is not available" in r["loader"]
-    kind, message = r["multi_gpu"]
-    assert kind == "MissingTF1ModuleError" and "MirroredStrategy" in message
+    assert r["ring"] == [[4.0, 6.0], [4.0, 6.0]] and r["all_reduce_same"] is True   # both summed
+    one, two, ids = r["multi_gpu"]      # TF 1.15's ValueErrors on a machine without GPUs
+    assert "`gpus >= 2`. Received: `gpus=1`" in one
+    assert "['/cpu:0', '/gpu:0', '/gpu:1']" in two and "only has: ['/cpu:0']" in two
+    assert "`gpus=[0, 1]`" in ids
 
 
 @pytest.fixture(scope="module")
