@@ -598,3 +598,36 @@ def test_hand_written_parameter_map_counts_every_key_as_set():
     assert _deprecated(config) == ["dynamic_graph_execute_mode"]
     # an NPURunConfig's session_config NpuOptimizer is the user's too
     assert _deprecated(NPURunConfig(session_config=config)) == ["dynamic_graph_execute_mode"]
+
+
+def test_sources_tell_argument_config_default_and_adapter_default_apart():
+    # issue 17 defect 3: the user's argument, an NPURunConfig default, an adapter default
+    from npu_bridge.ge import resolve
+    from npu_bridge.report import configuration_dict, configuration_lines
+    config = NPURunConfig(precision_mode="allow_mix_precision",
+                          memory_config=MemoryConfig(static_memory_policy=2))
+    ge = resolve(config, product="atlas-a2-training")
+    sources = ge.sources
+    assert sources["ge.exec.precision_mode"] == "argument:precision_mode"
+    assert sources["ge.exec.staticMemoryPolicy"] == "argument:memory_config.static_memory_policy"
+    assert sources["ge.exec.atomicCleanPolicy"] == "NPURunConfig default:atomic_clean_policy"
+    assert sources["use_off_line"] == "NPURunConfig default:use_off_line"
+    assert "adapter default" in sources.values()
+    # the summary shows the arguments; NPURunConfig's own defaults only with --all
+    shown = "\n".join(configuration_lines(configuration_dict(ge)))
+    assert "argument:precision_mode" in shown and "NPURunConfig default" not in shown
+    assert "NPURunConfig default:use_off_line" in "\n".join(
+        configuration_lines(configuration_dict(ge), show_defaults=True))
+    # a hand-written map keeps parameter_map:KEY
+    assert resolve({"precision_mode": "allow_mix_precision"}).sources[
+        "ge.exec.precision_mode"] == "parameter_map:precision_mode"
+
+
+def test_session_config_keys_stay_parameter_map_sources():
+    from npu_bridge.ge import resolve
+    session_config = tf.compat.v1.ConfigProto()
+    custom_op = session_config.graph_options.rewrite_options.custom_optimizers.add()
+    custom_op.name = "NpuOptimizer"
+    custom_op.parameter_map["op_debug_level"].i = 1
+    sources = resolve(NPURunConfig(session_config=session_config)).sources
+    assert sources["op_debug_level"].startswith("parameter_map:op_debug_level (NpuOptimizer #0 of 2")

@@ -25,7 +25,8 @@ class GeOptions:
       GE_USE_STATIC_MEMORY merged, out-of-range input_fusion_size clamped, the external
       weight directory chosen).
     diagnostics: every `Diagnostic`; product: target product id or None;
-    sources: GE key -> where the value came from ("parameter_map:<key>", "adapter default",
+    sources: GE key -> where the value came from ("parameter_map:<key>", "argument:<arg>" and
+      "NPURunConfig default:<key>" for an NPURunConfig, "adapter default",
       "env:<VAR>", "<level>_options", "ir_option:<NAME>").
     """
     global_options: Dict[str, str] = field(default_factory=dict)

@@ -410,6 +410,31 @@ def _user_keys(config):
     return None if hook is None else frozenset(hook())
 
 
+def _name_config_sources(sources, user_keys, owner):
+    """Rewrite ``parameter_map:KEY`` sources of a config class's map (in place): a key the
+    user set through an argument becomes ``argument:ARG`` (the row's ``runconfig_arg``), a
+    key the class wrote itself ``OWNER default:KEY``; keys of the user's own NpuOptimizer
+    (the ones before the class's own, last map, and keys without an argument) stay
+    ``parameter_map:KEY``. Any suffix (``(NpuOptimizer #i of n)``) is
+    kept. So a summary tells the user's argument, the class's and the adapter's defaults
+    apart (issue 17)."""
+    for gekey, src in sources.items():
+        if not src.startswith("parameter_map:"):
+            continue
+        key, sep, rest = src[14:].partition(" ")
+        mine = re.search(r"#(\d+) of (\d+)\)$", rest)
+        if mine and int(mine.group(1)) < int(mine.group(2)) - 1:   # (numbered from 0)
+            continue   # from the user's session_config NpuOptimizer (the class's map is last)
+        row = catalog.BY_KEY.get(key)
+        if key not in user_keys:
+            label = "%s default:%s" % (owner, key)
+        elif row is not None and row.runconfig_arg:
+            label = "argument:" + row.runconfig_arg
+        else:
+            continue
+        sources[gekey] = label + sep + rest
+
+
 # ---------------------------------------------------------------- several NpuOptimizers
 _NPU_OPTIMIZER = "NpuOptimizer"
 _NEAR_MISS = {}   # custom optimizer name -> close to "NpuOptimizer" (memo)
@@ -765,6 +790,8 @@ def resolve(config, product=None, env=None):
         diags = [d for d in found if d.code != "NPB105" or d.option in user_keys]
     if extra is not None:
         _report_several(extra, merged if extra[1] is not None else None, sources, diags)
+    if user_keys is not None:
+        _name_config_sources(sources, user_keys, type(config).__name__)
     soc = values.get("soc_config")
     pid = _target(product, soc, env, diags)
     # SoC names that can make the memory figure exact, in target precedence order

@@ -302,7 +302,7 @@ def _check_loop_count(sess, iterations_per_loop, call):
     rec = getattr(tf_sess, "_npu_record", None)
     name = rec.get("name") if isinstance(rec, dict) else type(tf_sess).__name__
     source = str(getattr(ge_options, "sources", {}).get("iterations_per_loop", ""))
-    if source.startswith("parameter_map"):
+    if source and source != "adapter default":   # parameter_map:, argument:, NPURunConfig default:
         shown = "parameter_map iterations_per_loop=%d" % configured
     else:
         shown = "parameter_map iterations_per_loop unset (adapter default %d)" % configured
