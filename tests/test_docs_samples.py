@@ -2,9 +2,10 @@
 `--pbtxt`) and `$ npu-bridge explain ...` command of README.md and docs/cli.md is re-run and compared
 line by line, with its documented exit code (`$ echo $?`) where one is shown (a stale sample
 is a defect a user trips on). A line `...` in a sample stands for any number of lines (an
-excerpt). Samples that need files or run scripts (`run`, `lint`, `--pbtxt`) are not re-run
-here."""
+excerpt). The `run` and `lint` samples of docs/cli.md are re-run too, in an empty folder
+holding the files their `$ cat FILE` samples show (README's: tests/test_readme.py)."""
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -98,6 +99,39 @@ def test_documented_sample_is_the_real_output(path, argv, expected, code, tmp_pa
     proc = subprocess.run([sys.executable, "-m", "npu_bridge"] + argv[1:], cwd=str(tmp_path),
                           env=env, capture_output=True, text=True, timeout=300)
     # as a terminal shows it (each command writes to one of the two streams)
+    actual = (proc.stdout + proc.stderr).rstrip("\n").splitlines()
+    assert matches(expected, actual), "\n".join(actual)
+    if code is not None:
+        assert proc.returncode == code, proc.stdout + proc.stderr
+
+
+RUN_LINT = ("npu-bridge run", "npu-bridge lint")
+CLI_FILE_SAMPLES = [c for c in commands("docs/cli.md") if " ".join(c[1]).startswith(RUN_LINT)]
+
+
+def shown_files(path):
+    """{name: text} of the `$ cat NAME` samples of `path` (`cat -n` numbering removed)."""
+    return {argv[1]: "".join(re.sub(r"^ *\d+\t", "", line) + "\n" for line in out)
+            for _, argv, out, _ in commands(path) if argv[:1] == ["cat"] and len(argv) == 2}
+
+
+def test_every_npu_bridge_sample_of_cli_md_is_checked():
+    for sample in commands("docs/cli.md"):
+        if sample[1][:1] == ["npu-bridge"]:
+            assert " ".join(sample[1]).startswith(CHECKED + RUN_LINT), sample[1]
+    assert {" ".join(c[1][:2]) for c in CLI_FILE_SAMPLES} == set(RUN_LINT)
+
+
+@pytest.mark.parametrize("path, argv, expected, code", CLI_FILE_SAMPLES,
+                         ids=[" ".join(s[1])[11:70] for s in CLI_FILE_SAMPLES])
+def test_cli_run_and_lint_samples_are_the_real_output(path, argv, expected, code, tmp_path):
+    for name, text in shown_files(path).items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("NPU_BRIDGE_PRODUCT", "GE_USE_STATIC_MEMORY")}
+    env["PYTHONPATH"] = ROOT + os.pathsep + env.get("PYTHONPATH", "")
+    proc = subprocess.run([sys.executable, "-m", "npu_bridge"] + argv[1:], cwd=str(tmp_path),
+                          env=env, capture_output=True, text=True, timeout=600)
     actual = (proc.stdout + proc.stderr).rstrip("\n").splitlines()
     assert matches(expected, actual), "\n".join(actual)
     if code is not None:
