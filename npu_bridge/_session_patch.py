@@ -208,7 +208,8 @@ class ResolutionCache:
                 injected.graph_options.rewrite_options.custom_optimizers.extend(customs)
                 injected.graph_options.rewrite_options.custom_optimizers.add().name = _NPU_OPTIMIZER
                 config = injected
-            ge_options = self.ge().resolve(config)
+            from npu_bridge.estimator.npu.npu_config import rendered_config
+            ge_options = self.ge().resolve(rendered_config(config))   # an NPUEstimator's: user keys
             ge_options.raise_for_errors()
             ge_options = ge_options.frozen()
             with self._lock:

@@ -631,3 +631,13 @@ def test_session_config_keys_stay_parameter_map_sources():
     custom_op.parameter_map["op_debug_level"].i = 1
     sources = resolve(NPURunConfig(session_config=session_config)).sources
     assert sources["op_debug_level"].startswith("parameter_map:op_debug_level (NpuOptimizer #0 of 2")
+
+
+def test_estimator_sessions_report_only_what_the_user_set():
+    # the sessions of an NPUEstimator read the ConfigProto it rendered (issue 17 defect 4)
+    from npu_bridge._session_patch import resolve_session_config
+    rendered = render_session_config(NPURunConfig(enable_data_pre_proc=True))
+    ge = resolve_session_config(rendered)
+    assert sorted(d.option for d in ge.diagnostics if d.code == "NPB105") == ["enable_data_pre_proc"]
+    assert ge.sources["use_off_line"] == "NPURunConfig default:use_off_line"
+    assert ge.sources["enable_data_pre_proc"] == "argument:enable_data_pre_proc"

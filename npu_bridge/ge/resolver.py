@@ -791,7 +791,7 @@ def resolve(config, product=None, env=None):
     if extra is not None:
         _report_several(extra, merged if extra[1] is not None else None, sources, diags)
     if user_keys is not None:
-        _name_config_sources(sources, user_keys, type(config).__name__)
+        _name_config_sources(sources, user_keys, getattr(config, "_npu_owner", type(config).__name__))
     soc = values.get("soc_config")
     pid = _target(product, soc, env, diags)
     # SoC names that can make the memory figure exact, in target precedence order
