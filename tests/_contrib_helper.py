@@ -1,4 +1,4 @@
-"""Shared by tests/test_contrib*.py."""
+"""Shared by tests/test_contrib*.py and tests/test_tf1_mode_libraries.py."""
 import json
 import os
 import subprocess

@@ -13,16 +13,9 @@ from npu_bridge import _graph_capture, _records
 from npu_bridge.ge import memory_plan as mp
 
 import run_cli
+from _capture_helper import capturing  # noqa: F401  (fixture)
 
 
-@pytest.fixture
-def capturing():
-    _records.clear()
-    _graph_capture.reset()
-    _graph_capture.enable()
-    yield
-    _graph_capture.enable(False)
-    _records.clear()
 
 
 def _graphs():

@@ -6,19 +6,15 @@ import pytest
 import npu_bridge.npu_init  # noqa: F401  (the Session patch)
 import tensorflow as tf
 from npu_bridge import _graph_capture, _records
+from _capture_helper import capturing  # noqa: F401  (fixture)
 from npu_bridge.estimator.npu.npu_loss_scale_manager import ExponentialUpdateLossScaleManager
 
 v1 = tf.compat.v1
 
 
 @pytest.fixture(autouse=True)
-def capturing():
-    _records.clear()
-    _graph_capture.reset()
-    _graph_capture.enable()
+def _capture_every_test(capturing):
     yield
-    _graph_capture.enable(False)
-    _records.clear()
 
 
 def _config(**pm):

@@ -7,30 +7,11 @@ tensorflow_estimator's modules do `import tensorflow as tf` and use TF 2 names
 
 The mode is process-wide, so each scenario runs in a fresh interpreter and prints one line
 `RESULT <json>`."""
-import json
 import math
-import os
-import subprocess
-import sys
-import textwrap
 
 import pytest
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def run_scenario(tmp_path, code):
-    script = tmp_path / "scenario.py"
-    script.write_text(textwrap.dedent(code))
-    env = {k: v for k, v in os.environ.items() if k != "NPU_BRIDGE_TF2"}
-    env["PYTHONPATH"] = os.pathsep.join([REPO] + [p for p in [os.environ.get("PYTHONPATH")] if p])
-    env["TF_CPP_MIN_LOG_LEVEL"] = "3"
-    proc = subprocess.run([sys.executable, str(script)], cwd=str(tmp_path), env=env,
-                          capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-5000:]
-    lines = [l for l in proc.stdout.splitlines() if l.startswith("RESULT ")]
-    assert len(lines) == 1, proc.stdout[-3000:] + proc.stderr[-3000:]
-    return json.loads(lines[0][len("RESULT "):])
+from _contrib_helper import run_scenario
 
 
 KERAS_TO_NPU = r'''
