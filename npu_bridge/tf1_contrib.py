@@ -464,9 +464,10 @@ MOVED = {
     "tensorflow.python.keras.utils.multi_gpu_model": Row(
         "npu_bridge._contrib.keras:multi_gpu_model", _OWN,
         "TF 1.15 python/keras/utils/multi_gpu_utils.py (its device checks)"),
+    # TF 2.15 compiles the C++ transforms in but does not ship TF 1.15's Python wrapper
     "tensorflow.tools.graph_transforms": Row(
-        (), "", _MAP, "no maintained Python API (the C++ transform_graph tool); "
-                      "tf.compat.v1.graph_util for freezing, grappler for optimisation"),
+        "npu_bridge._contrib.graph_transforms", _OWN,
+        "TF 1.15 tools/graph_transforms/__init__.py (on TF 2.15's _pywrap_transform_graph)"),
 }
 for _path in ("tensorflow.python.distribute.distribution_strategy_context",
               "tensorflow.python.training.distribution_strategy_context"):

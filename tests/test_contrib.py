@@ -69,9 +69,6 @@ err("opt", lambda: tf.contrib.opt.AdamWOptimizer)
 err("seq2seq", lambda: tf.contrib.seq2seq.BasicDecoder)
 err("embed", lambda: tf.contrib.layers.embed_sequence)
 err("unknown_sub", lambda: importlib.import_module("tensorflow.contrib.nosuchthing"))
-def from_graph_transforms():
-    from tensorflow.tools.graph_transforms import TransformGraph
-err("graph_transforms", from_graph_transforms)
 def from_quantize():
     from tensorflow.contrib.quantize import experimental_create_training_graph
 err("from_quantize", from_quantize)
@@ -461,6 +458,44 @@ def test_zoo_deep_paths_linear_tensor_util_decoder_image_ops(tmp_path):
     assert "`gpus=[0, 1]`" in ids
 
 
+# EDSR's export (run.py): TransformGraph(graph_def, inputs, outputs, transforms) on TF's own
+# C++ transforms, as TF 1.15's tensorflow/tools/graph_transforms/__init__.py called them.
+GRAPH_TRANSFORMS = r'''
+import json
+import npu_bridge.npu_init
+import tensorflow as tf
+from tensorflow.tools.graph_transforms import TransformGraph
+import tensorflow.tools.graph_transforms as gt
+r = {"same": gt.TransformGraph is TransformGraph}
+g = tf.Graph()
+with g.as_default():
+    x = tf.placeholder(tf.float32, [None, 3], name="x")
+    w = tf.constant([[1., 2.], [3., 4.], [5., 6.]], name="w")
+    y = tf.identity(tf.matmul(x, w), name="y")
+    tf.add(x, 1.0, name="unused")
+out = TransformGraph(g.as_graph_def(), ["x"], ["y"], ["strip_unused_nodes", "sort_by_execution_order"])
+r["type"] = type(out).__name__
+r["nodes"] = sorted(n.name for n in out.node)
+with tf.Graph().as_default() as g2:
+    tf.import_graph_def(out, name="")
+    with tf.Session() as sess:
+        r["y"] = sess.run("y:0", {"x:0": [[1., 0., 1.]]}).tolist()
+try:
+    TransformGraph(g.as_graph_def(), ["x"], ["y"], ["no_such_transform"])
+except Exception as e:
+    r["bad"] = [type(e).__name__, str(e)]
+print("RESULT " + json.dumps(r))
+'''
+
+
+def test_graph_transforms_transform_graph_runs_tensorflows_own_transforms(tmp_path):
+    r = run_scenario(tmp_path, GRAPH_TRANSFORMS)
+    assert r["same"] is True and r["type"] == "GraphDef"
+    assert r["nodes"] == ["MatMul", "w", "x", "y"]      # "unused" stripped
+    assert r["y"] == [[6.0, 8.0]]                       # [1, 0, 1] @ w by hand
+    assert r["bad"] == ["ValueError", "Transform 'no_such_transform' not recognized."]
+
+
 @pytest.fixture(scope="module")
 def forms(tmp_path_factory):
     return run_scenario(tmp_path_factory.mktemp("forms"), FORMS)
@@ -529,7 +564,6 @@ def test_missing_names_raise_attribute_errors_naming_the_replacement(forms, key,
 
 @pytest.mark.parametrize("key,name,hint", [
     ("unknown_sub", "tf.contrib.nosuchthing", "no single replacement"),
-    ("graph_transforms", "tensorflow.tools.graph_transforms.TransformGraph", "transform_graph"),
     ("from_quantize", "tf.contrib.quantize.experimental_create_training_graph",
      "tensorflow_model_optimization"),
 ])
