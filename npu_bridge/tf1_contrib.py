@@ -263,6 +263,52 @@ MOVED = {
     **{_C + "seq2seq." + name: Row("tensorflow_addons.seq2seq:" + name, _TFA, _MAP)
        for name in ("sequence_loss", "tile_batch", "gather_tree", "hardmax", "safe_cumprod",
                     "monotonic_attention")},
+    # seq2seq attention: TFA's classes take TF 1.15's leading arguments (num_units, memory,
+    # memory_sequence_length, normalize / scale) and compute the same; probability_fn is a name
+    # ("softmax", "hardmax") and score_mask_value / custom_key_value_fn are not taken; variable
+    # names differ (TF 1.15 checkpoints do not load). AttentionWrapper: TFA's + TF 1.x zero_state
+    **{_C + path + name: Row("tensorflow_addons.seq2seq:" + name, _TFA,
+                             "tensorflow_addons/seq2seq/attention_wrapper.py (TF 1.15's arguments)")
+       for path in ("seq2seq.", "seq2seq.python.ops.attention_wrapper.")
+       for name in ("BahdanauAttention", "LuongAttention", "AttentionWrapperState")},
+    **{_C + path + "AttentionWrapper": Row("npu_bridge._contrib.attention:AttentionWrapper",
+                                           _TFA + " + " + _OWN,
+                                           "tensorflow_addons/seq2seq/attention_wrapper.py; TF 1.15 "
+                                           "rnn_cell_impl.py (zero_state)")
+       for path in ("seq2seq.", "seq2seq.python.ops.attention_wrapper.")},
+    **{_C + path + "BasicDecoderOutput": Row("tensorflow_addons.seq2seq:BasicDecoderOutput", _TFA,
+                                             "tensorflow_addons/seq2seq/basic_decoder.py")
+       for path in ("seq2seq.", "seq2seq.python.ops.basic_decoder.")},
+    # seq2seq decoders and helpers: TFA's take a sampler and get the inputs, initial state
+    # and tokens in their call (other signatures): errors naming them
+    **{_C + path + name: Row(None, nearest=nearest)
+       for paths, names in (
+           (("seq2seq.", "seq2seq.python.ops.basic_decoder."), (
+               ("BasicDecoder", "tensorflow_addons.seq2seq.BasicDecoder(cell, sampler, "
+                                "output_layer), called as decoder(inputs, initial_state=..., "
+                                "sequence_length=...) (TF 1.x took a helper and initial_state)"),)),
+           (("seq2seq.", "seq2seq.python.ops.beam_search_decoder."), (
+               ("BeamSearchDecoder", "tensorflow_addons.seq2seq.BeamSearchDecoder(cell, beam_width, "
+                                     "output_layer=...), called as decoder(embedding, "
+                                     "start_tokens=..., end_token=..., initial_state=...)"),)),
+           (("seq2seq.", "seq2seq.python.ops.helper."), tuple(
+               (helper, "tensorflow_addons.seq2seq.%s (a sampler: its inputs are given to the "
+                        "decoder's call)" % sampler)
+               for helper, sampler in (
+                   ("Helper", "Sampler"), ("CustomHelper", "CustomSampler"),
+                   ("TrainingHelper", "TrainingSampler"),
+                   ("GreedyEmbeddingHelper", "GreedyEmbeddingSampler"),
+                   ("SampleEmbeddingHelper", "SampleEmbeddingSampler"),
+                   ("ScheduledEmbeddingTrainingHelper", "ScheduledEmbeddingTrainingSampler"),
+                   ("ScheduledOutputTrainingHelper", "ScheduledOutputTrainingSampler"),
+                   ("InferenceHelper", "InferenceSampler")))))
+       for path in paths for name, nearest in names},
+    _C + "legacy_seq2seq": Row((), "", "TF 1.15 contrib/legacy_seq2seq (removed in TF 2)",
+                               "tensorflow_addons.seq2seq.sequence_loss on [batch, time] tensors; "
+                               "tf.compat.v1.nn.dynamic_rnn with tf.contrib.seq2seq's attention"),
+    _C + "graph_editor": Row((), "", "TF 1.15 contrib/graph_editor (removed in TF 2)",
+                             "tf.compat.v1.import_graph_def(graph_def, input_map=...) to rewire "
+                             "inputs (edit the GraphDef of tf.Graph.as_graph_def())"),
     _C + "crf": Row((), _TFA, _MAP, "tensorflow_addons.text (crf_* functions)"),
     **{_C + "crf." + name: Row("tensorflow_addons.text:" + name, _TFA, _MAP)
        for name in ("crf_log_likelihood", "crf_decode", "crf_sequence_score", "crf_log_norm",
@@ -296,9 +342,19 @@ MOVED = {
     _C + "opt": Row((), _TFA, _MAP, "tensorflow_addons.optimizers (Keras optimizers, not "
                                     "tf.train.Optimizer subclasses: minimize(loss, var_list))"),
     _C + "opt.AdamWOptimizer": Row(None, nearest="tensorflow_addons.optimizers.AdamW (a Keras "
-                                                 "optimizer)"),
-    _C + "opt.LazyAdamOptimizer": Row(None, nearest="tensorflow_addons.optimizers.LazyAdam "
-                                                    "(a Keras optimizer)"),
+                                                 "optimizer: minimize(loss, var_list), no "
+                                                 "global_step)"),
+    _C + "opt.MomentumWOptimizer": Row(None, nearest="tensorflow_addons.optimizers.SGDW (a Keras "
+                                                     "optimizer)"),
+    _C + "opt.NadamOptimizer": Row(None, nearest="tf.keras.optimizers.Nadam (a Keras optimizer)"),
+    _C + "opt.LARSOptimizer": Row(None, nearest="tf.compat.v1.train.MomentumOptimizer (without "
+                                                "LARS' per-layer trust ratio)"),
+    _C + "opt.ScipyOptimizerInterface": Row(
+        None, nearest="scipy.optimize.minimize on values read with Session.run, or "
+                      "tensorflow_probability.optimizer.lbfgs_minimize"),
+    # LazyAdamOptimizer: a v1 Optimizer of its own (TFA's LazyAdam is a Keras one)
+    _C + "opt.LazyAdamOptimizer": Row("npu_bridge._contrib.opt:LazyAdamOptimizer", _OWN,
+                                      "TF 1.15 contrib/opt/python/training/lazy_adam_optimizer.py"),
     _C + "opt.MovingAverageOptimizer": Row(
         None, nearest="tf.compat.v1.train.ExponentialMovingAverage"),
     # no maintained library
