@@ -449,6 +449,23 @@ MOVED = {
                                     "keras 2.15 (the v1 Keras API keeps them)")
        for name in ("set_session", "get_session")},
     "keras.utils.np_utils": Row("keras.src.utils.np_utils", "keras 2.15.0", "keras 2.15 (moved)"),
+    "keras.backend.tensorflow_backend": Row(("tf.compat.v1.keras.backend",), "keras 2.15.0",
+                                            "Keras 2.2's backend module (the v1 Keras backend)",
+                                            "tf.compat.v1.keras.backend"),
+    # Keras 2.x's keras.utils.*_utils modules: keras 2.15's, then its public keras.utils (where
+    # get_custom_objects, CustomObjectScope, ... went)
+    **{"keras.utils." + name: Row(("keras.src.utils." + name, "keras.utils"), "keras 2.15.0",
+                                  "keras 2.15 (moved)", "keras.utils")
+       for name in ("generic_utils", "layer_utils", "data_utils", "vis_utils", "tf_utils",
+                    "conv_utils", "io_utils")},
+    # Keras-Applications 1.0.8, installed by TF 1.15's pip package: imagenet_utils on Keras
+    # 2.15's; its model modules take backend=/layers=/... that Keras 2.15's do not
+    "keras_applications": Row((), "keras 2.15.0", "TF 1.15 setup.py (keras_applications >= 1.0.8)",
+                              "keras.applications (Keras 2.15: its model functions take no "
+                              "backend=, layers=, models=, utils= arguments)"),
+    "keras_applications.imagenet_utils": Row(
+        "npu_bridge._contrib.keras_applications", _OWN,
+        "keras_applications 1.0.8 imagenet_utils.py on keras 2.15's"),
     "keras.api._v1.keras.mixed_precision.experimental": Row(
         (), "keras 2.15.0", _MAP, "tf.keras.mixed_precision (set_global_policy, Policy)"),
     "keras.api._v1.keras.mixed_precision.experimental.set_policy": Row(

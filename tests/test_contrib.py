@@ -496,6 +496,63 @@ def test_graph_transforms_transform_graph_runs_tensorflows_own_transforms(tmp_pa
     assert r["bad"] == ["ValueError", "Transform 'no_such_transform' not recognized."]
 
 
+# EfficientDet / EfficientNet_V1 (the zoo probe): keras_applications' imagenet_utils (TF 1.15
+# installed Keras-Applications 1.0.8) and Keras 2.x's keras.utils.*_utils module paths.
+KERAS_PATHS = r'''
+import json
+import numpy as np
+import npu_bridge.npu_init
+import tensorflow as tf
+import keras
+from keras import backend as K
+from keras_applications.imagenet_utils import _obtain_input_shape, decode_predictions
+from keras_applications.imagenet_utils import preprocess_input as _preprocess
+from keras.utils.generic_utils import get_custom_objects, CustomObjectScope
+from keras.utils.layer_utils import count_params
+import keras.utils.data_utils as data_utils
+import keras.backend.tensorflow_backend as KTF
+r = {}
+r["ktf"] = KTF.set_session is tf.compat.v1.keras.backend.set_session and KTF.floatx() == "float32"
+r["shape"] = list(_obtain_input_shape(None, default_size=224, min_size=32,
+                                      data_format="channels_last", require_flatten=True))
+x = np.array([[[[255.0, 0.0, 127.5]]]])
+r["torch"] = [round(v, 4) for v in _preprocess(x, "channels_last", mode="torch", backend=K,
+                                               layers=keras.layers, models=keras.models,
+                                               utils=keras.utils)[0, 0, 0].tolist()]
+try:
+    _preprocess(x, mode="torch", engine=None)
+except TypeError as e:
+    r["bad_kwarg"] = str(e)
+try:
+    decode_predictions(np.zeros((1, 10)), backend=K)
+except ValueError as e:
+    r["decode"] = str(e)[:40]
+r["custom"] = get_custom_objects() is keras.utils.get_custom_objects()
+r["scope"] = CustomObjectScope is keras.utils.CustomObjectScope
+r["sequence"] = data_utils.Sequence is keras.utils.Sequence
+r["count"] = int(count_params([tf.compat.v1.Variable(np.zeros((2, 3)))]))
+try:
+    import keras_applications.resnet50
+except ImportError as e:
+    r["resnet"] = [type(e).__name__, str(e)]
+print("RESULT " + json.dumps(r))
+'''
+
+
+def test_keras_applications_imagenet_utils_and_keras_2_utils_paths(tmp_path):
+    r = run_scenario(tmp_path, KERAS_PATHS)
+    assert r["shape"] == [224, 224, 3]
+    # torch mode by hand: (x / 255 - [0.485, 0.456, 0.406]) / [0.229, 0.224, 0.225]
+    assert r["torch"] == [2.2489, -2.0357, 0.4178]
+    assert r["bad_kwarg"] == "Invalid keyword argument: engine"
+    assert r["decode"] == "`decode_predictions` expects a batch of "
+    assert r["ktf"] is True         # Keras 2.2's backend module: the v1 Keras backend
+    assert r["custom"] and r["scope"] and r["sequence"] and r["count"] == 6
+    kind, message = r["resnet"]
+    assert kind == "MissingTF1ModuleError" and message.startswith("keras_applications.resnet50 is not available")
+    assert "keras.applications" in message
+
+
 @pytest.fixture(scope="module")
 def forms(tmp_path_factory):
     return run_scenario(tmp_path_factory.mktemp("forms"), FORMS)
