@@ -4,8 +4,8 @@ Everything option-specific comes from the catalog rows; the generic rule kinds
 (`catalog.RULE_KINDS`) are `npu_bridge.ge.rule_kinds`, the cross-option rules `cross`, GE
 options given directly (`resolve_ge`, `check_graph`) `direct`. Lookups are built
 once at import, and the reader of parameter_map entries is generated from the catalog rows
-(`_reader_source`, compiled in memory at import), so that resolving a full 107-key
-parameter_map stays under 200 microseconds (bench/bench_resolve.py).
+(`_reader_source`, compiled in memory at import), so that resolving a parameter_map of
+every key stays under 200 microseconds (bench/bench_resolve.py).
 """
 import difflib
 import os

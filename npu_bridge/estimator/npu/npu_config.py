@@ -134,9 +134,12 @@ class ProfilingConfig:
         parameter_map["profiling_options"].s only when profiling is enabled ("" when None).
     Raises:
       NpuArgumentError: wrong argument types (all listed).
+    Release r1.1.1's arguments ``enable_options``, ``fp_point``, ``bp_point`` are accepted with
+    warning NPB108 (`npu_bridge.ge.legacy`).
     Source: hicann/tensorflow npu_config.py, docs .../npu_config/profilingconfig_constructor.md.
     """
 
+    @_legacy_args.accept("ProfilingConfig")   # arguments of release r1.1.1: NPB108 warning
     @_records_user_args
     def __init__(self, enable_profiling=False, profiling_options=None):
         problems = []
