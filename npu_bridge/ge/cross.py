@@ -202,15 +202,37 @@ def _needs_value(rule):
     return check
 
 
+def _memo_notice(rule):
+    """`notice(value)`: the row's Diagnostic for `value`, built once per value (a bounded memo;
+    a Diagnostic is immutable)."""
+    option, built = rule.option, {}
+    message = None
+
+    def notice(value):
+        nonlocal message
+        key = (type(value), value)
+        try:
+            diag = built.get(key)
+        except TypeError:   # an unhashable value: not memoized
+            key = diag = None
+        if diag is None:
+            if message is None:
+                message = _with_source(rule, rule.message.format(option=option))
+            diag = make(rule.code, option, value, message)
+            if key is not None and len(built) < 64:
+                built[key] = diag
+        return diag
+    return notice
+
+
 def _notice(rule):
-    option, quiet = rule.option, rule.allowed
+    option, quiet, notice = rule.option, rule.allowed, _memo_notice(rule)
 
     def check(values, diags, given=(), ctx=None):
         value = values.get(option)
         if value is None or value in quiet:
             return
-        diags.append(make(rule.code, option, value,
-                          _with_source(rule, rule.message.format(option=option))))
+        diags.append(notice(value))
     return check
 
 
@@ -338,14 +360,13 @@ def _requires_ge(rule, when, needs):
 
 
 def _notice_ge(rule):
-    option, quiet = rule.option, rule.allowed
+    option, quiet, notice = rule.option, rule.allowed, _memo_notice(rule)
 
     def check(result, env, state):
         value = result.effective.get(option)
         if value is None or value in quiet:
             return
-        result.diagnostics.append(make(rule.code, option, value,
-                                       _with_source(rule, rule.message.format(option=option))))
+        result.diagnostics.append(notice(value))
     return check
 
 
@@ -360,9 +381,14 @@ COMPILED = tuple((tuple(k for k, _ in rule.when), _KINDS[rule.kind](rule))
                  for rule in catalog.CROSS_RULES if rule.level == "parameter_map")
 """((trigger keys, check(values, diags, given, ctx)), ...) of the parameter_map rows, in
 `catalog.CROSS_RULES` order."""
-GE_COMPILED = {level: tuple(_GE_KINDS[rule.kind](rule) for rule in catalog.CROSS_RULES
-                            if rule.level == level) for level in ("ge_direct", "ge")}
-"""level -> (check(result, env, state), ...) of the GE-level rows, in table order."""
+GE_COMPILED = {level: tuple((tuple(k for k, _ in rule.when), rule.env if rule.kind == "env_policy"
+                             else None, _GE_KINDS[rule.kind](rule))
+                            for rule in catalog.CROSS_RULES if rule.level == level)
+               for level in ("ge_direct", "ge")}
+"""level -> ((trigger GE keys, trigger environment variable or None, check(result, env,
+state)), ...) of the GE-level rows, in table order. A row runs only when the effective options
+hold one of its trigger keys (or the environment sets its variable): each kind does nothing
+without them."""
 
 
 def check_all(values, diags, given=(), ctx=None):
@@ -385,8 +411,13 @@ def check_ge(result, env, parallel=None, shown=None, direct=False):
     given directly), then the "ge" rows. `parallel`: graph_max_parallel_model_num when the
     parameter_map gave it; `shown`: the name the script used for the static-memory policy."""
     state = {"parallel": parallel, "shown": shown}
-    if direct:
-        for check in GE_COMPILED["ge_direct"]:
-            check(result, env, state)
-    for check in GE_COMPILED["ge"]:
-        check(result, env, state)
+    eff = result.effective
+    for level in ("ge_direct", "ge") if direct else ("ge",):
+        for keys, var, check in GE_COMPILED[level]:
+            for key in keys:
+                if key in eff:
+                    check(result, env, state)
+                    break
+            else:
+                if var is not None and env.get(var):
+                    check(result, env, state)
