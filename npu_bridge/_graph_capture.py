@@ -14,6 +14,7 @@ import threading
 import numpy as np
 import tensorflow as tf
 from tensorflow.python.client import session as _session_lib
+from tensorflow.python.framework import tensor_util as _tensor_util
 
 from npu_bridge import _records
 from npu_bridge.session_guard import graph_key   # one GE graph per (session, fetches, feeds)
@@ -270,11 +271,12 @@ def _zeros_init(init_op):
         return True
     if kind == "Fill":
         value = value.op.inputs[1]
-    elif kind != "Const":
+    if value.op.type != "Const":
         return False
-    static = tf.get_static_value(value)
-    return (static is not None and np.asarray(static).dtype.kind in "biufc"
-            and not np.any(static))
+    # the Const's own value (tf.get_static_value would mark the tensor unfeedable, and
+    # Variable.load feeds an initializer's value)
+    static = _tensor_util.MakeNdarray(value.op.get_attr("value"))
+    return static.dtype.kind in "biufc" and not np.any(static)
 
 
 def _facts(graph, ops, host):

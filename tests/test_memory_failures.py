@@ -163,13 +163,16 @@ def test_zero_initialized_locals_with_the_iterator_initializer(initial, expected
     with g.as_default():
         x = it.get_next()
         _, update = v1.metrics.mean(tf.reduce_sum(x))           # total, count: zeros
-        for i, shape in enumerate(([], [3], [1000, 100])):     # Const and Fill zeros, or not
-            v1.get_local_variable("local%d" % i, shape, initializer=v1.constant_initializer(initial))
+        local = [v1.get_local_variable("local%d" % i, shape,
+                                       initializer=v1.constant_initializer(initial))
+                 for i, shape in enumerate(([], [3], [1000, 100]))]   # Const zeros, or not
         v1.get_local_variable("big_zeros", [1000, 100], initializer=v1.zeros_initializer())   # Fill
         with v1.Session(config=_config()) as sess:
             sess.run(init)
             sess.run(tf.group(v1.local_variables_initializer(), it.initializer))
             sess.run([train, update])
+            local[0].load(3.0, sess)     # feeds its initial value: the check must not forbid it
+            assert sess.run(local[0]) == 3.0
     assert _codes() == expected
 
 
