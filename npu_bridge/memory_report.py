@@ -49,8 +49,8 @@ def memory_lines(conf):
     lines = ["  memory: " + g["summary"] for g in mem["graphs"]]
     if len(mem["graphs"]) > 1:
         alt = mem["policy_alternatives"]
-        lines.append("  memory: session (static_memory_policy %d): feature map %s (policy 0: %s, "
+        lines.append("  memory: %s %s (static_memory_policy %d): feature map %s (policy 0: %s, "
                      "policy 2: %s), variables %s" % (
-                         mem["policy"], mp.mib(mem["feature_map"]), mp.mib(alt["0"]),
+                         conf.get("kind", "session"), conf.get("name", ""), mem["policy"], mp.mib(mem["feature_map"]), mp.mib(alt["0"]),
                          mp.mib(alt["2"]), mp.mib(mem["variables"])))
     return lines
