@@ -1,6 +1,6 @@
 """Valid NPU configurations for the benchmarks, built from the catalog rows (no TensorFlow).
 
-`valid_values()` gives one value per `parameter_map` key (all 107) that is valid on its own
+`valid_values()` gives one value per `parameter_map` key (all of the catalog's) that is valid on its own
 and together with the others: a real, non-trivial value where the row has one (first allowed
 enum value, the row's example for regex rows, a range's lower bound, a JSON object for JSON
 rows...), and "unset" (the empty string / adapter default) only where the real adapter
@@ -79,7 +79,7 @@ def _unset(row):
 
 
 def valid_values(keys=None):
-    """{key: python value} for `keys` (default: all 107 parameter_map keys), valid together.
+    """{key: python value} for `keys` (default: every parameter_map key), valid together.
 
     The catalog's rules evolve; a key that a new cross-option rule rejects in this
     combination is set back to its unset value (reported on stderr), so the map stays valid.

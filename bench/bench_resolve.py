@@ -1,4 +1,6 @@
-"""Benchmark 4: `npu_bridge.ge.resolve()` on a parameter_map holding all 107 keys.
+"""Benchmark 4: `npu_bridge.ge.resolve()` on a parameter_map holding every catalog key.
+
+(The figure keeps its name `resolve_107` from when the catalog had 107 keys.)
 
 The map is a real protobuf `NpuOptimizer` `parameter_map` (AttrValue per key, the field each
 row reads), every value valid together (bench/_configs.py), resolved without errors. Each
@@ -23,7 +25,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import _common  # noqa: E402
 import _configs  # noqa: E402
 
-from npu_bridge.ge import resolve  # noqa: E402
+from npu_bridge.ge import catalog, resolve  # noqa: E402
 
 BOUND_US = 200.0
 
@@ -64,13 +66,14 @@ def main(argv=None):
     parser.add_argument("--batches", type=int, default=10, help="batches per repeat")
     args = parser.parse_args(argv)
     values = _configs.valid_values()
-    if len(values) != 107:
-        raise SystemExit("could not build a valid 107-key parameter_map (%d keys)" % len(values))
+    n_keys = len(catalog.PARAMETER_MAP_KEYS)
+    if len(values) != n_keys:
+        raise SystemExit("could not build a valid %d-key parameter_map (%d keys)" % (n_keys, len(values)))
     config, pmap = protobuf_map(values)
     result = resolve(pmap)  # raises NpuConfigError if the configuration were invalid
-    assert len(pmap) == 107
-    print("resolve: 107 keys, %d diagnostics (%s), %d GE keys"
-          % (len(result.diagnostics), ", ".join(sorted({d.severity for d in result.diagnostics})),
+    assert len(pmap) == n_keys
+    print("resolve: %d keys, %d diagnostics (%s), %d GE keys"
+          % (n_keys, len(result.diagnostics), ", ".join(sorted({d.severity for d in result.diagnostics})),
              len(result.effective)))
     targets = {"protobuf_map": pmap, "configproto": config, "dict": dict(values)}
     for target in targets.values():
@@ -110,8 +113,8 @@ def main(argv=None):
               % (name, _common.median(best) * 1e6, _common.spread(best), _common.median(mean) * 1e6,
                  _common.spread(mean), args.repeats, args.batches, args.calls))
     us = _common.median(times["protobuf_map"]) * 1e6
-    print("resolve_floor us_per_call median=%.1f (only reading the 107 AttrValues of the map); "
-          "resolve_protobuf_map = %.1f floors" % (floor * 1e6, us / (floor * 1e6)))
+    print("resolve_floor us_per_call median=%.1f (only reading the %d AttrValues of the map); "
+          "resolve_protobuf_map = %.1f floors" % (floor * 1e6, len(pmap), us / (floor * 1e6)))
     print("resolve stages (informational): reading the map %.1f us, the entries' own effects "
           "%.1f us more, the rest (cross-entry, product and GE rules, GeOptions) %.1f us; "
           "fastest batch of all repeats %.1f us/call"

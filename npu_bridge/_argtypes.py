@@ -198,7 +198,7 @@ def _bool_int_ge_parts(value, row, label):
     the row's GE key itself takes `value`, how to get it; `label` names what cannot express it
     ("" otherwise))."""
     from npu_bridge.ge import catalog
-    from npu_bridge.ge.resolver import _formatter   # how each route formats a .b value
+    from npu_bridge.ge.rule_kinds import _formatter   # how each route formats a .b value
     sent = ", ".join("%s %r (%s)" % (route.key, _formatter(route, "b")(True), route.level)
                      for route in row.routes if route.level != "adapter")
     advice = ""

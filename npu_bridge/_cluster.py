@@ -337,26 +337,33 @@ def _flat_ops(graph, fetches):
     return out
 
 
-def collective_groups(graph, fetches):
-    """The group keys of the collectives a run of ``fetches`` executes (a frozenset)."""
-    stack = _flat_ops(graph, fetches)
-    seen, groups = set(), set()
+def _collectives(graph, fetches):
+    """The collective ops a run of ``fetches`` executes (inputs and control inputs walked)."""
+    stack, seen, found = _flat_ops(graph, fetches), set(), []
     while stack:
         op = stack.pop()
         if id(op) in seen:
             continue
         seen.add(id(op))
         if op.type in COLLECTIVE_TYPES:
-            try:
-                groups.add(op.get_attr(_ATTR_GROUP))
-            except ValueError:   # written with collective_ops directly
-                try:
-                    size = op.get_attr("group_size")
-                    groups.add(WORLD_KEY if size == job().size else op.get_attr("group_key"))
-                except ValueError:
-                    groups.add(-1)
+            found.append(op)
         stack.extend(t.op for t in op.inputs)
         stack.extend(op.control_inputs)
+    return found
+
+
+def collective_groups(graph, fetches):
+    """The group keys of the collectives a run of ``fetches`` executes (a frozenset)."""
+    groups = set()
+    for op in _collectives(graph, fetches):
+        try:
+            groups.add(op.get_attr(_ATTR_GROUP))
+        except ValueError:   # written with collective_ops directly
+            try:
+                size = op.get_attr("group_size")
+                groups.add(WORLD_KEY if size == job().size else op.get_attr("group_key"))
+            except ValueError:
+                groups.add(-1)
     return frozenset(groups)
 
 
@@ -438,19 +445,9 @@ def start_barrier():
 
 def _timed_out_collectives(graph, fetches, err):
     op = getattr(err, "op", None)
-    ops = [op] if op is not None and op.type in COLLECTIVE_TYPES else []
-    if not ops:
-        stack, seen = _flat_ops(graph, fetches), set()
-        while stack:
-            o = stack.pop()
-            if id(o) in seen:
-                continue
-            seen.add(id(o))
-            if o.type in COLLECTIVE_TYPES:
-                ops.append(o)
-            stack.extend(t.op for t in o.inputs)
-            stack.extend(o.control_inputs)
-    return ops
+    if op is not None and op.type in COLLECTIVE_TYPES:
+        return [op]
+    return _collectives(graph, fetches)
 
 
 def explain(err, graph, fetches):

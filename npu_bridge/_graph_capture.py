@@ -11,6 +11,7 @@ dictionary lookup. Entries go to the session's record (`rec["graphs"]`).
 import os
 import threading
 
+import numpy as np
 import tensorflow as tf
 from tensorflow.python.client import session as _session_lib
 
@@ -255,6 +256,27 @@ def _iterator_type(op, depth=0):
     return src.type
 
 
+def _zeros_init(init_op):
+    """Does variable initializer `init_op` (Assign / AssignVariableOp) write zeros (a Const of
+    zeros, a Fill of 0, ZerosLike)? Zeros are what a host-side initialization leaves anyway
+    (NPB174: only the other initializers are lost)."""
+    if len(init_op.inputs) < 2:
+        return False
+    value = init_op.inputs[1]
+    while value.op.type == "Identity" and value.op.inputs:
+        value = value.op.inputs[0]
+    kind = value.op.type
+    if kind == "ZerosLike":
+        return True
+    if kind == "Fill":
+        value = value.op.inputs[1]
+    elif kind != "Const":
+        return False
+    static = tf.get_static_value(value)
+    return (static is not None and np.asarray(static).dtype.kind in "biufc"
+            and not np.any(static))
+
+
 def _facts(graph, ops, host):
     """`npu_failures.GraphFacts` of the subgraph `ops` (`host`: ids of its host ops)."""
     f = _failures.GraphFacts()
@@ -283,7 +305,7 @@ def _facts(graph, ops, host):
                 mp.tensor_bytes(_shape(t), "int8") is None for t in op.outputs)))
         elif kind == "MakeIterator":
             f.iterator_inits.append(op.name)
-        if oid in init_ids:
+        if oid in init_ids and not _zeros_init(op):
             f.var_inits += 1
         if any(t.dtype is _VARIANT for t in op.outputs):
             for t in op.inputs:

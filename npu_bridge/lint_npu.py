@@ -4,8 +4,10 @@ graph; these see only the source:
 - NPB176: `ExponentialUpdateLossScaleManager(...)` called inside a `with
   ...control_dependencies(...)` block (npu_failure_cases.md row 7);
 - NPB174: one `group(...)` or `.run(...)` call holding both a `*variables_initializer()` call
-  (`global_variables_initializer`, `local_variables_initializer`, `variables_initializer`)
-  and an `X.initializer` attribute (row 5; X is taken to be an iterator).
+  (`global_variables_initializer`, `variables_initializer`; not `local_variables_initializer`
+  alone: local variables are metrics' totals and counts, zeros, which a host-side
+  initialization leaves anyway, and the run-time check sees their values) and an
+  `X.initializer` attribute (row 5; X is taken to be an iterator).
 """
 import ast
 
@@ -67,7 +69,8 @@ class _Visitor(ast.NodeVisitor):
         elif name in ("group", "run"):
             elems = list(_elements(node.args))
             var_init = any(isinstance(e, ast.Call) and _name(e.func).endswith(
-                "variables_initializer") for e in elems)
+                "variables_initializer") and _name(e.func) != "local_variables_initializer"
+                for e in elems)
             it_init = [e for e in elems if isinstance(e, ast.Attribute)
                        and e.attr == "initializer"]
             if var_init and it_init:

@@ -263,6 +263,62 @@ MOVED = {
     **{_C + "seq2seq." + name: Row("tensorflow_addons.seq2seq:" + name, _TFA, _MAP)
        for name in ("sequence_loss", "tile_batch", "gather_tree", "hardmax", "safe_cumprod",
                     "monotonic_attention")},
+    # seq2seq attention: TFA's classes take TF 1.15's leading arguments (num_units, memory,
+    # memory_sequence_length, normalize / scale) and compute the same; probability_fn is a name
+    # ("softmax", "hardmax") and score_mask_value / custom_key_value_fn are not taken; variable
+    # names differ (TF 1.15 checkpoints do not load). AttentionWrapper: TFA's + TF 1.x zero_state
+    **{_C + path + name: Row("tensorflow_addons.seq2seq:" + name, _TFA,
+                             "tensorflow_addons/seq2seq/attention_wrapper.py (TF 1.15's arguments)")
+       for path in ("seq2seq.", "seq2seq.python.ops.attention_wrapper.")
+       for name in ("BahdanauAttention", "LuongAttention", "AttentionWrapperState")},
+    **{_C + path + "AttentionWrapper": Row("npu_bridge._contrib.attention:AttentionWrapper",
+                                           _TFA + " + " + _OWN,
+                                           "tensorflow_addons/seq2seq/attention_wrapper.py; TF 1.15 "
+                                           "rnn_cell_impl.py (zero_state)")
+       for path in ("seq2seq.", "seq2seq.python.ops.attention_wrapper.")},
+    **{_C + path + "BasicDecoderOutput": Row("tensorflow_addons.seq2seq:BasicDecoderOutput", _TFA,
+                                             "tensorflow_addons/seq2seq/basic_decoder.py")
+       for path in ("seq2seq.", "seq2seq.python.ops.basic_decoder.")},
+    # BasicDecoder and the helpers of the zoo: TF 1.15's signatures on TFA's samplers
+    # (npu_bridge/_contrib/decoders.py; TFA's BasicDecoder takes a sampler and gets inputs and
+    # initial state in its call)
+    **{_C + path + name: Row("npu_bridge._contrib.decoders:" + name, _TFA + " + " + _OWN,
+                             "TF 1.15 contrib/seq2seq/python/ops/basic_decoder.py, helper.py; "
+                             "tensorflow_addons/seq2seq/sampler.py")
+       for path, names in (("seq2seq.", ("BasicDecoder", "TrainingHelper", "GreedyEmbeddingHelper",
+                                         "SampleEmbeddingHelper")),
+                           ("seq2seq.python.ops.basic_decoder.", ("BasicDecoder",)),
+                           ("seq2seq.python.ops.helper.", ("TrainingHelper", "GreedyEmbeddingHelper",
+                                                           "SampleEmbeddingHelper")))
+       for name in names},
+    # the abstract Helper: TFA's Sampler has the same methods (batch_size, sample_ids_shape,
+    # sample_ids_dtype, initialize, sample, next_inputs); a TF 1.x subclass runs in BasicDecoder
+    **{_C + path + "Helper": Row("tensorflow_addons.seq2seq:Sampler", _TFA,
+                                 "tensorflow_addons/seq2seq/sampler.py (TF 1.x Helper interface)")
+       for path in ("seq2seq.", "seq2seq.python.ops.helper.")},
+    # the other decoders and helpers: TFA's take a sampler and get the inputs, initial state
+    # and tokens in their call (other signatures): errors naming them
+    **{_C + path + name: Row(None, nearest=nearest)
+       for paths, names in (
+           (("seq2seq.", "seq2seq.python.ops.beam_search_decoder."), (
+               ("BeamSearchDecoder", "tensorflow_addons.seq2seq.BeamSearchDecoder(cell, beam_width, "
+                                     "output_layer=...), called as decoder(embedding, "
+                                     "start_tokens=..., end_token=..., initial_state=...)"),)),
+           (("seq2seq.", "seq2seq.python.ops.helper."), tuple(
+               (helper, "tensorflow_addons.seq2seq.%s (a sampler: its inputs are given to the "
+                        "decoder's call)" % sampler)
+               for helper, sampler in (
+                   ("CustomHelper", "CustomSampler"),
+                   ("ScheduledEmbeddingTrainingHelper", "ScheduledEmbeddingTrainingSampler"),
+                   ("ScheduledOutputTrainingHelper", "ScheduledOutputTrainingSampler"),
+                   ("InferenceHelper", "InferenceSampler")))))
+       for path in paths for name, nearest in names},
+    _C + "legacy_seq2seq": Row((), "", "TF 1.15 contrib/legacy_seq2seq (removed in TF 2)",
+                               "tensorflow_addons.seq2seq.sequence_loss on [batch, time] tensors; "
+                               "tf.compat.v1.nn.dynamic_rnn with tf.contrib.seq2seq's attention"),
+    _C + "graph_editor": Row((), "", "TF 1.15 contrib/graph_editor (removed in TF 2)",
+                             "tf.compat.v1.import_graph_def(graph_def, input_map=...) to rewire "
+                             "inputs (edit the GraphDef of tf.Graph.as_graph_def())"),
     _C + "crf": Row((), _TFA, _MAP, "tensorflow_addons.text (crf_* functions)"),
     **{_C + "crf." + name: Row("tensorflow_addons.text:" + name, _TFA, _MAP)
        for name in ("crf_log_likelihood", "crf_decode", "crf_sequence_score", "crf_log_norm",
@@ -296,9 +352,19 @@ MOVED = {
     _C + "opt": Row((), _TFA, _MAP, "tensorflow_addons.optimizers (Keras optimizers, not "
                                     "tf.train.Optimizer subclasses: minimize(loss, var_list))"),
     _C + "opt.AdamWOptimizer": Row(None, nearest="tensorflow_addons.optimizers.AdamW (a Keras "
-                                                 "optimizer)"),
-    _C + "opt.LazyAdamOptimizer": Row(None, nearest="tensorflow_addons.optimizers.LazyAdam "
-                                                    "(a Keras optimizer)"),
+                                                 "optimizer: minimize(loss, var_list), no "
+                                                 "global_step)"),
+    _C + "opt.MomentumWOptimizer": Row(None, nearest="tensorflow_addons.optimizers.SGDW (a Keras "
+                                                     "optimizer)"),
+    _C + "opt.NadamOptimizer": Row(None, nearest="tf.keras.optimizers.Nadam (a Keras optimizer)"),
+    _C + "opt.LARSOptimizer": Row(None, nearest="tf.compat.v1.train.MomentumOptimizer (without "
+                                                "LARS' per-layer trust ratio)"),
+    _C + "opt.ScipyOptimizerInterface": Row(
+        None, nearest="scipy.optimize.minimize on values read with Session.run, or "
+                      "tensorflow_probability.optimizer.lbfgs_minimize"),
+    # LazyAdamOptimizer: a v1 Optimizer of its own (TFA's LazyAdam is a Keras one)
+    _C + "opt.LazyAdamOptimizer": Row("npu_bridge._contrib.opt:LazyAdamOptimizer", _OWN,
+                                      "TF 1.15 contrib/opt/python/training/lazy_adam_optimizer.py"),
     _C + "opt.MovingAverageOptimizer": Row(
         None, nearest="tf.compat.v1.train.ExponentialMovingAverage"),
     # no maintained library
@@ -393,6 +459,23 @@ MOVED = {
                                     "keras 2.15 (the v1 Keras API keeps them)")
        for name in ("set_session", "get_session")},
     "keras.utils.np_utils": Row("keras.src.utils.np_utils", "keras 2.15.0", "keras 2.15 (moved)"),
+    "keras.backend.tensorflow_backend": Row(("tf.compat.v1.keras.backend",), "keras 2.15.0",
+                                            "Keras 2.2's backend module (the v1 Keras backend)",
+                                            "tf.compat.v1.keras.backend"),
+    # Keras 2.x's keras.utils.*_utils modules: keras 2.15's, then its public keras.utils (where
+    # get_custom_objects, CustomObjectScope, ... went)
+    **{"keras.utils." + name: Row(("keras.src.utils." + name, "keras.utils"), "keras 2.15.0",
+                                  "keras 2.15 (moved)", "keras.utils")
+       for name in ("generic_utils", "layer_utils", "data_utils", "vis_utils", "tf_utils",
+                    "conv_utils", "io_utils")},
+    # Keras-Applications 1.0.8, installed by TF 1.15's pip package: imagenet_utils on Keras
+    # 2.15's; its model modules take backend=/layers=/... that Keras 2.15's do not
+    "keras_applications": Row((), "keras 2.15.0", "TF 1.15 setup.py (keras_applications >= 1.0.8)",
+                              "keras.applications (Keras 2.15: its model functions take no "
+                              "backend=, layers=, models=, utils= arguments)"),
+    "keras_applications.imagenet_utils": Row(
+        "npu_bridge._contrib.keras_applications", _OWN,
+        "keras_applications 1.0.8 imagenet_utils.py on keras 2.15's"),
     "keras.api._v1.keras.mixed_precision.experimental": Row(
         (), "keras 2.15.0", _MAP, "tf.keras.mixed_precision (set_global_policy, Policy)"),
     "keras.api._v1.keras.mixed_precision.experimental.set_policy": Row(
@@ -408,9 +491,10 @@ MOVED = {
     "tensorflow.python.keras.utils.multi_gpu_model": Row(
         "npu_bridge._contrib.keras:multi_gpu_model", _OWN,
         "TF 1.15 python/keras/utils/multi_gpu_utils.py (its device checks)"),
+    # TF 2.15 compiles the C++ transforms in but does not ship TF 1.15's Python wrapper
     "tensorflow.tools.graph_transforms": Row(
-        (), "", _MAP, "no maintained Python API (the C++ transform_graph tool); "
-                      "tf.compat.v1.graph_util for freezing, grappler for optimisation"),
+        "npu_bridge._contrib.graph_transforms", _OWN,
+        "TF 1.15 tools/graph_transforms/__init__.py (on TF 2.15's _pywrap_transform_graph)"),
 }
 for _path in ("tensorflow.python.distribute.distribution_strategy_context",
               "tensorflow.python.training.distribution_strategy_context"):

@@ -66,12 +66,9 @@ err("learn", lambda: learn.Experiment)
 err("cloud", lambda: cloud.BigQueryReader)
 err("tfprof", lambda: tfprof.model_analyzer)
 err("opt", lambda: tf.contrib.opt.AdamWOptimizer)
-err("seq2seq", lambda: tf.contrib.seq2seq.BasicDecoder)
+err("seq2seq", lambda: tf.contrib.seq2seq.BeamSearchDecoder)
 err("embed", lambda: tf.contrib.layers.embed_sequence)
 err("unknown_sub", lambda: importlib.import_module("tensorflow.contrib.nosuchthing"))
-def from_graph_transforms():
-    from tensorflow.tools.graph_transforms import TransformGraph
-err("graph_transforms", from_graph_transforms)
 def from_quantize():
     from tensorflow.contrib.quantize import experimental_create_training_graph
 err("from_quantize", from_quantize)
@@ -461,6 +458,101 @@ def test_zoo_deep_paths_linear_tensor_util_decoder_image_ops(tmp_path):
     assert "`gpus=[0, 1]`" in ids
 
 
+# EDSR's export (run.py): TransformGraph(graph_def, inputs, outputs, transforms) on TF's own
+# C++ transforms, as TF 1.15's tensorflow/tools/graph_transforms/__init__.py called them.
+GRAPH_TRANSFORMS = r'''
+import json
+import npu_bridge.npu_init
+import tensorflow as tf
+from tensorflow.tools.graph_transforms import TransformGraph
+import tensorflow.tools.graph_transforms as gt
+r = {"same": gt.TransformGraph is TransformGraph}
+g = tf.Graph()
+with g.as_default():
+    x = tf.placeholder(tf.float32, [None, 3], name="x")
+    w = tf.constant([[1., 2.], [3., 4.], [5., 6.]], name="w")
+    y = tf.identity(tf.matmul(x, w), name="y")
+    tf.add(x, 1.0, name="unused")
+out = TransformGraph(g.as_graph_def(), ["x"], ["y"], ["strip_unused_nodes", "sort_by_execution_order"])
+r["type"] = type(out).__name__
+r["nodes"] = sorted(n.name for n in out.node)
+with tf.Graph().as_default() as g2:
+    tf.import_graph_def(out, name="")
+    with tf.Session() as sess:
+        r["y"] = sess.run("y:0", {"x:0": [[1., 0., 1.]]}).tolist()
+try:
+    TransformGraph(g.as_graph_def(), ["x"], ["y"], ["no_such_transform"])
+except Exception as e:
+    r["bad"] = [type(e).__name__, str(e)]
+print("RESULT " + json.dumps(r))
+'''
+
+
+def test_graph_transforms_transform_graph_runs_tensorflows_own_transforms(tmp_path):
+    r = run_scenario(tmp_path, GRAPH_TRANSFORMS)
+    assert r["same"] is True and r["type"] == "GraphDef"
+    assert r["nodes"] == ["MatMul", "w", "x", "y"]      # "unused" stripped
+    assert r["y"] == [[6.0, 8.0]]                       # [1, 0, 1] @ w by hand
+    assert r["bad"] == ["ValueError", "Transform 'no_such_transform' not recognized."]
+
+
+# EfficientDet / EfficientNet_V1 (the zoo probe): keras_applications' imagenet_utils (TF 1.15
+# installed Keras-Applications 1.0.8) and Keras 2.x's keras.utils.*_utils module paths.
+KERAS_PATHS = r'''
+import json
+import numpy as np
+import npu_bridge.npu_init
+import tensorflow as tf
+import keras
+from keras import backend as K
+from keras_applications.imagenet_utils import _obtain_input_shape, decode_predictions
+from keras_applications.imagenet_utils import preprocess_input as _preprocess
+from keras.utils.generic_utils import get_custom_objects, CustomObjectScope
+from keras.utils.layer_utils import count_params
+import keras.utils.data_utils as data_utils
+import keras.backend.tensorflow_backend as KTF
+r = {}
+r["ktf"] = KTF.set_session is tf.compat.v1.keras.backend.set_session and KTF.floatx() == "float32"
+r["shape"] = list(_obtain_input_shape(None, default_size=224, min_size=32,
+                                      data_format="channels_last", require_flatten=True))
+x = np.array([[[[255.0, 0.0, 127.5]]]])
+r["torch"] = [round(v, 4) for v in _preprocess(x, "channels_last", mode="torch", backend=K,
+                                               layers=keras.layers, models=keras.models,
+                                               utils=keras.utils)[0, 0, 0].tolist()]
+try:
+    _preprocess(x, mode="torch", engine=None)
+except TypeError as e:
+    r["bad_kwarg"] = str(e)
+try:
+    decode_predictions(np.zeros((1, 10)), backend=K)
+except ValueError as e:
+    r["decode"] = str(e)[:40]
+r["custom"] = get_custom_objects() is keras.utils.get_custom_objects()
+r["scope"] = CustomObjectScope is keras.utils.CustomObjectScope
+r["sequence"] = data_utils.Sequence is keras.utils.Sequence
+r["count"] = int(count_params([tf.compat.v1.Variable(np.zeros((2, 3)))]))
+try:
+    import keras_applications.resnet50
+except ImportError as e:
+    r["resnet"] = [type(e).__name__, str(e)]
+print("RESULT " + json.dumps(r))
+'''
+
+
+def test_keras_applications_imagenet_utils_and_keras_2_utils_paths(tmp_path):
+    r = run_scenario(tmp_path, KERAS_PATHS)
+    assert r["shape"] == [224, 224, 3]
+    # torch mode by hand: (x / 255 - [0.485, 0.456, 0.406]) / [0.229, 0.224, 0.225]
+    assert r["torch"] == [2.2489, -2.0357, 0.4178]
+    assert r["bad_kwarg"] == "Invalid keyword argument: engine"
+    assert r["decode"] == "`decode_predictions` expects a batch of "
+    assert r["ktf"] is True         # Keras 2.2's backend module: the v1 Keras backend
+    assert r["custom"] and r["scope"] and r["sequence"] and r["count"] == 6
+    kind, message = r["resnet"]
+    assert kind == "MissingTF1ModuleError" and message.startswith("keras_applications.resnet50 is not available")
+    assert "keras.applications" in message
+
+
 @pytest.fixture(scope="module")
 def forms(tmp_path_factory):
     return run_scenario(tmp_path_factory.mktemp("forms"), FORMS)
@@ -517,7 +609,7 @@ def test_deep_paths_and_moved_modules_the_zoo_probe_met(forms):
     ("cloud", "tf.contrib.cloud.BigQueryReader", "tensorflow_io"),
     ("tfprof", "tf.contrib.tfprof.model_analyzer", "tf.compat.v1.profiler"),
     ("opt", "tf.contrib.opt.AdamWOptimizer", "tensorflow_addons.optimizers.AdamW"),
-    ("seq2seq", "tf.contrib.seq2seq.BasicDecoder", "tensorflow_addons.seq2seq"),
+    ("seq2seq", "tf.contrib.seq2seq.BeamSearchDecoder", "tensorflow_addons.seq2seq"),
     ("embed", "tf.contrib.layers.embed_sequence", "tf.keras.layers.Embedding"),
 ])
 def test_missing_names_raise_attribute_errors_naming_the_replacement(forms, key, name, hint):
@@ -529,7 +621,6 @@ def test_missing_names_raise_attribute_errors_naming_the_replacement(forms, key,
 
 @pytest.mark.parametrize("key,name,hint", [
     ("unknown_sub", "tf.contrib.nosuchthing", "no single replacement"),
-    ("graph_transforms", "tensorflow.tools.graph_transforms.TransformGraph", "transform_graph"),
     ("from_quantize", "tf.contrib.quantize.experimental_create_training_graph",
      "tensorflow_model_optimization"),
 ])

@@ -40,13 +40,22 @@ class _Recorder(dict):
         return dict.get(self, key, default)
 
 
+class _Decisions(list):
+    """The guard's decisions, (key, time, refused, others executing); `first_refusal` is set
+    once one run was refused."""
+
+    def __init__(self):
+        super().__init__()
+        self.first_refusal = threading.Event()
+
+
 @pytest.fixture
 def guard(monkeypatch):
     _session_patch.patch()
     _session_patch.clear_caches()
     table = _Recorder()
     monkeypatch.setattr(GUARD, "executing", table)
-    decisions = []
+    decisions = _Decisions()
     lock = threading.Lock()
     original_enter, original_leave = GUARD.enter, GUARD.leave
 
@@ -63,6 +72,8 @@ def guard(monkeypatch):
             others = [k for k, c in (table.local.snapshot or ()) if c and k != key]
             with lock:
                 decisions.append((key, t, refused, bool(others)))
+            if refused:
+                decisions.first_refusal.set()
         return None
 
     def leave(key):
@@ -82,8 +93,10 @@ def _config(policy):
     return config
 
 
-def _build(policy, log, log_lock, fail_on=None):
-    """2 sessions x 2 fetches = 4 GE graphs; each fetch runs a logging py_func."""
+def _build(policy, log, log_lock, fail_on=None, hold=None):
+    """2 sessions x 2 fetches = 4 GE graphs; each fetch runs a logging py_func. `hold`, an
+    Event: graph 0's first execution waits (up to 60 s) until it is set, so the other
+    graphs' runs meet an executing graph however the threads are scheduled."""
     sessions, fetches = [], []
     for g in range(2):
         graph = tf.Graph()
@@ -91,7 +104,10 @@ def _build(policy, log, log_lock, fail_on=None):
             for f in range(2):
                 gid = 2 * g + f
 
-                def body(x, gid=gid):
+                def body(x, gid=gid, held=[]):
+                    if hold is not None and gid == 0 and not held:
+                        held.append(True)
+                        hold.wait(60)
                     start = time.monotonic()
                     if fail_on is not None and fail_on(gid):
                         raise RuntimeError("boom in graph %d" % gid)
@@ -150,7 +166,10 @@ def _overlaps(log):
 @pytest.mark.parametrize("policy", [0, 2, 4])
 def test_guard_stress(guard, policy):
     log, log_lock, results = [], threading.Lock(), {}
-    sessions, fetches = _build(policy, log, log_lock)
+    # contention made certain, not left to the scheduler: under policy 2/4 graph 0's first
+    # run stays inside the guard until another graph's run has been refused
+    hold = guard.first_refusal if policy else None
+    sessions, fetches = _build(policy, log, log_lock, hold=hold)
     runs_per_thread = RUNS_PER_GRAPH * GRAPHS // THREADS
     try:
         _hammer(sessions, fetches, runs_per_thread, results)

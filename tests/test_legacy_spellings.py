@@ -13,7 +13,7 @@ import pytest
 import tensorflow as tf
 from tensorflow.core.framework.attr_value_pb2 import AttrValue
 
-from npu_bridge.estimator.npu.npu_config import NPURunConfig, render_parameter_map
+from npu_bridge.estimator.npu.npu_config import NPURunConfig, ProfilingConfig, render_parameter_map
 from npu_bridge.ge import NpuConfigError, legacy, resolve
 from npu_bridge.ge.diagnostics import CODES
 from npu_bridge.lint import lint_source
@@ -131,7 +131,7 @@ def test_lint_warns_for_each_older_spelling_and_errors_for_the_others():
 
 def test_table_rows_are_well_formed():
     for r in legacy.ROWS:
-        assert r.where in ("NPURunConfig", "parameter_map") and r.now in ("read", "ignored")
+        assert r.where in ("NPURunConfig", "ProfilingConfig", "parameter_map") and r.now in ("read", "ignored")
         assert r.releases
         if r.where == "parameter_map":
             assert r.field in ("s", "b") and r.writes is None
@@ -175,3 +175,57 @@ def test_release_branch_spellings_es_cluster_config_and_op_tune_mode():
     assert both._npu_resolve_input()[0]["op_tune_mode"].s == b"GA"
     assert sorted(d.option for d in resolve(both).diagnostics if d.code == "NPB108") == \
         ["mstune_mode", "op_tune_mode"]
+
+
+def _npb108(diags):
+    return sorted(d.option for d in diags if d.code == "NPB108")
+
+
+def test_profiling_config_of_r1_1_1_writes_fp_and_bp_point_as_it_did():
+    # r1.1.1: ProfilingConfig(enable_profiling=False, enable_options=[], fp_point=None,
+    # bp_point=None); its NPUEstimator wrote parameter_map fp_point / bp_point (.s).
+    profiling = ProfilingConfig(enable_profiling=True, enable_options=["training_trace", "task_trace"],
+                                fp_point="conv1/Conv2D", bp_point="gradients/AddN")
+    config = NPURunConfig(profiling_config=profiling)
+    pm = config._npu_resolve_input()[0]
+    assert (pm["fp_point"].s, pm["bp_point"].s) == (b"conv1/Conv2D", b"gradients/AddN")
+    assert pm["profiling_mode"].b is True and pm["profiling_options"].s == b""
+    ge = resolve(config)
+    warned = list(ge.diagnostics) + config._npu_arg_warnings()
+    assert _npb108(warned) == ["ProfilingConfig(enable_options)", "bp_point", "fp_point"]
+    for d in warned:
+        if d.code == "NPB108":
+            assert "profiling_options" in d.message and "r1.1.1" in d.message, d.message
+    every = dict(ge.global_options, **ge.session_options, **ge.graph_options)
+    assert "fp_point" not in every and "bp_point" not in every
+    assert every["ge.exec.profilingMode"] == "1"
+    assert {"fp_point", "bp_point"} <= config._npu_user_keys()
+
+
+def test_profiling_config_points_were_written_only_with_profiling_on_and_both_given():
+    for kwargs in ({"enable_profiling": False, "fp_point": "a", "bp_point": "b"},
+                   {"enable_profiling": True, "enable_options": ["training_trace"], "fp_point": "a"}):
+        config = NPURunConfig(profiling_config=ProfilingConfig(**kwargs))
+        pm = config._npu_resolve_input()[0]
+        assert "fp_point" not in pm and "bp_point" not in pm
+        warned = config._npu_arg_warnings()
+        assert _npb108(warned) == sorted("ProfilingConfig(%s)" % k for k in kwargs
+                                         if k != "enable_profiling")
+        assert _npb108(resolve(config).diagnostics) == []
+        assert "only together with" in [d for d in warned if d.option == "ProfilingConfig(fp_point)"][0].message
+
+
+def test_profiling_config_never_existed_argument_is_type_error_with_did_you_mean():
+    with pytest.raises(TypeError, match=r"'fp_pont'; did you mean 'fp_point'"):
+        ProfilingConfig(fp_pont="a")
+    assert list(inspect.signature(ProfilingConfig.__init__).parameters)[1:] == \
+        ["enable_profiling", "profiling_options"]
+
+
+def test_lint_profiling_config_of_r1_1_1_is_npb108_not_nbl012():
+    src = ("from npu_bridge.npu_init import *\n"
+           "p = ProfilingConfig(enable_profiling=True, enable_options=['training_trace'],\n"
+           "                    fp_point='a', bp_point='b')\n"
+           "q = ProfilingConfig(fp_pont='a')\n")
+    found = sorted((f.line, f.code) for f in lint_source(src, "s.py"))
+    assert found == [(2, "NPB108"), (3, "NPB108"), (3, "NPB108"), (4, "NBL012")]

@@ -153,6 +153,26 @@ def test_iterator_initializer_on_its_own_is_clean():
     assert _codes() == []
 
 
+@pytest.mark.parametrize("initial,expected", [(0.0, []), (1.0, ["NPB174"])])
+def test_zero_initialized_locals_with_the_iterator_initializer(initial, expected):
+    """`Scaffold(local_init_op=tf.group(tf.local_variables_initializer(), it.initializer))`
+    (open_seq2seq, Jasper in the zoo): metrics' local variables start at zeros, what a
+    host-side initialization gives them anyway, so nothing fails on the NPU; a local variable
+    with another initial value stays 0 there."""
+    g, it, init, train = _pipeline_graph(False, True)
+    with g.as_default():
+        x = it.get_next()
+        _, update = v1.metrics.mean(tf.reduce_sum(x))           # total, count: zeros
+        for i, shape in enumerate(([], [3], [1000, 100])):     # Const and Fill zeros, or not
+            v1.get_local_variable("local%d" % i, shape, initializer=v1.constant_initializer(initial))
+        v1.get_local_variable("big_zeros", [1000, 100], initializer=v1.zeros_initializer())   # Fill
+        with v1.Session(config=_config()) as sess:
+            sess.run(init)
+            sess.run(tf.group(v1.local_variables_initializer(), it.initializer))
+            sess.run([train, update])
+    assert _codes() == expected
+
+
 # ---- row 6: a lookup table in the input pipeline
 @pytest.mark.parametrize("mix,expected", [(False, ["NPB175"]), (True, [])])
 def test_lookup_table_in_input_pipeline(mix, expected):

@@ -136,6 +136,9 @@ def folder(tmp_path):
     ("ImportError: cannot import name 'threadpool' from 'tensorflow.python.data.experimental.ops' (/x.py)",
      "tf_api", "tensorflow.python.data.experimental.ops.threadpool"),
     ("ModuleNotFoundError: No module named 'keras.utils.np_utils'", "tf_api", "keras.utils.np_utils"),
+    # TF 1.15's pip package installed Keras-Applications / Keras-Preprocessing with it
+    ("ModuleNotFoundError: No module named 'keras_applications'", "tf_api", "keras_applications"),
+    ("ModuleNotFoundError: No module named 'keras_preprocessing'", "tf_api", "keras_preprocessing"),
     ("AttributeError: module 'tensorflow._api.v2.compat.v1' has no attribute 'mul'", "tf_api",
      "tensorflow._api.v2.compat.v1.mul"),
     ("ModuleNotFoundError: No module named 'moxing'", "moxing", "moxing"),

@@ -140,7 +140,7 @@ def render_options():
               "", "## Spellings of older adapter releases", "",
               "Accepted with warning NPB108 (not the NPB100 error or `TypeError` of an unknown "
               "spelling); one table, `npu_bridge/ge/legacy.py`, read by the resolver, "
-              "`NPURunConfig` and lint. A spelling no release had stays an error with its "
+              "`NPURunConfig`, `ProfilingConfig` and lint. A spelling no release had stays an error with its "
               "\"did you mean\".", "",
               "| spelling | where | current adapter | today | older estimator wrote | releases |",
               "| --- | --- | --- | --- | --- | --- |"]

@@ -328,8 +328,10 @@ def _is_installed(module):
 
 
 def _is_tf(module):
+    # keras_applications, keras_preprocessing: TF 1.15's pip package installed them with it
     return module.split(".")[0] in ("tensorflow", "tensorflow_core", "keras", "tf_keras",
-                                    "tensorflow_estimator")
+                                    "tensorflow_estimator", "keras_applications",
+                                    "keras_preprocessing")
 
 
 def _import_phase(frames, script, source_cache):

@@ -12,8 +12,8 @@ import importlib as _importlib
 
 _EXPORTS = {
     "resolve": "npu_bridge.ge.resolver",
-    "resolve_ge": "npu_bridge.ge.resolver",
-    "check_graph": "npu_bridge.ge.resolver",
+    "resolve_ge": "npu_bridge.ge.direct",
+    "check_graph": "npu_bridge.ge.direct",
     "UserSet": "npu_bridge.ge.resolver",
     "GeOptions": "npu_bridge.ge.options",
     "Diagnostic": "npu_bridge.ge.diagnostics",
@@ -22,8 +22,8 @@ _EXPORTS = {
     "forced_product": "npu_bridge.ge.products",
 }
 
-_SUBMODULES = frozenset(("catalog", "cross", "diagnostics", "initialization", "options", "paths",
-                         "products", "resolver"))
+_SUBMODULES = frozenset(("catalog", "cross", "diagnostics", "direct", "initialization", "options",
+                         "paths", "products", "resolver", "rule_kinds"))
 
 __all__ = ["resolve", "resolve_ge", "check_graph", "UserSet", "GeOptions", "Diagnostic",
            "NpuConfigError", "CODES", "forced_product"]

@@ -798,6 +798,21 @@ ROWS = [
      'source': 'docs/en/tfadapter_1/apiref/session_config/mixed_computing.md',
      'notes': 'Only one [in_nodes, out_nodes] range is supported (Chinese doc is explicit). Requires '
               'mix_compile_mode True. Unchecked. No NPURunConfig argument.'},
+    {'key': 'const_input',
+     'field': 's',
+     'type': 'csv_strings',
+     'default': 'unset',
+     'adapter_default': '',
+     'rule': 'any',
+     'estimator_write': 'never',
+     'adapter_check': 'none',
+     'routes': [{'level': 'adapter', 'key': 'const_input', 'when': 'always'}],
+     'source': 'hicann/tensorflow tf_adapter/util/npu_attrs.cc NpuAttrs::GetPassOptions (not among '
+               "the reference's 107: never read by SetNpuOptimizerAttr, undocumented); "
+               'tf_adapter/optimizers/set_var_max_size_pass.cc',
+     'notes': 'Placeholder names, separated by commas: the PRE_PLACEMENT pass SetVarMaxSizePass '
+              'marks the nodes they feed with _const_input. A TF graph pass option, never sent to '
+              'GE. Undocumented, unchecked. No NPURunConfig argument.'},
     {'key': 'enable_exception_dump',
      'field': 'i',
      'type': 'enum',

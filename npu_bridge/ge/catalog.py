@@ -6,8 +6,10 @@ no option has code of its own. The rows live in `npu_bridge.ge._rows` as plain d
 module gives them a typed shape (`Option`, `Route`) and builds the lookups once at import.
 
 Two kinds of rows:
-- `parameter_map` rows (`row.key` set): the 107 keys the real adapter reads from the
-  `NpuOptimizer` custom optimizer (reference `npu_options.json` / `option_values.json`).
+- `parameter_map` rows (`row.key` set): the keys the real adapter reads from the
+  `NpuOptimizer` custom optimizer or the real `NPUEstimator` writes there: the reference's 107
+  (`npu_options.json` / `option_values.json`) and `const_input`, which only
+  `NpuAttrs::GetPassOptions` reads (the reference lists it under `in_adapter_source_not_among_107`).
 - GE rows (`row.key` is None, `row.ge_key` set): GE options a user can give directly
   (`resolve_ge`), from the seed `ge_memory_options_zh.txt`; two of them also carry the
   `ir_option` name of the seed `ir_memory_options_en.txt`.

@@ -85,7 +85,7 @@ CODES = MappingProxyType({
     "E10001": ("error", "invalid option value (GE's code: parameter, value, reason)",
                "GE; allowed values from the catalog row's source"),
     "NPB100": ("error", "unknown parameter_map key (the real adapter silently ignores it)",
-               "reference usage_census.md mistakes table; catalog: docs/options.md (the 107 keys)"),
+               "reference usage_census.md mistakes table; catalog: docs/options.md (the parameter_map keys)"),
     "NPB101": ("error", "value set in an AttrValue field the adapter does not read (the value is lost)",
                "reference npu_options.json field; catalog: docs/options.md (field column)"),
     "NPB102": ("warning", "value in the field older adapter releases read; accepted and converted",

@@ -2,7 +2,7 @@
 
 A script written for the release its team runs passes arguments and `parameter_map` keys the
 current adapter no longer has. Each row is one such spelling: where it is written
-(`NPURunConfig(...)` argument or `parameter_map` key), which releases took it (with the
+(a constructor argument of `NPURunConfig` or `ProfilingConfig`, or a `parameter_map` key), which releases took it (with the
 source), what the current adapter does with it, where the setting lives today, and, for a
 constructor argument, what the older `NPUEstimator` wrote into the `parameter_map`.
 The resolver and lint turn a row into one `NPB108` warning instead of the `NPB100` error /
@@ -10,15 +10,17 @@ The resolver and lint turn a row into one `NPB108` warning instead of the `NPB10
 `autotune_tune_mode`) is not here and stays an error with its "did you mean".
 
 Columns:
-- `name`: the spelling; `where`: "NPURunConfig" (constructor argument) or "parameter_map".
+- `name`: the spelling; `where`: the class whose constructor took it ("NPURunConfig",
+  "ProfilingConfig") or "parameter_map".
 - `field`: for a key, the AttrValue field the older adapter read ("s", "b").
 - `releases`: the releases that took it, with their source.
 - `now`: what the current adapter does with the key: "read" (still read: only the
   constructor dropped it) or "ignored" (the key is dropped silently).
 - `moved_to`: where the setting lives in the current adapter ("" when nowhere).
 - `writes`: for an argument, `(key, field)` the older NPUEstimator wrote when the value is
-  not None (None: nothing); `requires`: another older argument that must be given too for
-  it to be written (op_tune_mode was written with mstune_mode only).
+  not None (None: nothing); `requires`: the other arguments of the same class (older or
+  current) that must be given, not None nor False, for it to be written (op_tune_mode was
+  written with mstune_mode only; fp_point with bp_point and enable_profiling=True).
 Sources: the release branches of Ascend/tensorflow (r1.1.1 .. r1.15.0, r2.1.0, r3.x, 2020-08
 .. 2023: npu_config.py, npu_estimator.py, util/npu_attrs.cc) and hicann/tensorflow (the
 current adapter and its docs).
@@ -37,7 +39,7 @@ class LegacySpelling(NamedTuple):
     now: str
     moved_to: str
     writes: Optional[Tuple[str, str]]
-    requires: Optional[str] = None
+    requires: Tuple[str, ...] = ()
 
 
 _HISTORY = "Ascend/tensorflow release branches"
@@ -75,7 +77,7 @@ _ROWS = (
         "2021-05-31" % _HISTORY,
         "ignored",
         "aoe_mode (operator tuning is aoe_mode '2')",
-        ("op_tune_mode", "s"), "mstune_mode"),
+        ("op_tune_mode", "s"), ("mstune_mode",)),
     LegacySpelling(
         "op_tune_mode", "parameter_map", "s",
         "read by the adapter in release r1.3.0 (%s: util/npu_attrs.cc, forwarded as "
@@ -100,6 +102,39 @@ _ROWS = (
         "ignored",
         "the \"bp_point\" field of the profiling_options JSON (parameter_map['profiling_options'].s, "
         "hicann/tensorflow docs/en/tfadapter_1/apiref/session_config/Profiling.md)",
+        None),
+    LegacySpelling(
+        "fp_point", "ProfilingConfig", None,
+        "ProfilingConfig(enable_profiling=False, enable_options=[], fp_point=None, bp_point=None) "
+        "in release r1.1.1 (%s; npu_estimator.py wrote parameter_map['fp_point'].s and "
+        "['bp_point'].s when profiling was on and both were given); moved into profiling_options "
+        "by commit 75a73d1c 2020-12-11 'profiling options changed'" % _HISTORY,
+        "ignored",
+        "the \"fp_point\" field of ProfilingConfig(profiling_options=...), a JSON string "
+        "(hicann/tensorflow docs/en/tfadapter_1/apiref/session_config/Profiling.md)",
+        ("fp_point", "s"), ("bp_point", "enable_profiling")),
+    LegacySpelling(
+        "bp_point", "ProfilingConfig", None,
+        "ProfilingConfig(enable_profiling=False, enable_options=[], fp_point=None, bp_point=None) "
+        "in release r1.1.1 (%s; npu_estimator.py wrote parameter_map['fp_point'].s and "
+        "['bp_point'].s when profiling was on and both were given); moved into profiling_options "
+        "by commit 75a73d1c 2020-12-11 'profiling options changed'" % _HISTORY,
+        "ignored",
+        "the \"bp_point\" field of ProfilingConfig(profiling_options=...), a JSON string "
+        "(hicann/tensorflow docs/en/tfadapter_1/apiref/session_config/Profiling.md)",
+        ("bp_point", "s"), ("fp_point", "enable_profiling")),
+    LegacySpelling(
+        "enable_options", "ProfilingConfig", None,
+        "ProfilingConfig(enable_options=[...]) in release r1.1.1 (%s; a list of "
+        "'training_trace', 'task_trace', 'op_trace': npu_estimator.py wrote it joined by ':' to "
+        "parameter_map['profiling_options'].s, a form the current adapter hands GE as the JSON "
+        "of its profiling options, so it is not written: profiling on without profiling_options "
+        "runs with the adapter's default options); replaced by profiling_options by commit "
+        "75a73d1c 2020-12-11 'profiling options changed'" % _HISTORY,
+        "ignored",
+        "ProfilingConfig(profiling_options='{\"output\": ..., \"training_trace\": \"on\", "
+        "\"task_trace\": \"on\", \"fp_point\": ..., \"bp_point\": ...}') (hicann/tensorflow "
+        "docs/en/tfadapter_1/apiref/session_config/Profiling.md)",
         None),
     LegacySpelling(
         "es_cluster_config", "NPURunConfig", None,
@@ -149,12 +184,15 @@ _ROWS = (
 
 ROWS = _ROWS
 _BY = MappingProxyType({(r.where, r.name): r for r in _ROWS})
-CONSTRUCTOR_ARGS = MappingProxyType({r.name: r for r in _ROWS if r.where == "NPURunConfig"})
+ARGUMENTS = MappingProxyType({cls: MappingProxyType({r.name: r for r in _ROWS if r.where == cls})
+                              for cls in dict.fromkeys(r.where for r in _ROWS)
+                              if cls != "parameter_map"})   # class -> {argument: row}
+CONSTRUCTOR_ARGS = ARGUMENTS["NPURunConfig"]
 PARAMETER_MAP_KEYS = MappingProxyType({r.name: r for r in _ROWS if r.where == "parameter_map"})
 
 
 def row(where, name):
-    """The row of `name` written at `where` ("NPURunConfig" or "parameter_map"), or None."""
+    """The row of `name` written at `where` (a class name or "parameter_map"), or None."""
     return _BY.get((where, name))
 
 
@@ -180,7 +218,7 @@ def key_diagnostic(key, field, value):
 
 def argument_diagnostic(cls, arg, value):
     """`NPB108` warning for an argument of an older release's `cls` constructor, or None."""
-    r = CONSTRUCTOR_ARGS.get(arg) if cls == "NPURunConfig" else None
+    r = ARGUMENTS.get(cls, {}).get(arg)
     if r is None:
         return None
     if r.writes is None:
@@ -190,7 +228,7 @@ def argument_diagnostic(cls, arg, value):
     else:
         wrote = "written to parameter_map[%r].%s as the older NPUEstimator did" % r.writes
         if r.requires:
-            wrote += " (only together with %s=...)" % r.requires
+            wrote += " (only together with %s)" % " and ".join("%s=..." % n for n in r.requires)
         key_row = PARAMETER_MAP_KEYS.get(r.writes[0])
         wrote += ", and %s" % ("the current adapter ignores that key" if key_row is not None
                                else "the current adapter still reads that key")

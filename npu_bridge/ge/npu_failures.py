@@ -40,7 +40,8 @@ class GraphFacts:
     v1_control: (name, type) of the V1 control-flow ops in the GE graph; merges: their Merge
     count; data_dependent: (name, type) of ops with data-dependent shapes whose output shape
     is unknown; getnext: (name, iterator op type, has an unknown dimension) per GetNext;
-    var_inits: variable initializers run by this graph; iterator_inits: MakeIterator ops run
+    var_inits: variable initializers run by this graph, not counting those writing zeros
+    (what a host-side initialization leaves anyway); iterator_inits: MakeIterator ops run
     by it; tables_in_pipeline: lookup tables read by the input pipeline's dataset ops;
     training: the graph updates variables (optimizer Apply* ops)."""
     v1_control: List[Tuple[str, str]] = field(default_factory=list)

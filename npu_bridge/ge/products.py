@@ -32,6 +32,8 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Optional, Tuple
 
+from npu_bridge.ge.diagnostics import make
+
 GIB = 1024 ** 3
 
 # Platform configs read for the figures: the vendor's CANN 8.1.RC1 toolkit files (what GE reads
@@ -221,3 +223,41 @@ def unknown_message(name, where):
     """The message for an unknown product id or SoC name, listing the known ones."""
     return ("unknown product %r (from %s); known product ids: %s; known SoC names: %s "
             "(docs/reference.md 'Products'; docs/options.md)" % (name, where, ", ".join(PRODUCT_IDS), ", ".join(KNOWN_SOC_FORMS)))
+
+
+# ---------------------------------------------------------------- the target of a resolution
+PRODUCT_ENV = "NPU_BRIDGE_PRODUCT"
+
+
+def target(product, soc, env, diags):
+    """The target product id (DESIGN.md Products: product= (or an active
+    `forced_product()`) > soc_config > env), or None."""
+    where_product = "product="
+    if product is None:
+        product = _forced[0]
+        where_product = "forced_product() / --product"
+    elif not isinstance(product, str):
+        check_product_arg("resolve()/resolve_ge()", product)
+    for name, where in ((product, where_product), (soc, "soc_config"),
+                        (env.get(PRODUCT_ENV), "$" + PRODUCT_ENV)):
+        if name:
+            pid = lookup(name)
+            if pid is None:
+                diags.append(make("NPB111", where.strip("=$"), name,
+                                  unknown_message(name, where)))
+            elif name is product and soc and isinstance(soc, str):
+                soc_pid = lookup(soc)
+                if soc_pid is not None and soc_pid != pid:
+                    diags.append(make("NPB115", "soc_config", soc,
+                                      "the target product %s (%s %s) and soc_config=%r (%s) "
+                                      "disagree; %s wins; source: target precedence product= > "
+                                      "soc_config > $NPU_BRIDGE_PRODUCT (docs/reference.md 'Products')"
+                                      % (pid, where.strip("="), name, soc, soc_pid,
+                                         where.strip("="))))
+            return pid
+    diags.append(NO_TARGET)
+    return None
+
+
+NO_TARGET = make("NPB110", "product", None, "no target product (product=, soc_config or $%s): "
+                  "product rules skipped" % PRODUCT_ENV)   # immutable: one for every call

@@ -1,228 +1,29 @@
 """The resolver: NPU configuration -> `GeOptions` (DESIGN.md "Resolution" and "Rules").
 
-Everything option-specific comes from the catalog rows; this module holds the generic rule
-kinds (`catalog.RULE_KINDS`) and the cross-option rules DESIGN.md lists. Lookups are built
+Everything option-specific comes from the catalog rows; the generic rule kinds
+(`catalog.RULE_KINDS`) are `npu_bridge.ge.rule_kinds`, the cross-option rules `cross`, GE
+options given directly (`resolve_ge`, `check_graph`) `direct`. Lookups are built
 once at import, and the reader of parameter_map entries is generated from the catalog rows
-(`_reader_source`, checked in as `_reader.py`), so that resolving a full 107-key
-parameter_map stays under 200 microseconds (bench/bench_resolve.py).
+(`_reader_source`, compiled in memory at import), so that resolving a parameter_map of
+every key stays under 200 microseconds (bench/bench_resolve.py).
 """
 import difflib
-import json
 import os
 import re
 from typing import NamedTuple
 
-from npu_bridge.ge import catalog, cross, legacy, paths, products
-from npu_bridge.ge._scopes import SCOPES
+from npu_bridge.ge import catalog, cross, legacy, products
 from npu_bridge.ge.diagnostics import USER_SET_ONLY, Diagnostic, make
+from npu_bridge.ge.direct import check_graph, resolve_ge  # noqa: F401  (importable here too)
 from npu_bridge.ge.options import GeOptions
+# the generic rule kinds (one value against its row): npu_bridge.ge.rule_kinds
+from npu_bridge.ge.rule_kinds import (  # noqa: F401  (_plain_groups: tests/ge/test_fast_path)
+    _check, _fast_ok, _fast_test, _formatter, _plain_groups, _text)
 
 _LEVEL_INDEX = {"global": 0, "session": 1, "graph": 2, "adapter": 3}
 _FIELD_NAMES = {"b": "b (bool)", "i": "i (int)", "s": "s (bytes/string)", "f": "f (float)",
                 "list": "list", None: "no field"}
 _PY_FIELD = ((bool, "b"), (int, "i"), (float, "f"), (str, "s"), (bytes, "s"))
-_PY_TYPE_FIELD = {bool: "b", int: "i", float: "f", str: "s", bytes: "s"}
-_PRODUCT_ENV = "NPU_BRIDGE_PRODUCT"
-_DECIMAL = re.compile(r"-?[0-9]+").fullmatch   # ASCII only, as GE parses it
-_INDEX = re.compile(r"[0-9]{1,40}").fullmatch   # longer: beyond any graph, and int()'s limit
-
-
-# ---------------------------------------------------------------- generic rule kinds
-_text = catalog.value_text
-
-
-def _unset_values(row):
-    """The values `_check` accepts before any rule: "" and the adapter's own default
-    (e.g. local_rank_id -1), in the row's field type."""
-    unset = {""}
-    ad = row.adapter_default
-    if ad is not None:
-        unset.add(ad)
-        if row.field == "i" and _DECIMAL(ad):
-            unset.add(int(ad))
-        elif row.field == "b" and ad in ("true", "false"):
-            unset.add(ad == "true")
-    return frozenset(unset)
-
-
-def _plain_groups(pattern):
-    """`pattern` (a catalog row's, matched whole) with its groups non-capturing and its
-    `^...$` anchors dropped: `re` matches it 1.2 to 2.5 times as fast, to the same strings
-    (fullmatch anchors it). Escapes and character classes are copied as they are."""
-    out, i, end = [], 0, len(pattern)
-    if pattern.startswith("^"):
-        i = 1
-    if pattern.endswith("$") and (len(pattern) - len(pattern[:-1].rstrip("\\"))) % 2:
-        end -= 1   # a "$" after an even number of backslashes (none): the anchor
-    while i < end:
-        char = pattern[i]
-        if char == "\\":
-            out.append(pattern[i:i + 2])
-            i += 2
-            continue
-        if char == "[":   # a class runs to the first "]" not escaped, not right after "[" or "[^"
-            j = i + 1 + (pattern[i + 1:i + 2] == "^")
-            j += pattern[j:j + 1] == "]"
-            while j < end and pattern[j] != "]":
-                j += 2 if pattern[j] == "\\" else 1
-            out.append(pattern[i:j + 1])
-            i = j + 1
-            continue
-        out.append("(?:" if char == "(" and pattern[i + 1:i + 2] != "?" else char)
-        i += 1
-    plain = "".join(out)
-    try:
-        return plain if re.compile(plain).groups == 0 else pattern
-    except re.error:   # e.g. a backreference to a group made non-capturing
-        return pattern
-
-
-def _fast_test(row):
-    """`(expression, constants)`: a Python expression in `v` that is true for a plainly valid
-    value of `row` (no diagnostic needed), or None when every value is valid. False sends
-    the value to `_check` (which may still accept it); `_fast_ok` makes a predicate of it."""
-    kind = row.rule
-    if kind in ("bool", "any"):
-        return None
-    unset = _unset_values(row) if row.key else frozenset()
-    if kind == "enum":
-        return "v in A", {"A": frozenset(row.allowed).union(unset)}
-    if kind in ("range", "clamp") and row.min is not None and row.max is not None:
-        # values reach it as ints or strings, never bools or floats (the field is checked
-        # first); an unset value outside the range goes on to `_check`
-        return "v in A", {"A": range(row.min, row.max + 1)}
-    lo = row.min if row.min is not None else float("-inf")
-    hi = row.max if row.max is not None else float("inf")
-    bounds = {"LO": lo, "HI": hi, "U": unset}
-    if kind in ("range", "clamp"):
-        return "(type(v) is int and LO <= v <= HI) or v in U", bounds
-    if kind == "int_string":
-        return ("v in U or (type(v) is str and len(v) <= 40 and D(v) is not None "
-                "and LO <= int(v) <= HI)"), dict(bounds, D=_DECIMAL)
-    # regex, path: values reach these as strings (an s field, or GE text)
-    if kind == "regex":  # ASCII: GE's parsers take only ASCII digits and letters
-        texts = sorted(u for u in unset if isinstance(u, str))
-        return "R(v) is not None", {"R": re.compile(
-            "|".join(["(?:%s)" % _plain_groups(row.pattern)] + [re.escape(u) for u in texts]),
-            re.ASCII).fullmatch}
-    if kind == "path":   # no NUL, no newline
-        return "'\\0' not in v and '\\n' not in v", {}
-    if kind == "json":
-        return "v in U or J(v)", {"U": unset, "J": _json_object}
-    return "v in U", {"U": unset}  # write_dir: checked by _check unless unset
-
-
-def _json_problem(text):
-    """Why `text` is not a JSON object (the json rule kind), or None when it is one."""
-    try:
-        parsed = json.loads(text)
-    except (ValueError, RecursionError) as err:   # RecursionError: nested too deep to parse
-        return "not valid JSON: %s" % err
-    return None if isinstance(parsed, dict) else "not a JSON object"
-
-
-def _json_object(text):
-    """True when `text` is a JSON object (`_json_problem` finds nothing)."""
-    return _json_problem(text) is None
-
-
-def _fast_ok(row):
-    """The predicate of `_fast_test(row)`, or None when every value is valid."""
-    test = _fast_test(row)
-    if test is None:
-        return None
-    expression, constants = test
-    return eval("lambda v: " + expression, dict(constants))  # pylint: disable=eval-used
-
-
-def _invalid(row, option, value, reason):
-    where = row.source or row.doc or "catalog"
-    return make("E10001", option, value,
-                "invalid value for %s: %s (%s); allowed: %s; source: %s"
-                % (option, repr(value) if isinstance(value, str) else _text(value), reason, row.allowed_text, where))
-
-
-def _check(row, option, value):
-    """Full check of one value. Returns (value to forward, diagnostics)."""
-    kind = row.rule
-    if row.adapter_default is not None and _text(value) == row.adapter_default:
-        return value, ()  # the adapter's own "unset" value (e.g. local_rank_id -1)
-    if value == "":
-        return value, ()  # an empty string means unset for every string option
-    if kind == "enum":
-        if value in row.allowed:
-            return value, ()
-        if value in row.legacy_values:
-            note = row.legacy_values[value]
-            return value, (make("NPB103", option, value,
-                                "%s=%s is accepted but not documented: %s; documented values: %s; "
-                                "source: %s"
-                                % (option, _text(value), note,
-                                   ", ".join(_text(v) for v in row.allowed), row.source)),)
-        close = (catalog.close_names(value, [v for v in row.allowed if isinstance(v, str)], n=1)
-                 if isinstance(value, str) else [])
-        reason = "not one of the allowed values" + (
-            "; did you mean %r?" % close[0] if close else "")
-        return value, (_invalid(row, option, value, reason),)
-    if kind in ("range", "clamp", "int_string"):
-        number = value
-        if kind == "int_string":
-            if value == "":
-                return value, ()
-            if not isinstance(value, str) or not _DECIMAL(value):
-                return value, (_invalid(row, option, value, "not a decimal integer"),)
-            if len(value) > 40:  # beyond int64 (and int()'s digit limit)
-                return value, (_invalid(row, option, value, "out of range"),)
-            number = int(value)
-        if not isinstance(number, int) or isinstance(number, bool):
-            return value, (_invalid(row, option, value, "not an integer"),)
-        lo, hi = row.min, row.max
-        if (lo is None or number >= lo) and (hi is None or number <= hi):
-            return value, ()
-        if kind == "clamp":
-            bound = lo if lo is not None and number < lo else hi
-            clamped = bound if isinstance(value, int) else str(bound)
-            how = ("as the real adapter does" if row.key else
-                   "as the TF adapter does for its parameter_map option; how GE treats such a "
-                   "value given to it directly is not documented")
-            return clamped, (make("NPB104", option, value,
-                                  "%s=%s is outside %s; clamped to %s %s; source: %s"
-                                  % (option, value, row.allowed_text, bound, how, row.source)),)
-        return value, (_invalid(row, option, value, "out of range"),)
-    if kind == "regex":
-        if value == "" or re.fullmatch(row.pattern, value, re.ASCII):
-            return value, ()
-        return value, (_invalid(row, option, value, "wrong format"),)
-    if kind == "write_dir":  # a folder GE writes into: npu_bridge.ge.paths
-        reason = paths.unsafe_dir_reason(value) if value != "" else None
-        if reason is None:
-            return value, ()
-        return value, (make(paths.CODE, option, value, "%s=%r is not a safe directory for the "
-                            "files GE writes: it %s; source: %s"
-                            % (option, value, reason, row.source)),)
-    if kind == "path":
-        if value == "" or ("\0" not in value and "\n" not in value):
-            return value, ()
-        return value, (_invalid(row, option, value, "not a usable path"),)
-    if kind == "json":
-        if value == "":
-            return value, ()
-        problem = _json_problem(value)
-        return value, (() if problem is None else (_invalid(row, option, value, problem),))
-    return value, ()
-
-
-def _formatter(route, field):
-    if route.fmt == "map":
-        vmap = dict(route.value_map)
-        return lambda v: vmap.get(_text(v), _text(v))
-    if route.fmt == "truefalse":
-        return lambda v: "true" if v else "false"
-    if field == "b":
-        return lambda v: "1" if v else "0"
-    if field == "i":
-        return lambda v: str(v) if type(v) is int else _text(v)
-    return lambda v: v if type(v) is str else _text(v)
 
 
 # ---------------------------------------------------------------- precomputed tables
@@ -257,8 +58,6 @@ _SPECS, _DEFAULTS, _ALIASES = _compile()
 _DEFAULT_SOURCES = {k: "adapter default" for d in _DEFAULTS for k in d}   # adapter level too
 _PRODUCT_KEYS = tuple(r.key for r in catalog.OPTIONS   # catalog order: a stable report
                       if r.key and (r.products or r.value_products))
-_GE_ROW_OK = {row.ge_key: _fast_ok(row) or (lambda v: True) for row in catalog.OPTIONS
-              if not row.key}
 
 
 # ---------------------------------------------------------------- per-entry effects
@@ -594,40 +393,6 @@ def _report_several(several, merged, sources, diags):
                                       "does not set %s)" % (index, count, key))
 
 
-def _target(product, soc, env, diags):
-    """The target product id (DESIGN.md Products: product= (or an active
-    `forced_product()`) > soc_config > env), or None."""
-    where_product = "product="
-    if product is None:
-        product = products._forced[0]
-        where_product = "forced_product() / --product"
-    elif not isinstance(product, str):
-        products.check_product_arg("resolve()/resolve_ge()", product)
-    for name, where in ((product, where_product), (soc, "soc_config"),
-                        (env.get(_PRODUCT_ENV), "$" + _PRODUCT_ENV)):
-        if name:
-            pid = products.lookup(name)
-            if pid is None:
-                diags.append(make("NPB111", where.strip("=$"), name,
-                                  products.unknown_message(name, where)))
-            elif name is product and soc and isinstance(soc, str):
-                soc_pid = products.lookup(soc)
-                if soc_pid is not None and soc_pid != pid:
-                    diags.append(make("NPB115", "soc_config", soc,
-                                      "the target product %s (%s %s) and soc_config=%r (%s) "
-                                      "disagree; %s wins; source: target precedence product= > "
-                                      "soc_config > $NPU_BRIDGE_PRODUCT (docs/reference.md 'Products')"
-                                      % (pid, where.strip("="), name, soc, soc_pid,
-                                         where.strip("="))))
-            return pid
-    diags.append(_NO_TARGET)
-    return None
-
-
-_NO_TARGET = make("NPB110", "product", None, "no target product (product=, soc_config or $%s): "
-                  "product rules skipped" % _PRODUCT_ENV)   # immutable: one for every call
-
-
 # ---------------------------------------------------------------- the readers (fast path)
 class _Unread:
     """The AttrValue type of a map holding no AttrValue (see `_entries`): never an instance."""
@@ -808,9 +573,9 @@ def resolve(config, product=None, env=None, user_set=None):
     if mine is not None:
         _name_config_sources(sources, mine.keys, mine.owner)
     soc = values.get("soc_config")
-    pid = _target(product, soc, env, diags)
+    pid = products.target(product, soc, env, diags)
     # SoC names that can make the memory figure exact, in target precedence order
-    socs = (products._forced[0] if product is None else product, soc, env.get(_PRODUCT_ENV))
+    socs = (products._forced[0] if product is None else product, soc, env.get(products.PRODUCT_ENV))
     _pm_rules(values, used_classes, pid, diags, pmap, socs)
     effective = dict(levels[0])
     effective.update(levels[1])
@@ -861,163 +626,3 @@ def _pm_rules(values, used_classes, pid, diags, given=(), socs=()):
                                   % (cls, pid, ", ".join(rule[0]), rule[1])))
     # the rule table (catalog.CROSS_RULES), its parameter_map rows
     cross.check_all(values, diags, given, (pid, socs))
-
-
-# ---------------------------------------------------------------- resolve_ge()
-_PATH_RULES = ("path", "write_dir")
-
-
-def resolve_ge(global_options=None, session_options=None, graph_options=None, ir_options=None,
-               product=None, env=None):
-    """Check GE options given directly per level (GE keys; `ir_options` by ir_option name).
-
-    Values may be strings or ints. Each key is checked against its catalog row (rule kind,
-    products) and against the levels GE accepts it at (seeds first, else the reference
-    `ge_option_scopes.json`); `ir_options` names (`EXEC_DISABLE_REUSED_MEMORY`) map to their
-    GE keys at the offline IR level and are reported in `global_options`.
-
-    Returns: `GeOptions`. Raises: `NpuConfigError` with every diagnostic on any error.
-    """
-    env = os.environ if env is None else env
-    for arg, opts in (("global_options", global_options), ("session_options", session_options),
-                      ("graph_options", graph_options), ("ir_options", ir_options)):
-        if opts is None:
-            continue
-        if not callable(getattr(opts, "items", None)):
-            raise TypeError("resolve_ge: %s=%r (%s) is not allowed; give a mapping of %s -> "
-                            "value (str or int), or None"
-                            % (arg, opts, type(opts).__name__,
-                               "ir_option name" if arg == "ir_options" else "GE option key"))
-        for key in opts:
-            if not isinstance(key, str):
-                raise TypeError("resolve_ge: %s key %r (%s) is not allowed; keys are %s strings"
-                                % (arg, key, type(key).__name__,
-                                   "ir_option name" if arg == "ir_options" else "GE option key"))
-    diags = []
-    out = ({}, {}, {})
-    sources = {}
-    given = (("global", global_options), ("session", session_options), ("graph", graph_options))
-    items = [(lvl, k, v, lvl + "_options") for lvl, opts in given for k, v in (opts or {}).items()]
-    for name, value in (ir_options or {}).items():
-        row = catalog.BY_IR_OPTION.get(name.rsplit("::", 1)[-1])
-        if row is None:
-            close = catalog.suggest(name, tuple(catalog.BY_IR_OPTION))
-            diags.append(make("NPB135", name, _text(value) if not isinstance(value, bytes)
-                              else value.decode("utf-8", "replace"), "unknown ir_option %r%s; known: %s"
-                              % (name, "; did you mean %s?" % close[0] if close else "",
-                                 ", ".join(catalog.BY_IR_OPTION))))
-            continue
-        items.append(("ir_global", row.ge_key, value, "ir_option:" + name))
-    for level, key, value, src in items:
-        text = _text(value) if not isinstance(value, bytes) else value.decode("utf-8", "replace")
-        row = catalog.BY_GE_KEY.get(key)
-        allowed_levels = row.levels + ("ir_global",) if row is not None and row.ir_option else (
-            row.levels if row is not None else SCOPES.get(key))
-        option = src[len("ir_option:"):] if src.startswith("ir_option:") else key
-        if allowed_levels is None:
-            close = catalog.suggest(key, tuple(SCOPES) + tuple(catalog.BY_GE_KEY))
-            diags.append(make("NPB135", key, text, "unknown GE option %r%s"
-                              % (key, "; did you mean %s?" % close[0] if close else "")))
-        elif level not in allowed_levels:
-            where = row.source if row is not None else "reference ge_option_scopes.json"
-            diags.append(make("NPB130", key, text,
-                              "%s is not accepted at the %s level; GE accepts it at: %s; "
-                              "source: %s" % (key, level, ", ".join(allowed_levels), where)))
-        if row is not None and row.rule in ("range", "clamp"):
-            number = int(text) if _DECIMAL(text) and len(text) <= 40 else text
-            if not _GE_ROW_OK[key](number):
-                number, found = _check(row, option, number)
-                diags.extend(found)
-                text = _text(number)
-        elif row is not None and text == "" and row.rule in _PATH_RULES:
-            # given directly, an empty directory is not "unset": GE gets an empty path
-            diags.append(_invalid(row, option, text, "empty"))
-        elif row is not None and not _GE_ROW_OK[key](text):
-            text, found = _check(row, option, text)
-            diags.extend(found)
-        idx = 0 if level == "ir_global" else _LEVEL_INDEX[level]
-        out[idx][key] = text
-        sources[key] = src
-    pid = _target(product, (global_options or {}).get("ge.socVersion"), env, diags)
-    effective = dict(out[0])
-    effective.update(out[1])
-    effective.update(out[2])
-    if pid is not None:
-        for key, text in effective.items():
-            row = catalog.BY_GE_KEY.get(key)
-            if row is not None and row.products and pid not in row.products and text not in ("", "0"):
-                diags.append(make("NPB112", key, text,
-                                  "%s=%s is not supported on %s; supported on: %s; source: %s"
-                                  % (key, text, pid, ", ".join(row.products), row.source),
-                                  severity=row.product_severity))
-    result = GeOptions(out[0], out[1], out[2], {}, effective, diags, pid, sources)
-    cross.check_ge(result, env, direct=True)
-    return result.raise_for_errors()
-
-
-# ---------------------------------------------------------------- check_graph()
-def check_graph(ge_options, num_inputs, num_outputs):
-    """Re-check the graph's reuse-index options once its input/output counts are known.
-
-    Indices at or beyond `num_inputs` (`ge.exec.inputReuseMemIndexes`) or `num_outputs`
-    (`ge.exec.outputReuseMemIndexes`) are dropped from `effective` with an NPB131 warning,
-    as GE ignores them (seed ge_memory_options_zh.txt: such an index "does not take effect");
-    `graph_options` keeps them: the adapter still sends them. A pair of
-    `ge.exec.outputReuseInputMemIndexes` outside the graph's inputs or outputs is an error
-    (E10001): the seed requires its indices to be within the model's range. Returns a new
-    `GeOptions`; the input is not changed.
-
-    Raises: TypeError when `ge_options` is not a `GeOptions` or a count is not an int;
-      NpuConfigError (every diagnostic) when a count is negative or a pair is out of range.
-    """
-    if not isinstance(ge_options, GeOptions):
-        raise TypeError("check_graph: ge_options=%r (%s) is not allowed; give the GeOptions "
-                        "resolve()/resolve_ge() returned" % (ge_options, type(ge_options).__name__))
-    for name, count in (("num_inputs", num_inputs), ("num_outputs", num_outputs)):
-        if isinstance(count, bool) or not isinstance(count, int):
-            raise TypeError("check_graph: %s=%r (%s) is not allowed; give the graph's %s count "
-                            "as an int >= 0" % (name, count, type(count).__name__, name[4:-1]))
-        if count < 0:
-            from npu_bridge.ge.diagnostics import NpuConfigError
-            raise NpuConfigError([make("E10001", name, count,
-                                       "invalid value for check_graph's %s: %d (negative); "
-                                       "allowed: an int >= 0 (the graph's %s count)"
-                                       % (name, count, name[4:-1]))])
-    result = GeOptions.from_dict(ge_options.to_dict())
-    for key, limit_for in (("ge.exec.inputReuseMemIndexes", lambda i: num_inputs),
-                           ("ge.exec.outputReuseMemIndexes", lambda i: num_outputs),
-                           ("ge.exec.outputReuseInputMemIndexes", None)):
-        for target in (result.effective,):  # graph_options: as the adapter sends it
-            text = target.get(key)
-            if not text:
-                continue
-            if limit_for is not None:
-                kept = [x for x in text.split(",") if _INDEX(x) and int(x) < limit_for(0)]
-                dropped = [x for x in text.split(",") if x not in kept]
-                new = ",".join(kept)
-            else:
-                pairs = [p.split(",") for p in text.split("|")]
-                good = [p for p in pairs if len(p) == 2 and _INDEX(p[0]) and _INDEX(p[1])
-                        and int(p[0]) < num_inputs and int(p[1]) < num_outputs]
-                dropped = ["%s" % ",".join(p) for p in pairs if p not in good]
-                new = "|".join(",".join(p) for p in good)
-            if dropped and limit_for is None:
-                result.diagnostics.append(make(
-                    "E10001", key, text,
-                    "invalid value for %s: %r (pair%s %s outside a graph with %d inputs and %d "
-                    "outputs; each input,output index must be within the model's inputs and "
-                    "outputs); source: seed ge_memory_options_zh.txt"
-                    % (key, text, "s" if len(dropped) > 1 else "", " and ".join(dropped),
-                       num_inputs, num_outputs)))
-            elif dropped:
-                if new:
-                    target[key] = new
-                else:
-                    del target[key]
-                if target is result.effective:
-                    result.diagnostics.append(make(
-                        "NPB131", key, text,
-                        "%s: %s out of range for a graph with %d inputs and %d outputs; dropped "
-                        "(GE ignores them); source: seed ge_memory_options_zh.txt"
-                        % (key, ", ".join(dropped), num_inputs, num_outputs)))
-    return result.raise_for_errors()

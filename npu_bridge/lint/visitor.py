@@ -619,8 +619,7 @@ class _Collector:
             return
         message = "%s() got an unexpected keyword argument %r (TypeError at run time)" \
             % (_callee(name), kw.arg)
-        close = close_names(kw.arg, list(params) + (list(legacy.CONSTRUCTOR_ARGS)
-                                                    if name == "NPURunConfig" else []),
+        close = close_names(kw.arg, list(params) + list(legacy.ARGUMENTS.get(name, ())),
                             n=2, cutoff=0.75)
         folded = kw.arg.casefold()
         owners = [(cls, arg) for cls, other in CONFIG_SIGNATURES.items() if cls != name

@@ -190,8 +190,9 @@ def test_find_resolves_every_kind_of_name():
 
 
 def test_catalog_covers_the_reference_keys_and_columns():
-    assert len(catalog.PARAMETER_MAP_KEYS) == 107
-    assert len(set(catalog.PARAMETER_MAP_KEYS)) == 107
+    # the reference's 107 keys, plus const_input (read by npu_attrs.cc GetPassOptions only)
+    assert len(catalog.PARAMETER_MAP_KEYS) == 108
+    assert len(set(catalog.PARAMETER_MAP_KEYS)) == 108
     for row in catalog.OPTIONS:
         assert row.rule in catalog.RULE_KINDS, row.name
         assert row.source, row.name
@@ -207,6 +208,21 @@ def test_catalog_covers_the_reference_keys_and_columns():
                        "ge.exec.outputReuseMemIndexes", "ge.externalWeight",
                        "ge.externalWeightDir", "ge.inputBatchCpy", "ge.featureBaseRefreshable",
                        "ge.variableUse1gHugePage"}
+
+
+def test_const_input_is_an_adapter_pass_option():
+    """const_input (hicann/tensorflow npu_attrs.cc GetPassOptions, s field, default ""): the
+    Placeholder names SetVarMaxSizePass marks as const inputs; kept by the adapter, never sent
+    to GE, no NPURunConfig argument."""
+    row = catalog.BY_KEY["const_input"]
+    assert (row.field, row.runconfig_arg, row.estimator_write) == ("s", None, "never")
+    got = resolve({"const_input": b"input,mask"})
+    assert [d.code for d in got.diagnostics if d.severity != "info"] == []
+    assert got.adapter_options["const_input"] == "input,mask"
+    assert not any("const_input" in opts for opts in
+                   (got.global_options, got.session_options, got.graph_options))
+    with pytest.raises(NpuConfigError, match="const_input"):
+        resolve({"const_input": 3})
 
 
 def test_estimator_write_columns_match_the_real_estimator():

@@ -132,14 +132,14 @@ def test_the_fast_regex_accepts_what_the_row_pattern_accepts(row, text):
 def test_plainly_valid_entries_never_take_the_general_path(monkeypatch):
     """Every row with a valid, diagnostic-free value (and deprecated rows: NPB105 only) is
     written by the generated `_read`; the general path is not called."""
-    from bench import _configs   # noqa: E402  (the 107-key valid map of bench_resolve)
+    from bench import _configs   # noqa: E402  (the every-key valid map of bench_resolve)
     values = _configs.valid_values()
     general = []
     real = R._entry_effect
     monkeypatch.setattr(R, "_entry_effect", lambda key, attr: general.append(key) or real(key, attr))
     for pmap in (values, {k: as_attr(v) for k, v in values.items()}):
         got = R._entries(pmap)
-        assert general == [] and len(got[0]) == len(values) == 107
+        assert general == [] and len(got[0]) == len(values) == len(catalog.PARAMETER_MAP_KEYS)
         assert {d.code for d in got[1]} == {"NPB105"}
 
 

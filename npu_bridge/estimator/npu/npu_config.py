@@ -9,9 +9,8 @@ against the vendor rules: those live in the catalog (``npu_bridge.ge.catalog``) 
 applied by ``npu_bridge.ge.resolve``.
 
 What the real ``NPUEstimator`` makes of an ``NPURunConfig`` (its ``__load_graph_optimizers``
-in ``npu_estimator.py``) is reproduced by `render_parameter_map` and `render_session_config`,
-driven by the catalog rows' ``runconfig_arg``, ``field`` and ``estimator_*`` columns; there is
-no hand-written list of keys here.
+in ``npu_estimator.py``) is reproduced by `render_parameter_map` and `render_session_config`
+(`npu_bridge.estimator.npu._render`), driven by the catalog rows.
 
 Type rules come from the catalog row that an argument sets: the real estimator writes the
 value into one ``AttrValue`` field, so the value must be what that field accepts:
@@ -32,7 +31,6 @@ import numbers
 import os
 
 import tensorflow as tf
-from tensorflow.core.protobuf import config_pb2
 from tensorflow.core.protobuf import rewriter_config_pb2
 
 # npu_bridge.ge.catalog is imported on first use (an NPURunConfig, a render): not at import.
@@ -48,13 +46,9 @@ __all__ = [
 
 _NPU_OPTIMIZER = "NpuOptimizer"
 
-# Grappler optimizers the real NPUEstimator appends to rewrite_options.optimizers.
-from npu_bridge.estimator.npu.util import ESTIMATOR_GRAPPLER_OPTIMIZERS  # noqa: E402
-from npu_bridge.estimator.npu import _legacy_args  # noqa: E402
-
-# STOPGAP (catalog gap): when profiling is enabled the real estimator writes
-# profiling_options = "" for a None value; the catalog has no column for "None written as".
-_NONE_WRITTEN_AS = {"profiling_options": ""}
+from npu_bridge.estimator.npu import _legacy_args, _render  # noqa: E402
+from npu_bridge.estimator.npu._render import _field_value, _get_path  # noqa: E402
+from npu_bridge.estimator.npu._render import rendered_user_set  # noqa: E402,F401 (_session_patch)
 
 
 # Codes of the problems found here (the resolver's own codes for value rules: E10001, NPB1xx).
@@ -94,16 +88,8 @@ class NpuArgumentError(NpuConfigError, TypeError):
 # TensorFlow): npu_bridge/_argtypes.py.
 from npu_bridge._argtypes import (  # noqa: E402
     NPU_ARG_RULES, _check_class_args, _check_instance, _check_int, _check_row_type, _problem,
-    _catalog_options, _rows_by_arg, _write_field, bool_int_warning, check_npu_arg,
+    _catalog_options, _rows_by_arg, bool_int_warning, check_npu_arg,
 )
-
-
-def _field_value(obj, name):
-    """An argument's stored value: the real classes keep most as `_name`, a few as `name`."""
-    private = "_" + name
-    if private in vars(obj):
-        return vars(obj)[private]
-    return getattr(obj, name, None)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -148,9 +134,12 @@ class ProfilingConfig:
         parameter_map["profiling_options"].s only when profiling is enabled ("" when None).
     Raises:
       NpuArgumentError: wrong argument types (all listed).
+    Release r1.1.1's arguments ``enable_options``, ``fp_point``, ``bp_point`` are accepted with
+    warning NPB108 (`npu_bridge.ge.legacy`).
     Source: hicann/tensorflow npu_config.py, docs .../npu_config/profilingconfig_constructor.md.
     """
 
+    @_legacy_args.accept("ProfilingConfig")   # arguments of release r1.1.1: NPB108 warning
     @_records_user_args
     def __init__(self, enable_profiling=False, profiling_options=None):
         problems = []
@@ -744,80 +733,7 @@ _NPU_ARG_NAMES = tuple(n for n in list(inspect.signature(NPURunConfig.__init__).
 
 
 # ---------------------------------------------------------------------------------------------
-# Rendering: what the real NPUEstimator writes.
-
-def _get_path(run_config, path):
-    """Follow a dotted `runconfig_arg`; returns (container_present, value)."""
-    obj = run_config
-    parts = path.split(".")
-    for part in parts[:-1]:
-        obj = _field_value(obj, part)
-        if obj is None:
-            return False, None
-    return True, _field_value(obj, parts[-1])
-
-
-def _tf_config_task():
-    return (json.loads(os.environ.get("TF_CONFIG") or "{}")).get("task", {}) or {}
-
-
-def _estimator_value(row, run_config):
-    """(write?, value) for one catalog row, following the estimator_* columns."""
-    if row.estimator_value is not None:
-        return True, row.estimator_value
-    requires = row.estimator_requires
-    token = requires.split()[0] if requires else None
-    if token == "TF_CONFIG":
-        # job / task_index come from TF_CONFIG's task (type, index) when a type is given.
-        task = _tf_config_task()
-        attr = requires.split()[1].split(".")[-1]
-        if task.get("type") and task.get(attr) is not None:
-            return True, task[attr]
-        return True, row.estimator_default
-    if row.runconfig_arg is None:
-        return False, None
-    container, _, _ = row.runconfig_arg.rpartition(".")
-    present, value = _get_path(run_config, row.runconfig_arg)
-    if not present:
-        # The container object (e.g. DumpConfig) was not given.
-        return row.estimator_default is not None, row.estimator_default
-    if token is not None:
-        if container and token == container:
-            # All arguments of that container must be set (dynamic_input_config).
-            siblings = [r.runconfig_arg for r in _rows_by_arg().values()
-                        if r.runconfig_arg.startswith(container + ".")]
-            if any(_get_path(run_config, s)[1] is None for s in siblings):
-                return False, None
-        else:
-            needed = _get_path(run_config, token)[1]
-            if needed is None or needed is False:
-                return False, None
-    if value is None:
-        if not container and row.estimator_default is not None:
-            value = row.estimator_default
-        elif row.key in _NONE_WRITTEN_AS:
-            value = _NONE_WRITTEN_AS[row.key]
-    if value is None:
-        return False, None
-    return True, value
-
-
-def _write(attr_value, row, value):
-    field = _write_field(value, row) or row.field
-    if field == "s":
-        if not isinstance(value, (str, bytes)):
-            value = str(value)
-        attr_value.s = tf.compat.as_bytes(value)
-    elif field == "b":
-        attr_value.b = bool(value)
-    elif field == "i":
-        attr_value.i = int(value)
-    elif field == "f":
-        attr_value.f = float(value)
-    else:
-        raise ValueError("catalog row %r has an AttrValue field %r the estimator cannot write"
-                         % (row.key, field))
-
+# Rendering: what the real NPUEstimator writes (npu_bridge/estimator/npu/_render.py).
 
 def render_parameter_map(run_config, custom_op):
     """Fill `custom_op` (a `RewriterConfig.CustomGraphOptimizer`) like the real NPUEstimator.
@@ -840,16 +756,7 @@ def render_parameter_map(run_config, custom_op):
     if not isinstance(run_config, NPURunConfig):
         raise TypeError("render_parameter_map: run_config must be an NPURunConfig, got %s"
                         % type(run_config).__name__)
-    if not custom_op.name:
-        custom_op.name = _NPU_OPTIMIZER
-    for row in _catalog_options():
-        if not row.key or row.estimator_write == "never":
-            continue
-        write, value = _estimator_value(row, run_config)
-        if write:
-            _write(custom_op.parameter_map[row.key], row, value)
-    _legacy_args.render(run_config, custom_op)   # what older estimators wrote (NPB108 args)
-    return custom_op
+    return _render.fill_parameter_map(run_config, custom_op)
 
 
 def render_session_config(run_config, session_defaults=True):
@@ -870,38 +777,4 @@ def render_session_config(run_config, session_defaults=True):
     Returns:
       a new `tf.compat.v1.ConfigProto`.
     """
-    config = tf.compat.v1.ConfigProto()
-    if run_config.session_config is not None:
-        config.CopyFrom(run_config.session_config)
-    rewrite = config.graph_options.rewrite_options
-    rewrite.optimizers.extend(ESTIMATOR_GRAPPLER_OPTIMIZERS)
-    custom_op = rewrite.custom_optimizers.add()
-    custom_op.name = _NPU_OPTIMIZER
-    render_parameter_map(run_config, custom_op)
-    if len(_RENDERED) >= 256:
-        _RENDERED.clear()
-    from npu_bridge.ge import UserSet
-    _RENDERED[custom_op.SerializeToString(deterministic=True)] = UserSet(
-        "NPURunConfig", run_config._npu_user_keys())
-    if session_defaults:
-        config.allow_soft_placement = True
-        config.log_device_placement = False
-        rewrite.remapping = rewriter_config_pb2.RewriterConfig.OFF
-        config.graph_options.optimizer_options.global_jit_level = \
-            config_pb2.OptimizerOptions.OFF
-    return config
-
-
-_RENDERED = {}   # the NpuOptimizer render_session_config appended (serialized) -> UserSet
-
-
-def rendered_user_set(config):
-    """The `npu_bridge.ge.UserSet` of a `ConfigProto` whose last NpuOptimizer is one
-    `render_session_config` wrote (the sessions of an NPUEstimator: the keys the user set
-    through the NPURunConfig, the others its defaults), for `resolve(config, user_set=...)`;
-    None for any other config (a hand-written map: every key is the user's)."""
-    customs = [o for o in config.graph_options.rewrite_options.custom_optimizers
-               if o.name == _NPU_OPTIMIZER] if config is not None else []
-    if not customs:
-        return None
-    return _RENDERED.get(customs[-1].SerializeToString(deterministic=True))
+    return _render.session_config(run_config, session_defaults, render_parameter_map)

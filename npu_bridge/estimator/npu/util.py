@@ -31,10 +31,9 @@ _CONST_ONE = "one"
 # ---------------------------------------------------------------------------------------------
 # Argument checks (the real util's messages and exception types, used by the config classes).
 
-# Grappler optimizers the real NPUEstimator appends to rewrite_options.optimizers (written by
-# npu_config, recognised and removed for TensorFlow's CPU session by the Session patch).
-ESTIMATOR_GRAPPLER_OPTIMIZERS = ("pruning", "function", "constfold", "shape", "arithmetic",
-                                  "loop", "dependency", "layout", "GradFusionOptimizer")
+# Grappler optimizers the real NPUEstimator appends to rewrite_options.optimizers (read by the
+# Session patch as `util.ESTIMATOR_GRAPPLER_OPTIMIZERS`).
+from npu_bridge.ge.config_schema import ESTIMATOR_GRAPPLER_OPTIMIZERS  # noqa: E402,F401
 
 def check_not_none(value, name):
     """Raise ValueError when `value` is None."""
@@ -571,7 +570,7 @@ def get_all_grad_item():
 # Graph attributes read by GE (ignored by stock TensorFlow).
 
 def _get_experimental_config(experimental_config):
-    # Imported here: npu_config imports this module for its checks.
+    # Imported here: util loads with every npu_bridge import, npu_config (tf.estimator) on use.
     from npu_bridge.estimator.npu.npu_config import ExperimentalConfig
     if experimental_config is None:
         return None
