@@ -522,7 +522,7 @@ def summary_lines(report, show_defaults=False):
         lines.extend(configuration_lines(conf, show_defaults=show_defaults,
                                          hidden_hint="--all lists them", same=same))
         for member in same:   # the graphs each one captured
-            lines.extend(_memory_report.memory_lines(member))
+            lines.extend(_memory_report.memory_lines(member, show_all=show_defaults))
     lines.extend(run_infos)
     unc = report["outcome"]["uncaught"]
     if unc:

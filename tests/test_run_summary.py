@@ -1,6 +1,7 @@
 """`npu-bridge run`'s summary and exit code as a new user meets them (issue 17): identical
 configurations once, infos shown and counted, repeated diagnostics capped (the report keeps
 all), NPB110 said once, --fail-on / --require-config, and one run per report at a time."""
+import json
 import os
 import textwrap
 
@@ -217,7 +218,15 @@ def test_an_estimator_and_its_sessions_are_one_entry(tmp_path):
                      "session Session#2, session Session#3 (product: none)"], heads
     assert sum(l.split()[:3] == ["level", "GE", "key"] for l in lines) == 1
     for n in (1, 2, 3):
-        assert any(l.startswith("  memory: graph Session#%d/" % n) for l in lines), lines
+        assert any(l.startswith("  memory: ") and "Session#%d" % n in l for l in lines), lines
+    # of the graphs each session captured, the largest static one and any that does not fit;
+    # the others counted (--all lists them)
+    data = json.loads((tmp_path / "npu_bridge_report.json").read_text())
+    graphs = sum(len(c["memory"]["graphs"]) for c in data["configurations"] if c["memory"])
+    shown = sum(l.startswith("  memory: graph ") for l in lines)
+    hidden = sum(int(l.split()[1]) for l in lines if l.endswith("--all lists them")
+                 and l.startswith("  memory: "))
+    assert 0 < shown < graphs and shown + hidden == graphs
     # deprecations and notes only for what the user set: enable_data_pre_proc, not the
     # input_fusion_size NPURunConfig writes itself (defects 3 and 4)
     assert [l.split("]")[0] for l in lines if " NPB1" in l] == ["  info NPB105 [enable_data_pre_proc"]
