@@ -14,7 +14,6 @@ import threading
 import numpy as np
 import tensorflow as tf
 from tensorflow.python.client import session as _session_lib
-from tensorflow.python.framework import tensor_util as _tensor_util
 
 from npu_bridge import _records
 from npu_bridge.session_guard import graph_key   # one GE graph per (session, fetches, feeds)
@@ -271,11 +270,13 @@ def _zeros_init(init_op):
         return True
     if kind == "Fill":
         value = value.op.inputs[1]
+        while value.op.type == "Identity" and value.op.inputs:
+            value = value.op.inputs[0]
     if value.op.type != "Const":
         return False
-    # the Const's own value (tf.get_static_value would mark the tensor unfeedable, and
-    # Variable.load feeds an initializer's value)
-    static = _tensor_util.MakeNdarray(value.op.get_attr("value"))
+    # the Const's own value: not tf.get_static_value, which marks the tensor unfeedable
+    # (Graph.prevent_feeding) and so breaks Variable.load of that variable later
+    static = tf.make_ndarray(value.op.get_attr("value"))
     return static.dtype.kind in "biufc" and not np.any(static)
 
 

@@ -276,3 +276,19 @@ def test_checkpoint_steps_not_multiple_of_loop(tmp_path):
                                                iterations_per_loop=10,
                                                save_checkpoints_steps=300))
     assert _codes() == []
+
+
+def test_reading_a_zeros_initializer_leaves_it_feedable():
+    # Variable.load feeds the initializer's value: NPB174's zeros check must not mark it
+    # unfeedable (tf.get_static_value does), or the next load raises "may not be fed"
+    graph = tf.Graph()
+    with graph.as_default():
+        var = tf.compat.v1.get_variable("v", [], tf.int64, tf.zeros_initializer(),
+                                        use_resource=False)
+        filled = tf.compat.v1.get_variable("f", [2], tf.float32, tf.constant_initializer(3.0))
+    assert _graph_capture._zeros_init(var.initializer)   # pylint: disable=protected-access
+    assert not _graph_capture._zeros_init(filled.initializer)   # pylint: disable=protected-access
+    assert graph.is_feedable(var.initializer.inputs[1])
+    with tf.compat.v1.Session(graph=graph) as sess:
+        var.load(5, session=sess)
+        assert sess.run(var) == 5
