@@ -5,8 +5,9 @@ variants interleaved (rotating order), --repeats (>= 7) each:
 - baseline: `import tensorflow, tensorflow_estimator`
 - shim:     `import npu_bridge.npu_init` (which imports both, switches the TF 1.x API mode on
             and installs the Session patch)
-- split:    `import tensorflow, tensorflow_estimator`, then `import npu_bridge.npu_init`, the
-            latter timed inside the process (CPU time, `time.process_time`)
+- split:    `import tensorflow, tensorflow_estimator`, `gc.collect()` (timed: G), then
+            `import npu_bridge.npu_init`, the latter timed inside the process (CPU time,
+            `time.process_time`: E)
 - ge:       `import npu_bridge.ge` alone; the process also checks that it did not import
             tensorflow (the bench fails if it did).
 - contrib / tf_slim: after `import npu_bridge.npu_init`, the CPU time of
@@ -16,8 +17,15 @@ variants interleaved (rotating order), --repeats (>= 7) each:
             that npu_init and tensorflow imported no tf_slim before.
 A process's time is its CPU time (user + system), interpreter start-up included.
 
-The figure comes from the split processes: R = T / (T - E), T the whole process's CPU time,
-E the part spent importing npu_bridge.npu_init after TensorFlow: the same comparison as shim
+First the package's .pyc files are written (compileall, as `make`'s install step and a pip
+install do): TensorFlow ships compiled, and a checkout run under PYTHONDONTWRITEBYTECODE would
+compile ~50 files (~0.1 s) in every process.
+The figure comes from the split processes: R = T / (T - E), T the whole process's CPU time
+less G, E the part spent importing npu_bridge.npu_init after TensorFlow. G: TensorFlow's
+import ends with a full garbage collection (~0.17 s, its ~290k objects) pending, which the
+next code that allocates a few hundred objects pays (any import, a script's first lines);
+without the `gc.collect()` it lands inside E (R read 1.08 for E ~0.04 s). It is timed and
+printed, not counted on either side. The same comparison as shim
 / baseline, measured in one process, so the +-10% by which a fresh TensorFlow import's CPU
 time varies from process to process (seen here: per-pair shim/baseline ratios 0.84-1.22 for
 a ~1% difference, and the fastest processes 0.91) cancels out; R is the median over the
@@ -45,8 +53,9 @@ import _common  # noqa: E402
 CODE = {
     "baseline": "import tensorflow, tensorflow_estimator",
     "shim": "import npu_bridge.npu_init",
-    "split": "import time\nimport tensorflow, tensorflow_estimator\nt = time.process_time()\n"
-             "import npu_bridge.npu_init\nprint('EXTRA', time.process_time() - t)",
+    "split": "import gc, time\nimport tensorflow, tensorflow_estimator\ng = time.process_time()\n"
+             "gc.collect()\ng = time.process_time() - g\nt = time.process_time()\n"
+             "import npu_bridge.npu_init\nprint('EXTRA', time.process_time() - t, g)",
     "ge": "import sys, npu_bridge.ge\n"
           "bad = sorted(m for m in sys.modules if m == 'tensorflow' or m.startswith('tensorflow.'))\n"
           "assert not bad, 'import npu_bridge.ge imported %s' % bad[:5]",
@@ -65,6 +74,26 @@ def _env():
         p for p in (_common.ROOT, os.environ.get("PYTHONPATH")) if p))
 
 
+def compile_package():
+    """Write the .pyc of npu_bridge and hccl (a checkout's are missing or stale, and under
+    PYTHONDONTWRITEBYTECODE nothing writes them: each process would compile ~50 files,
+    ~0.1 s). Returns how many were missing or out of date."""
+    import compileall
+    import importlib.util
+    stale = 0
+    for package in ("npu_bridge", "hccl"):
+        for folder, _, files in os.walk(os.path.join(_common.ROOT, package)):
+            for name in files:
+                if name.endswith(".py"):
+                    source = os.path.join(folder, name)
+                    cached = importlib.util.cache_from_source(source)
+                    if not os.path.exists(cached) or \
+                            os.stat(cached).st_mtime < os.stat(source).st_mtime:
+                        stale += 1
+        compileall.compile_dir(os.path.join(_common.ROOT, package), quiet=1)
+    return stale
+
+
 def run(variant):
     env = _env()
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -76,7 +105,10 @@ def run(variant):
     if proc.returncode != 0:
         raise SystemExit("startup %s failed:\n%s" % (variant, proc.stderr.decode()[-2000:]))
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    if variant in ("split", "contrib", "tf_slim"):
+    if variant == "split":   # (T - G, E): the collection TensorFlow's import left pending apart
+        extra, collect = map(float, proc.stdout.decode().split("EXTRA", 1)[1].split())
+        return (cpu - collect, extra, collect), wall
+    if variant in ("contrib", "tf_slim"):
         extra = float(proc.stdout.decode().split("EXTRA", 1)[1])
         return (cpu, extra), wall
     return cpu, wall
@@ -87,6 +119,9 @@ def main(argv=None):
     parser.add_argument("--repeats", type=int, default=9)
     args = parser.parse_args(argv)
     variants = ["baseline", "shim", "split", "ge", "contrib", "tf_slim"]
+    stale = compile_package()
+    print("startup bytecode: npu_bridge and hccl compiled (compileall, as the install does; "
+          "TensorFlow ships compiled): %d of their files had no up-to-date .pyc" % stale)
     for v in variants:
         run(v)  # warm the file cache
     times = {v: [] for v in variants}
@@ -97,7 +132,8 @@ def main(argv=None):
             cpu, wall = run(v)
             times[v].append(cpu)
             walls[v].append(wall)
-    splits = times.pop("split")
+    collects = [c for _, _, c in times["split"]]
+    splits = [(t, e) for t, e, _ in times.pop("split")]
     contrib = [e for _, e in times.pop("contrib")]
     slim = [e for _, e in times.pop("tf_slim")]
     for v in ("split", "contrib", "tf_slim"):
@@ -121,6 +157,11 @@ def main(argv=None):
              _common.fmt_seconds(max(e for _, e in splits)),
              _common.fmt_seconds(_common.median([t for t, _ in splits])),
              ", ".join("%.3f" % r for r in ratios)))
+    print("startup split processes: the full garbage collection TensorFlow's import leaves "
+          "pending (the next code that allocates a few hundred objects pays it, npu_init or a "
+          "script's first lines), run apart before the clock and left out of T: %s (median; "
+          "%s..%s)" % (_common.fmt_seconds(_common.median(collects)),
+                       _common.fmt_seconds(min(collects)), _common.fmt_seconds(max(collects))))
     print("startup_ge imports no tensorflow: ok")
     base = _common.median([t - e for t, e in splits])
     _common.report("startup", _common.median(ratios), _common.fmt_seconds(base),

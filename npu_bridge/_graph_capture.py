@@ -270,11 +270,14 @@ def _zeros_init(init_op):
         return True
     if kind == "Fill":
         value = value.op.inputs[1]
-    elif kind != "Const":
+        while value.op.type == "Identity" and value.op.inputs:
+            value = value.op.inputs[0]
+    if value.op.type != "Const":
         return False
-    static = tf.get_static_value(value)
-    return (static is not None and np.asarray(static).dtype.kind in "biufc"
-            and not np.any(static))
+    # the Const's own value: not tf.get_static_value, which marks the tensor unfeedable
+    # (Graph.prevent_feeding) and so breaks Variable.load of that variable later
+    static = tf.make_ndarray(value.op.get_attr("value"))
+    return static.dtype.kind in "biufc" and not np.any(static)
 
 
 def _facts(graph, ops, host):

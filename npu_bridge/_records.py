@@ -3,7 +3,8 @@
 The Session patch and NPUEstimator append here; `npu-bridge run` reads it to write the report.
 No TensorFlow import: records hold `npu_bridge.ge.GeOptions` objects and plain strings.
 
-A record is a dict: `kind`, `name`, `options` (the `GeOptions`), `refused`, and `runtime`: a
+A record is a dict: `kind`, `name`, `options` (the `GeOptions`), `refused`, optionally
+`ignored_globals` (see `record`), and `runtime`: a
 tuple of the `Diagnostic`s of errors raised later for that configuration while the script ran
 (the Session patch's static-memory concurrency refusal, NPB123), at most one per distinct
 cause (`add_runtime_diagnostic`) and at most `RUNTIME_LIMIT` in all, so a script that retries
@@ -21,7 +22,7 @@ RUNTIME_LIMIT = 16    # run-time diagnostics kept per configuration
 _LINK_ATTR = "_npu_bridge_record"
 
 
-def record(kind, name, ge_options, refused=False):
+def record(kind, name, ge_options, refused=False, ignored=None):
     """Append one resolved configuration; returns the record (a dict, see the module doc).
 
     Args:
@@ -33,9 +34,13 @@ def record(kind, name, ge_options, refused=False):
         hold the errors).
       refused: True when the resolver refused the configuration (the session or estimator
         was not created and `NpuConfigError` was raised, whether or not the script caught it).
+      ignored: `(owner, GE keys)`: the global options of `ge_options` GE ignores, being
+        initialized by `owner` ("Session#1"; NPB126), or None.
     """
     rec = {"kind": kind, "name": name, "options": ge_options, "refused": bool(refused),
            "runtime": (), "_seen": set()}
+    if ignored is not None:
+        rec["ignored_globals"] = ignored
     with _lock:
         _records.append(rec)
     return rec

@@ -33,7 +33,8 @@ __all__ = ["patch", "unpatch", "is_patched", "injects_defaults", "clear_caches",
            "find_npu_optimizer", "apply_npu_session_defaults", "cpu_session_config",
            "NPU_ONLY_OPTIMIZERS", "resolve_session_config", "log_diagnostics_once",
            "guarded_policy", "graph_key", "executing_graphs", "join_ge",
-           "ignored_globals_diagnostic", "reset_ge_initialization", "ge_initialization",
+           "ignored_globals", "ignored_globals_diagnostic", "reset_ge_initialization",
+           "ge_initialization",
            "GE_INIT_CODE", "CONCURRENT_GRAPHS_CODE", "RESOLUTIONS", "ResolutionCache"]
 
 _NPU_OPTIMIZER = "NpuOptimizer"
@@ -151,7 +152,8 @@ class ResolutionCache:
     (`npu_bridge.ge.options.FrozenGeOptions`: one resolution is shared by every session of
     one configuration), and the diagnostics already logged in this process.
 
-    `resolutions`: (serialized NpuOptimizer(s), env snapshot, forced product) -> GeOptions.
+    `resolutions`: (serialized NpuOptimizer(s), env snapshot, forced product, `UserSet` of an
+    NPUEstimator's rendered config or None) -> GeOptions.
     `sessions`: (whole serialized ConfigProto as passed, env snapshot, forced product, full
     patch?) -> `_Prepared`; a hit is the same content under the same environment, so the
     resolution, the edit decision and TensorFlow's CPU copy are those of the first time.
@@ -199,8 +201,11 @@ class ResolutionCache:
             blob = tuple(o.SerializeToString() for o in customs)
         else:
             blob = npu_optimizer.SerializeToString() if npu_optimizer is not None else b""
+        # an NPUEstimator's sessions: the keys the user set through its NPURunConfig
+        from npu_bridge.estimator.npu.npu_config import rendered_user_set
+        user_set = rendered_user_set(config)
         # the forced product (`npu-bridge run --product`) changes the result like the environment
-        key = (blob, _env_snapshot(), self.forced_product())
+        key = (blob, _env_snapshot(), self.forced_product(), user_set)
         ge_options = self.resolutions.get(key)
         if ge_options is None:
             if npu_optimizer is None:   # resolved as the adapter injects it: appended, others kept
@@ -208,8 +213,7 @@ class ResolutionCache:
                 injected.graph_options.rewrite_options.custom_optimizers.extend(customs)
                 injected.graph_options.rewrite_options.custom_optimizers.add().name = _NPU_OPTIMIZER
                 config = injected
-            from npu_bridge.estimator.npu.npu_config import rendered_config
-            ge_options = self.ge().resolve(rendered_config(config))   # an NPUEstimator's: user keys
+            ge_options = self.ge().resolve(config, user_set=user_set)
             ge_options.raise_for_errors()
             ge_options = ge_options.frozen()
             with self._lock:
@@ -313,6 +317,12 @@ def join_ge(ge_options, owner, number=None, plugin=False):
     return GE_INITIALIZATION.join(ge_options, owner, number, plugin)
 
 
+def ignored_globals(ge_options, init):
+    """`(NPB126 diagnostic or None, ignored global GE keys)` for `ge_options` joining GE
+    initialized by `init` (`GeInitialization.ignored_globals`)."""
+    return GE_INITIALIZATION.ignored_globals(ge_options, init)
+
+
 def ignored_globals_diagnostic(ge_options, init):
     """The NPB126 warning for `ge_options` joining GE initialized by `init`, or None
     (`npu_bridge.ge.initialization.GeInitialization.ignored_globals_diagnostic`)."""
@@ -393,8 +403,9 @@ def _wrap_init(original):
         init, first = GE_INITIALIZATION.join(ge_options, name, number)
         weakref.finalize(self, GE_INITIALIZATION.leave, number)   # collected without close()
         self._npu_ge_number = number
+        ignored_keys = ()
         if not first:
-            ignored = GE_INITIALIZATION.ignored_globals_diagnostic(ge_options, init)
+            ignored, ignored_keys = GE_INITIALIZATION.ignored_globals(ge_options, init)
             if ignored is not None:
                 cache.log_once(ignored)
                 ge_options = dataclasses.replace(ge_options, diagnostics=list(
@@ -405,7 +416,9 @@ def _wrap_init(original):
         self._npu_ge_init = init
         self._npu_created_at = _created_at()   # NPB123 names where each session was made
         # the record, so that run-time refusals (NPB123) are attached to this configuration
-        self._npu_record = _records.record("session", name, ge_options)
+        self._npu_record = _records.record("session", name, ge_options,
+                                           ignored=(init.owner, ignored_keys) if ignored_keys
+                                           else None)
 
     __init__.inject_defaults = False
     __init__._npu_bridge_original = original

@@ -41,16 +41,33 @@ def _configuration_memory(rec):
     return out
 
 
-def memory_lines(conf):
-    """Summary lines of one configuration's memory plan (empty without one)."""
+def memory_lines(conf, show_all=False):
+    """Summary lines of one configuration's memory plan (empty without one): a line per graph
+    that does not fit and for the largest static graph (the one policy 2's pool is sized
+    by), the session line, and how many graphs are not shown; `show_all` (`run --all`): a
+    line per graph."""
     mem = conf.get("memory")
     if not mem:
         return []
-    lines = ["  memory: " + g["summary"] for g in mem["graphs"]]
-    if len(mem["graphs"]) > 1:
+    graphs = mem["graphs"]
+    shown = graphs
+    if not show_all and len(graphs) > 1:
+        static = [g for g in graphs if not g.get("dynamic")]
+        largest = max(static, key=lambda g: (g.get("feature_map") or 0) + (g.get("variables")
+                                                                        or 0), default=None)
+        shown = [g for g in graphs if g is largest or (g.get("verdict") or {}).get("fits") is False]
+    lines = ["  memory: " + g["summary"] for g in shown]
+    if len(graphs) > 1:
         alt = mem["policy_alternatives"]
-        lines.append("  memory: session (static_memory_policy %d): feature map %s (policy 0: %s, "
+        lines.append("  memory: %s %s (static_memory_policy %d): feature map %s (policy 0: %s, "
                      "policy 2: %s), variables %s" % (
-                         mem["policy"], mp.mib(mem["feature_map"]), mp.mib(alt["0"]),
+                         conf.get("kind", "session"), conf.get("name", ""), mem["policy"],
+                         mp.mib(mem["feature_map"]), mp.mib(alt["0"]),
                          mp.mib(alt["2"]), mp.mib(mem["variables"])))
+    hidden = [g for g in graphs if g not in shown]
+    if hidden:
+        dynamic = sum(1 for g in hidden if g.get("dynamic"))
+        lines.append("  memory: %d more graph(s) of %s (%d static, none over the budget; %d "
+                     "dynamic shape): --all lists them" % (
+                         len(hidden), conf.get("name", ""), len(hidden) - dynamic, dynamic))
     return lines

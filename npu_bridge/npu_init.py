@@ -14,6 +14,7 @@ module's ``profiler`` and ``scoped_graph_manager`` imports have no CPU counterpa
 left out.
 """
 import os  # noqa: F401  (exported: scripts use `os` after the star import)
+import types as _types
 
 import tensorflow as tf
 from tensorflow.core.protobuf import config_pb2
@@ -66,7 +67,22 @@ from hccl.manage.api import get_group_rank_from_world_rank  # noqa: F401
 from hccl.split.api import set_split_strategy_by_idx  # noqa: F401
 from hccl.split.api import set_split_strategy_by_size  # noqa: F401
 
-backend = tf.compat.v1.keras.backend
+
+class _KerasBackend(_types.ModuleType):
+    """`tf.compat.v1.keras.backend`, loaded on first use (as TensorFlow's own LazyLoader):
+    loading the v1 Keras API costs ~12 ms, which a script that uses no Keras does not pay."""
+
+    def __getattr__(self, name):
+        real = tf.compat.v1.keras.backend
+        globals()["backend"] = real
+        self.__dict__.update(real.__dict__)
+        return getattr(real, name)
+
+    def __dir__(self):
+        return dir(tf.compat.v1.keras.backend)
+
+
+backend = _KerasBackend("backend")
 
 # The grappler switches the real module publishes for scripts that turn them back on.
 experimental_options = {

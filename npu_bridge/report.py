@@ -120,6 +120,9 @@ def build_run_report(*, script, argv, cwd, product, strict, environment_set, rec
                                   refused=r.get("refused", False))
         # errors raised later for this configuration (the Session patch's NPB123)
         conf["diagnostics"].extend(diagnostic_dict(d) for d in r.get("runtime", ()))
+        if r.get("ignored_globals"):   # NPB126: what GE ignores of its global options
+            by, keys = r["ignored_globals"]
+            conf["ignored_globals"] = {"by": by, "keys": sorted(keys)}
         conf["memory"] = _memory_report.configuration_memory(r)
         configurations.append(conf)
     all_diags = [d for c in configurations for d in c["diagnostics"]]
@@ -436,20 +439,37 @@ def diagnostic_lines(diagnostics, indent="  ", per_code=SHOWN_PER_CODE):
     return lines
 
 
-def configuration_lines(conf, show_defaults=False, hidden_hint="see the report"):
+def configuration_lines(conf, show_defaults=False, hidden_hint="see the report", same=None):
     """Text lines for one configuration: level, GE key, value, effective, source; then its
     diagnostics (errors, warnings and infos; `diagnostic_lines`). Keys whose source is a
-    default are left out unless `show_defaults`."""
+    default are left out unless `show_defaults`. `same`: the configurations shown as this one
+    (`resolution_key` equal; default `[conf]`): a key's source is each one's where they
+    differ, and a key is a default only when it is one in all of them. A global option GE
+    ignores (`ignored_globals`, NPB126) says so in the effective column, defaults too."""
+    same = same or [conf]
+    ignored = conf.get("ignored_globals") or {}
+    ignored_keys = frozenset(ignored.get("keys", ()))
     rows, hidden = [], 0
-    sources = conf["sources"]
     for level in LEVELS:
         for key, value in conf["options"][level].items():
-            source = sources.get(key, "")
-            if not show_defaults and (not source or "default" in str(source)):
+            sources = [c["sources"].get(key, "") for c in same]
+            skipped = level == "global" and key in ignored_keys
+            if not show_defaults and not skipped and all(
+                    not s or "default" in str(s) for s in sources):
                 hidden += 1
                 continue
+            if len(set(sources)) == 1:
+                source = sources[0]
+            else:   # one resolution reached from different settings: each one's, by index
+                by = {}
+                for c, s in zip(same, sources):
+                    by.setdefault(s or "adapter default", []).append(str(c["index"]))
+                source = "; ".join("%s [%s]" % (s, ",".join(i)) for s, i in by.items())
             eff = conf["effective"].get(key, value)
-            rows.append((level, key, value, eff if eff != value else "", source))
+            eff = "" if eff == value else eff
+            if skipped:
+                eff = "ignored (GE initialized by %s)" % ignored.get("by", "another")
+            rows.append((level, key, value, eff, source))
     lines = []
     if rows:
         lines.extend("  " + l.rstrip() for l in _table(
@@ -462,10 +482,17 @@ def configuration_lines(conf, show_defaults=False, hidden_hint="see the report")
     return lines
 
 
-def _same_key(conf):
-    """What makes two configurations print the same (all but their index, kind and name)."""
-    return json.dumps({k: v for k, v in conf.items() if k not in ("index", "kind", "name")},
-                      sort_keys=True, default=str)
+# What a configuration resolved to: two with these equal are shown as one in the summary,
+# whatever produced them (an estimator and its sessions; a hand-written map and the same
+# arguments): their names, sources (shown per key where they differ) and captured graphs
+# (shown per configuration) are not part of it.
+RESOLUTION_KEYS = ("product", "refused", "options", "effective", "diagnostics",
+                   "ignored_globals")
+
+
+def resolution_key(conf):
+    """The part of a report configuration that makes two print as one (`RESOLUTION_KEYS`)."""
+    return json.dumps({k: conf.get(k) for k in RESOLUTION_KEYS}, sort_keys=True, default=str)
 
 
 def summary_lines(report, show_defaults=False):
@@ -476,7 +503,7 @@ def summary_lines(report, show_defaults=False):
              % (s["configurations"], s["errors"], s["warnings"], s.get("infos", 0))]
     groups = {}
     for conf in report["configurations"]:
-        groups.setdefault(_same_key(conf), []).append(conf)
+        groups.setdefault(resolution_key(conf), []).append(conf)
     run_infos = []
     for same in groups.values():
         conf = same[0]
@@ -493,8 +520,9 @@ def summary_lines(report, show_defaults=False):
                                               ", ".join("%s %s" % (c["kind"], c["name"])
                                                         for c in same), tail))
         lines.extend(configuration_lines(conf, show_defaults=show_defaults,
-                                         hidden_hint="--all lists them"))
-        lines.extend(_memory_report.memory_lines(conf))
+                                         hidden_hint="--all lists them", same=same))
+        for member in same:   # the graphs each one captured
+            lines.extend(_memory_report.memory_lines(member, show_all=show_defaults))
     lines.extend(run_infos)
     unc = report["outcome"]["uncaught"]
     if unc:

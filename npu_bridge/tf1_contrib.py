@@ -279,14 +279,27 @@ MOVED = {
     **{_C + path + "BasicDecoderOutput": Row("tensorflow_addons.seq2seq:BasicDecoderOutput", _TFA,
                                              "tensorflow_addons/seq2seq/basic_decoder.py")
        for path in ("seq2seq.", "seq2seq.python.ops.basic_decoder.")},
-    # seq2seq decoders and helpers: TFA's take a sampler and get the inputs, initial state
+    # BasicDecoder and the helpers of the zoo: TF 1.15's signatures on TFA's samplers
+    # (npu_bridge/_contrib/decoders.py; TFA's BasicDecoder takes a sampler and gets inputs and
+    # initial state in its call)
+    **{_C + path + name: Row("npu_bridge._contrib.decoders:" + name, _TFA + " + " + _OWN,
+                             "TF 1.15 contrib/seq2seq/python/ops/basic_decoder.py, helper.py; "
+                             "tensorflow_addons/seq2seq/sampler.py")
+       for path, names in (("seq2seq.", ("BasicDecoder", "TrainingHelper", "GreedyEmbeddingHelper",
+                                         "SampleEmbeddingHelper")),
+                           ("seq2seq.python.ops.basic_decoder.", ("BasicDecoder",)),
+                           ("seq2seq.python.ops.helper.", ("TrainingHelper", "GreedyEmbeddingHelper",
+                                                           "SampleEmbeddingHelper")))
+       for name in names},
+    # the abstract Helper: TFA's Sampler has the same methods (batch_size, sample_ids_shape,
+    # sample_ids_dtype, initialize, sample, next_inputs); a TF 1.x subclass runs in BasicDecoder
+    **{_C + path + "Helper": Row("tensorflow_addons.seq2seq:Sampler", _TFA,
+                                 "tensorflow_addons/seq2seq/sampler.py (TF 1.x Helper interface)")
+       for path in ("seq2seq.", "seq2seq.python.ops.helper.")},
+    # the other decoders and helpers: TFA's take a sampler and get the inputs, initial state
     # and tokens in their call (other signatures): errors naming them
     **{_C + path + name: Row(None, nearest=nearest)
        for paths, names in (
-           (("seq2seq.", "seq2seq.python.ops.basic_decoder."), (
-               ("BasicDecoder", "tensorflow_addons.seq2seq.BasicDecoder(cell, sampler, "
-                                "output_layer), called as decoder(inputs, initial_state=..., "
-                                "sequence_length=...) (TF 1.x took a helper and initial_state)"),)),
            (("seq2seq.", "seq2seq.python.ops.beam_search_decoder."), (
                ("BeamSearchDecoder", "tensorflow_addons.seq2seq.BeamSearchDecoder(cell, beam_width, "
                                      "output_layer=...), called as decoder(embedding, "
@@ -295,10 +308,7 @@ MOVED = {
                (helper, "tensorflow_addons.seq2seq.%s (a sampler: its inputs are given to the "
                         "decoder's call)" % sampler)
                for helper, sampler in (
-                   ("Helper", "Sampler"), ("CustomHelper", "CustomSampler"),
-                   ("TrainingHelper", "TrainingSampler"),
-                   ("GreedyEmbeddingHelper", "GreedyEmbeddingSampler"),
-                   ("SampleEmbeddingHelper", "SampleEmbeddingSampler"),
+                   ("CustomHelper", "CustomSampler"),
                    ("ScheduledEmbeddingTrainingHelper", "ScheduledEmbeddingTrainingSampler"),
                    ("ScheduledOutputTrainingHelper", "ScheduledOutputTrainingSampler"),
                    ("InferenceHelper", "InferenceSampler")))))

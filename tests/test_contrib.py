@@ -66,7 +66,7 @@ err("learn", lambda: learn.Experiment)
 err("cloud", lambda: cloud.BigQueryReader)
 err("tfprof", lambda: tfprof.model_analyzer)
 err("opt", lambda: tf.contrib.opt.AdamWOptimizer)
-err("seq2seq", lambda: tf.contrib.seq2seq.BasicDecoder)
+err("seq2seq", lambda: tf.contrib.seq2seq.BeamSearchDecoder)
 err("embed", lambda: tf.contrib.layers.embed_sequence)
 err("unknown_sub", lambda: importlib.import_module("tensorflow.contrib.nosuchthing"))
 def from_quantize():
@@ -609,7 +609,7 @@ def test_deep_paths_and_moved_modules_the_zoo_probe_met(forms):
     ("cloud", "tf.contrib.cloud.BigQueryReader", "tensorflow_io"),
     ("tfprof", "tf.contrib.tfprof.model_analyzer", "tf.compat.v1.profiler"),
     ("opt", "tf.contrib.opt.AdamWOptimizer", "tensorflow_addons.optimizers.AdamW"),
-    ("seq2seq", "tf.contrib.seq2seq.BasicDecoder", "tensorflow_addons.seq2seq"),
+    ("seq2seq", "tf.contrib.seq2seq.BeamSearchDecoder", "tensorflow_addons.seq2seq"),
     ("embed", "tf.contrib.layers.embed_sequence", "tf.keras.layers.Embedding"),
 ])
 def test_missing_names_raise_attribute_errors_naming_the_replacement(forms, key, name, hint):

@@ -64,6 +64,58 @@ with tf.Session() as sess:
                    "masked": [float(a[:, 1, 3:].max()), float(a[:, 2, 1:].max())]}
     r["global_step"] = int(sess.run(tf.train.get_global_step()))
 
+# BasicDecoder with TrainingHelper (training) and GreedyEmbeddingHelper (inference, reusing
+# the variables), as TF 1.x NMT scripts decode
+from tensorflow.contrib.seq2seq.python.ops.helper import TrainingHelper
+g = tf.Graph()
+with g.as_default():
+    emb = tf.get_variable("emb", [V, D])
+    ids = tf.placeholder(tf.int32, [B, 4])
+    ids_len = tf.placeholder(tf.int32, [B])
+    state0 = tf.nn.rnn_cell.LSTMStateTuple(tf.zeros([B, U]), tf.ones([B, U]))
+    with tf.variable_scope("dec") as scope:
+        cell = tf.nn.rnn_cell.LSTMCell(U)
+        dense = tf.layers.Dense(V, name="output_projection")
+        helper = TrainingHelper(tf.nn.embedding_lookup(emb, ids), ids_len)
+        decoder = tf.contrib.seq2seq.BasicDecoder(cell, helper, state0, output_layer=dense)
+        out, _, lengths = tf.contrib.seq2seq.dynamic_decode(decoder, scope=scope)
+        mask = tf.sequence_mask(ids_len, tf.shape(out.rnn_output)[1], dtype=tf.float32)
+        loss = tf.contrib.seq2seq.sequence_loss(out.rnn_output, ids[:, :tf.shape(out.rnn_output)[1]], mask)
+        train = tf.train.AdamOptimizer(0.05).minimize(loss, global_step=tf.train.get_or_create_global_step())
+    n_vars = len(tf.global_variables())
+    with tf.variable_scope("dec", reuse=True) as scope:
+        greedy = tf.contrib.seq2seq.GreedyEmbeddingHelper(emb, tf.fill([B], 1), 2)
+        infer = tf.contrib.seq2seq.BasicDecoder(cell, greedy, state0, output_layer=dense)
+        inf_out, _, inf_len = tf.contrib.seq2seq.dynamic_decode(infer, maximum_iterations=6, scope=scope)
+    class ThreeSteps(tf.contrib.seq2seq.Helper):          # a TF 1.x Helper subclass
+        batch_size = property(lambda self: B)
+        sample_ids_shape = property(lambda self: tf.TensorShape([]))
+        sample_ids_dtype = property(lambda self: tf.int32)
+        def initialize(self, name=None):
+            return tf.zeros([B], tf.bool), tf.zeros([B, D])
+        def sample(self, time, outputs, state, name=None):
+            return tf.argmax(outputs, -1, output_type=tf.int32)
+        def next_inputs(self, time, outputs, state, sample_ids, name=None):
+            return tf.fill([B], time + 1 >= 3), tf.zeros([B, D]), state
+    with tf.variable_scope("dec", reuse=True) as scope:
+        own = tf.contrib.seq2seq.BasicDecoder(cell, ThreeSteps(), state0, output_layer=dense)
+        own_len = tf.contrib.seq2seq.dynamic_decode(own, scope=scope)[2]
+    r["decoder_vars"] = sorted(v.name for v in tf.trainable_variables())
+    r["reused"] = len(tf.global_variables()) == n_vars
+    r["output_type"] = isinstance(out, tf.contrib.seq2seq.BasicDecoderOutput)
+    feed = {ids: rng.randint(3, V, (B, 4)), ids_len: [4, 2, 3]}
+    with tf.Session(graph=g) as sess:
+        sess.run(tf.global_variables_initializer())
+        first = sess.run(loss, feed)
+        for _ in range(30):
+            sess.run(train, feed)
+        r["dec_loss"] = [float(first), float(sess.run(loss, feed))]
+        r["dec_lengths"] = sess.run(lengths, feed).tolist()
+        logits, sample, n = sess.run([inf_out.rnn_output, inf_out.sample_id, inf_len])
+        r["own_helper_len"] = sess.run(own_len).tolist()
+        r["greedy"] = {"shape": list(sample.shape), "argmax": bool((logits.argmax(-1) == sample).all()),
+                       "max_len": int(n.max())}
+
 # LazyAdamOptimizer: a v1 Optimizer; a sparse gradient updates only its rows
 def lazy_run(optimizer_cls, use_resource):
     g = tf.Graph()
@@ -93,7 +145,7 @@ def err(key, fn):
         fn()
     except (AttributeError, ImportError) as e:
         errors[key] = [type(e).__name__, str(e)]
-for name in ("seq2seq.BasicDecoder", "seq2seq.TrainingHelper", "seq2seq.GreedyEmbeddingHelper",
+for name in ("seq2seq.ScheduledEmbeddingTrainingHelper", "seq2seq.CustomHelper",
              "seq2seq.BeamSearchDecoder", "opt.AdamWOptimizer", "opt.LARSOptimizer",
              "opt.NadamOptimizer", "opt.MovingAverageOptimizer", "graph_editor.reroute_ts",
              "legacy_seq2seq.sequence_loss_by_example"):
@@ -103,7 +155,7 @@ for name in ("seq2seq.BasicDecoder", "seq2seq.TrainingHelper", "seq2seq.GreedyEm
             obj = getattr(obj, part)
     err(name, get)
 def from_helper():
-    from tensorflow.contrib.seq2seq.python.ops.helper import TrainingHelper
+    from tensorflow.contrib.seq2seq.python.ops.helper import InferenceHelper
 err("from_helper", from_helper)
 r["errors"] = errors
 print("RESULT " + json.dumps(r))
@@ -150,9 +202,8 @@ def test_lazy_adam_updates_only_the_rows_of_a_sparse_gradient(result, res):
 
 
 @pytest.mark.parametrize("name,hint", [
-    ("seq2seq.BasicDecoder", "tensorflow_addons.seq2seq.BasicDecoder(cell, sampler"),
-    ("seq2seq.TrainingHelper", "tensorflow_addons.seq2seq.TrainingSampler"),
-    ("seq2seq.GreedyEmbeddingHelper", "tensorflow_addons.seq2seq.GreedyEmbeddingSampler"),
+    ("seq2seq.ScheduledEmbeddingTrainingHelper", "ScheduledEmbeddingTrainingSampler"),
+    ("seq2seq.CustomHelper", "tensorflow_addons.seq2seq.CustomSampler"),
     ("seq2seq.BeamSearchDecoder", "tensorflow_addons.seq2seq.BeamSearchDecoder(cell, beam_width"),
     ("opt.AdamWOptimizer", "no global_step"),
     ("opt.LARSOptimizer", "tf.compat.v1.train.MomentumOptimizer"),
@@ -167,6 +218,20 @@ def test_names_without_tf1_meaning_are_errors_naming_the_nearest(result, name, h
     assert message.startswith("tf.contrib.%s is not available" % name) and hint in message
 
 
+def test_basic_decoder_with_tf1_helpers_trains_and_decodes_greedily(result):
+    # dynamic_decode(scope=scope) opens that scope (TF 1.15: variable_scope(scope, "decoder"))
+    assert result["decoder_vars"] == ["dec/lstm_cell/bias:0", "dec/lstm_cell/kernel:0",
+                                      "dec/output_projection/bias:0",
+                                      "dec/output_projection/kernel:0", "emb:0"]
+    assert result["reused"] is True and result["output_type"] is True
+    first, last = result["dec_loss"]
+    assert last < first * 0.5, result["dec_loss"]
+    assert result["dec_lengths"] == [4, 2, 3]
+    assert result["own_helper_len"] == [3, 3, 3]
+    greedy = result["greedy"]
+    assert greedy["argmax"] is True and greedy["shape"][0] == 3 and greedy["max_len"] <= 6
+
+
 def test_from_import_of_a_helper_is_an_import_error_naming_the_sampler(result):
     kind, message = result["errors"]["from_helper"]
-    assert kind == "MissingTF1ModuleError" and "TrainingSampler" in message
+    assert kind == "MissingTF1ModuleError" and "InferenceSampler" in message

@@ -246,3 +246,30 @@ def test_a_legacy_value_is_named_with_what_ge_applies():
         first.close()
         second.close()
         third.close()
+
+
+def test_the_second_sessions_summary_marks_its_ignored_global_options():
+    # issue 17 defect 8: the table of the second session says which of its global options
+    # GE ignores (NPB126), not only the warning under it
+    from npu_bridge import report
+    first = tf.compat.v1.Session(config=config(static_memory_policy=2))
+    second = tf.compat.v1.Session(config=config(static_memory_policy=0, atomic_clean_policy=1))
+    try:
+        data = report.build_run_report(
+            script="/s.py", argv=["s.py"], cwd="/", product=None, strict=False,
+            environment_set={}, records=_records.records(), script_exit_code=0, exit_code=0)
+    finally:
+        first.close()
+        second.close()
+    lines = report.summary_lines(data)
+    at = [i for i, l in enumerate(lines) if l.startswith("[")]
+    one, two = lines[at[0]:at[1]], lines[at[1]:]
+    marked = [l.split()[1] for l in two if "ignored (GE initialized by Session#" in l]
+    assert marked == ["ge.exec.staticMemoryPolicy", "static_memory_policy"], two
+    assert all(l.split()[0] == "global" for l in two if "ignored (GE" in l)
+    assert not any("ignored (GE" in l for l in one)
+    # session-level options apply to the second session: not marked
+    assert not any("atomic" in l.lower() and "ignored" in l for l in two)
+    conf = data["configurations"][1]
+    assert conf["ignored_globals"]["by"].startswith("Session#")
+    assert conf["ignored_globals"]["keys"] == ["ge.exec.staticMemoryPolicy", "static_memory_policy"]

@@ -128,7 +128,12 @@ def test_run_reports_memory_and_summary_line(tmp_path):
     assert mem["variables"] == mp.block_bytes(1024 * 1024 * 4 + 32)
     step = mem["graphs"][-1]
     assert step["inputs"] == 1 and step["outputs"] == 1 and step["verdict"]["fits"] is True
-    assert "memory: graph Session#1/2: feature map" in proc.stderr
+    # the largest static graph (the initializer, 8 MiB feature map) by default; the step
+    # graph counted (run --all lists every graph)
+    assert "memory: graph Session#1/1: feature map" in proc.stderr
+    assert "memory: graph Session#1/2:" not in proc.stderr
+    assert "memory: 1 more graph(s) of Session#1 (1 static, none over the budget; 0 dynamic " \
+        "shape): --all lists them" in proc.stderr
     assert "fits yes" in proc.stderr
 
 

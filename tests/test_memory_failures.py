@@ -163,13 +163,16 @@ def test_zero_initialized_locals_with_the_iterator_initializer(initial, expected
     with g.as_default():
         x = it.get_next()
         _, update = v1.metrics.mean(tf.reduce_sum(x))           # total, count: zeros
-        for i, shape in enumerate(([], [3], [1000, 100])):     # Const and Fill zeros, or not
-            v1.get_local_variable("local%d" % i, shape, initializer=v1.constant_initializer(initial))
+        local = [v1.get_local_variable("local%d" % i, shape,
+                                       initializer=v1.constant_initializer(initial))
+                 for i, shape in enumerate(([], [3], [1000, 100]))]   # Const zeros, or not
         v1.get_local_variable("big_zeros", [1000, 100], initializer=v1.zeros_initializer())   # Fill
         with v1.Session(config=_config()) as sess:
             sess.run(init)
             sess.run(tf.group(v1.local_variables_initializer(), it.initializer))
             sess.run([train, update])
+            local[0].load(3.0, sess)     # feeds its initial value: the check must not forbid it
+            assert sess.run(local[0]) == 3.0
     assert _codes() == expected
 
 
@@ -273,3 +276,19 @@ def test_checkpoint_steps_not_multiple_of_loop(tmp_path):
                                                iterations_per_loop=10,
                                                save_checkpoints_steps=300))
     assert _codes() == []
+
+
+def test_reading_a_zeros_initializer_leaves_it_feedable():
+    # Variable.load feeds the initializer's value: NPB174's zeros check must not mark it
+    # unfeedable (tf.get_static_value does), or the next load raises "may not be fed"
+    graph = tf.Graph()
+    with graph.as_default():
+        var = tf.compat.v1.get_variable("v", [], tf.int64, tf.zeros_initializer(),
+                                        use_resource=False)
+        filled = tf.compat.v1.get_variable("f", [2], tf.float32, tf.constant_initializer(3.0))
+    assert _graph_capture._zeros_init(var.initializer)   # pylint: disable=protected-access
+    assert not _graph_capture._zeros_init(filled.initializer)   # pylint: disable=protected-access
+    assert graph.is_feedable(var.initializer.inputs[1])
+    with tf.compat.v1.Session(graph=graph) as sess:
+        var.load(5, session=sess)
+        assert sess.run(var) == 5

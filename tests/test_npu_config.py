@@ -641,3 +641,45 @@ def test_estimator_sessions_report_only_what_the_user_set():
     assert sorted(d.option for d in ge.diagnostics if d.code == "NPB105") == ["enable_data_pre_proc"]
     assert ge.sources["use_off_line"] == "NPURunConfig default:use_off_line"
     assert ge.sources["enable_data_pre_proc"] == "argument:enable_data_pre_proc"
+
+
+def test_notes_and_deprecations_only_for_what_the_user_set():
+    # issue 17: every NPUEstimator user got NPB122 for the input_fusion_size NPURunConfig
+    # writes itself; one rule (diagnostics.USER_SET_ONLY) read by the resolver from its input
+    from npu_bridge.ge import UserSet, resolve
+    from npu_bridge.ge.diagnostics import USER_SET_ONLY
+    assert {"NPB105", "NPB122"} <= USER_SET_ONLY
+
+    def codes(config, **kw):
+        return sorted((d.code, d.option) for d in resolve(config, env={}, **kw).diagnostics
+                      if d.code in USER_SET_ONLY)
+
+    assert codes(NPURunConfig()) == []
+    assert codes(NPURunConfig(input_fusion_size=25600, enable_data_pre_proc=True)) == [
+        ("NPB105", "enable_data_pre_proc"), ("NPB122", "input_fusion_size")]
+    hand = {"input_fusion_size": 25600, "enable_data_pre_proc": True}
+    assert codes(hand) == [("NPB105", "enable_data_pre_proc"), ("NPB122", "input_fusion_size")]
+    assert codes({"input_fusion_size": 131072}) == []   # the rule's quiet value: the default
+    # the resolver told which keys the user set (a map a class or function wrote)
+    assert codes(hand, user_set=UserSet("npu_resource_init", frozenset())) == []
+    assert codes(hand, user_set=("NPURunConfig", {"input_fusion_size"})) == [
+        ("NPB122", "input_fusion_size")]
+    ge = resolve(hand, env={}, user_set=("NPURunConfig", {"input_fusion_size"}))
+    assert ge.sources["enable_data_pre_proc"] == "NPURunConfig default:enable_data_pre_proc"
+    assert ge.sources["input_fusion_size"] == "argument:input_fusion_size"
+
+
+def test_an_estimator_session_config_tells_the_resolver_its_user_keys():
+    from npu_bridge.estimator.npu.npu_config import rendered_user_set
+    run_config = NPURunConfig(enable_data_pre_proc=True, input_fusion_size=131072 // 2)
+    rendered = render_session_config(run_config)
+    user_set = rendered_user_set(rendered)
+    assert user_set.owner == "NPURunConfig"
+    assert user_set.keys == run_config._npu_user_keys()
+    assert {"enable_data_pre_proc", "input_fusion_size"} <= user_set.keys
+    assert "use_off_line" not in user_set.keys
+    assert rendered_user_set(tf.compat.v1.ConfigProto()) is None
+    hand = tf.compat.v1.ConfigProto()
+    hand.CopyFrom(rendered)
+    hand.graph_options.rewrite_options.custom_optimizers[-1].parameter_map["use_off_line"].b = False
+    assert rendered_user_set(hand) is None   # edited: a map of the user's own

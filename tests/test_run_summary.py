@@ -1,6 +1,7 @@
 """`npu-bridge run`'s summary and exit code as a new user meets them (issue 17): identical
 configurations once, infos shown and counted, repeated diagnostics capped (the report keeps
 all), NPB110 said once, --fail-on / --require-config, and one run per report at a time."""
+import json
 import os
 import textwrap
 
@@ -164,3 +165,68 @@ def test_diff_refuses_what_is_not_a_report(capsys, tmp_path):
     other.write_text('{"a": 1}')
     assert cli.main(["diff", str(other), str(other)]) == 2
     assert "is not an npu-bridge report" in capsys.readouterr().err
+
+
+# --- real runs (issue 17 defects 3 and 4: an NPUEstimator script) --------------------------
+
+ESTIMATOR_SCRIPT = '''
+import numpy as np
+from npu_bridge.npu_init import *
+tf.compat.v1.disable_eager_execution()
+X = np.random.RandomState(0).rand(64, 4).astype(np.float32)
+y = (X.sum(axis=1) > 2).astype(np.int32)
+
+def model_fn(features, labels, mode):
+    logits = tf.compat.v1.layers.dense(features, 2)
+    if mode == tf.estimator.ModeKeys.PREDICT:
+        return NPUEstimatorSpec(mode=mode, predictions={"c": tf.argmax(logits, axis=1)})
+    loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels, logits)
+    step = tf.compat.v1.train.get_or_create_global_step()
+    train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(loss, global_step=step)
+    return NPUEstimatorSpec(mode=mode, loss=loss, train_op=train_op)
+
+def input_fn():
+    return tf.compat.v1.data.Dataset.from_tensor_slices((X, y)).repeat().batch(16, drop_remainder=True)
+
+config = NPURunConfig(model_dir="model", iterations_per_loop=2, precision_mode="allow_mix_precision",
+                      enable_data_pre_proc=True,
+                      memory_config=MemoryConfig(atomic_clean_policy=0, static_memory_policy=2))
+est = NPUEstimator(model_fn=model_fn, config=config)
+est.train(input_fn, max_steps=4)
+est.evaluate(input_fn, steps=2)
+list(est.predict(lambda: tf.compat.v1.data.Dataset.from_tensor_slices(X[:4]).batch(4)))
+'''
+
+
+def _summary_of(proc):
+    err = proc.stderr.splitlines()
+    start = [i for i, l in enumerate(err) if l.startswith("npu-bridge run: ")]
+    assert start, proc.stderr[-3000:]
+    return err[start[-1]:]
+
+
+def test_an_estimator_and_its_sessions_are_one_entry(tmp_path):
+    from tests.run_cli import run
+    (tmp_path / "est.py").write_text(ESTIMATOR_SCRIPT)
+    proc = run(["est.py"], cwd=str(tmp_path))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    lines = _summary_of(proc)
+    heads = [l for l in lines if l.startswith("[")]
+    # the estimator and its train, evaluate and predict sessions resolve alike: one entry,
+    # although each session captured graphs of its own (their memory lines are per session)
+    assert heads == ["[1,2,3,4] x4: estimator NPUEstimator(model_dir=model), session Session#1, "
+                     "session Session#2, session Session#3 (product: none)"], heads
+    assert sum(l.split()[:3] == ["level", "GE", "key"] for l in lines) == 1
+    for n in (1, 2, 3):
+        assert any(l.startswith("  memory: ") and "Session#%d" % n in l for l in lines), lines
+    # of the graphs each session captured, the largest static one and any that does not fit;
+    # the others counted (--all lists them)
+    data = json.loads((tmp_path / "npu_bridge_report.json").read_text())
+    graphs = sum(len(c["memory"]["graphs"]) for c in data["configurations"] if c["memory"])
+    shown = sum(l.startswith("  memory: graph ") for l in lines)
+    hidden = sum(int(l.split()[1]) for l in lines if l.endswith("--all lists them")
+                 and l.startswith("  memory: "))
+    assert 0 < shown < graphs and shown + hidden == graphs
+    # deprecations and notes only for what the user set: enable_data_pre_proc, not the
+    # input_fusion_size NPURunConfig writes itself (defects 3 and 4)
+    assert [l.split("]")[0] for l in lines if " NPB1" in l] == ["  info NPB105 [enable_data_pre_proc"]

@@ -1,6 +1,7 @@
 """Layer 1: the GE option model (no TensorFlow import, ever).
 
-Exports `resolve`, `resolve_ge`, `check_graph`, `GeOptions`, `Diagnostic`, `NpuConfigError`,
+Exports `resolve`, `resolve_ge`, `check_graph`, `UserSet`, `GeOptions`, `Diagnostic`,
+`NpuConfigError`,
 `forced_product` (the process-wide `--product` override);
 the catalog is `npu_bridge.ge.catalog`, the product table `npu_bridge.ge.products`.
 
@@ -13,6 +14,7 @@ _EXPORTS = {
     "resolve": "npu_bridge.ge.resolver",
     "resolve_ge": "npu_bridge.ge.direct",
     "check_graph": "npu_bridge.ge.direct",
+    "UserSet": "npu_bridge.ge.resolver",
     "GeOptions": "npu_bridge.ge.options",
     "Diagnostic": "npu_bridge.ge.diagnostics",
     "NpuConfigError": "npu_bridge.ge.diagnostics",
@@ -23,8 +25,8 @@ _EXPORTS = {
 _SUBMODULES = frozenset(("catalog", "cross", "diagnostics", "direct", "initialization", "options",
                          "paths", "products", "resolver", "rule_kinds"))
 
-__all__ = ["resolve", "resolve_ge", "check_graph", "GeOptions", "Diagnostic", "NpuConfigError",
-           "CODES", "forced_product"]
+__all__ = ["resolve", "resolve_ge", "check_graph", "UserSet", "GeOptions", "Diagnostic",
+           "NpuConfigError", "CODES", "forced_product"]
 
 
 def __getattr__(name):

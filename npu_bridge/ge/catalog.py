@@ -304,7 +304,8 @@ class CrossRule:
     "ascending_ranges"; failure: "error" | "fatal" | "docs" (`CROSS_FAILURES`); code and
     severity (None: the code's default) of the diagnostic; source: where the rule comes from.
     level: one of `CROSS_LEVELS` (keys are parameter_map keys, or GE keys for "ge" levels);
-    allowed: the values the kind accepts ("needs_value"), stays quiet for ("notice"), treats
+    allowed: the values the kind accepts ("needs_value"), stays quiet for ("notice": the
+    row's `quiet` column), treats
     as legacy ("legacy_value"), guards ("policy_parallel") or reads in `env` ("env_policy");
     default: the value of an absent option ("needs_value"), what a legacy value runs as;
     shares: ((key, numerator, denominator), ...) of the device memory ("memory_budget");
@@ -351,7 +352,8 @@ def _cross(spec):
                      others=_conds(spec.get("others")), any_of=bool(spec.get("any")),
                      option=spec.get("option"), max_groups=spec.get("max_groups"),
                      level=spec.get("level", "parameter_map"),
-                     allowed=tuple(spec.get("allowed", ())), default=spec.get("default"),
+                     allowed=tuple(spec.get("allowed", spec.get("quiet", ()))),
+                     default=spec.get("default"),
                      shares=tuple(tuple(s) for s in spec.get("shares", ())),
                      env=spec.get("env"), invalid_code=spec.get("invalid_code"),
                      message=spec.get("message"))

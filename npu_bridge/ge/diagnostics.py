@@ -250,6 +250,12 @@ CODES = MappingProxyType({
 CODES = MappingProxyType({code: (sev, title, cite(source))
                           for code, (sev, title, source) in CODES.items()})
 
+# Codes about a choice, reported only for an option the user set: never for a default a
+# config class (NPURunConfig) or npu_resource_init writes itself (issue 17). The resolver
+# drops them for the keys its input says the user did not set (`resolve(user_set=...)`),
+# for `npu-bridge run` and `npu-bridge lint` alike.
+USER_SET_ONLY = frozenset(("NPB105", "NPB122"))
+
 
 def make(code, option, value, message, severity=None):
     """Build a Diagnostic with the code's default severity unless one is given; seed

@@ -114,7 +114,14 @@ class GeInitialization:
         return self._index
 
     def ignored_globals_diagnostic(self, ge_options, init):
-        """The NPB126 warning for `ge_options` joining GE initialized by `init`, or None.
+        """The NPB126 warning for `ge_options` joining GE initialized by `init`, or None
+        (`ignored_globals`)."""
+        return self.ignored_globals(ge_options, init)[0]
+
+    def ignored_globals(self, ge_options, init):
+        """`(diagnostic, keys)`: the NPB126 warning for `ge_options` joining GE initialized
+        by `init` (None when nothing is ignored) and the global GE keys of `ge_options` GE
+        ignores (sorted; the summary marks them in the configuration's table).
 
         Per option (the GE keys GE reads, grouped by the parameter_map key they come from):
         an option this configuration sends is ignored when GE runs another value for it, or,
@@ -159,7 +166,9 @@ class GeInitialization:
             run = sorted(runs)[0] if runs else None
             differ.append((name, sorted(wanted)[0], run, runs_eff.get(run, run)))
         if not differ:
-            return None
+            return None, ()
+        names = {d[0] for d in differ}
+        keys = tuple(sorted(k for k in mine if k in read and index.get(k, (k,))[0] in names))
         listed = "; ".join("%s %s (GE runs %s%s)" % (
             k, _shown_value(v), _shown_value(a),
             "" if e == a else ", which it applies as %s" % _shown_value(e))
@@ -175,7 +184,7 @@ class GeInitialization:
                     "GE is initialized once per process while NPU sessions are open, and %s "
                     "initialized it, so these global (GEInitialize) options of this "
                     "configuration are ignored: %s; %s; source: %s"
-                    % (init.owner, listed, advice, _GE_INIT_SOURCE))
+                    % (init.owner, listed, advice, _GE_INIT_SOURCE)), keys
 
 
 def _shown_value(value):

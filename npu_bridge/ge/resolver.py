@@ -10,9 +10,10 @@ every key stays under 200 microseconds (bench/bench_resolve.py).
 import difflib
 import os
 import re
+from typing import NamedTuple
 
 from npu_bridge.ge import catalog, cross, legacy, products
-from npu_bridge.ge.diagnostics import Diagnostic, make
+from npu_bridge.ge.diagnostics import USER_SET_ONLY, Diagnostic, make
 from npu_bridge.ge.direct import check_graph, resolve_ge  # noqa: F401  (importable here too)
 from npu_bridge.ge.options import GeOptions
 # the generic rule kinds (one value against its row): npu_bridge.ge.rule_kinds
@@ -202,11 +203,24 @@ def _unpack(config):
                     % type(config).__name__)
 
 
-def _user_keys(config):
-    """The parameter_map keys the user set, when `config` tells (`_npu_user_keys()` of an
-    `NPURunConfig`: the other keys are defaults it writes itself), else None (every key)."""
+class UserSet(NamedTuple):
+    """What the user set of a parameter_map a config class or function wrote: `owner` (the
+    writer of the other keys, named in their sources: "NPURunConfig") and `keys` (the
+    parameter_map keys the user set; every other key is a default the owner wrote)."""
+    owner: str
+    keys: frozenset
+
+
+def _user_set(config, user_set):
+    """The `UserSet` of a resolution: `user_set` as given, else the input's own
+    (`_npu_user_keys()`, owner `_npu_owner` or its class name: an `NPURunConfig`), else None
+    (a hand-written map: every key is the user's)."""
+    if user_set is not None:
+        return UserSet(user_set[0], frozenset(user_set[1]))
     hook = getattr(config, "_npu_user_keys", None)
-    return None if hook is None else frozenset(hook())
+    if hook is None:
+        return None
+    return UserSet(getattr(config, "_npu_owner", type(config).__name__), frozenset(hook()))
 
 
 def _name_config_sources(sources, user_keys, owner):
@@ -517,7 +531,7 @@ def _entries(pmap):
 
 
 # ---------------------------------------------------------------- resolve()
-def resolve(config, product=None, env=None):
+def resolve(config, product=None, env=None, user_set=None):
     """Resolve an NPU configuration into the GE options the real adapter would send.
 
     Args:
@@ -529,8 +543,12 @@ def resolve(config, product=None, env=None):
         .i, float -> .f, str/bytes -> .s), or an object with `_npu_resolve_input()` returning
         `(parameter_map, used_classes)` (parameter_map may be a tuple of parameter_maps in
         the order the adapter reads them: merged the same way); such an object may also
-        have `_npu_user_keys()` (the keys the user set: deprecations, NPB105, only for
-        those; without it every key counts as set).
+        have `_npu_user_keys()` (the keys the user set; see `user_set`).
+      user_set: `(owner, keys)` (a `UserSet`) when a config class or function wrote the
+        parameter_map: `keys` the ones the user set, the others are the `owner`'s defaults.
+        The codes of `diagnostics.USER_SET_ONLY` (NPB105 deprecated, NPB122 ...) are
+        reported only for user keys, and sources tell `argument:ARG` from `OWNER
+        default:KEY`. None: the input's `_npu_user_keys()`, else every key is the user's.
       product: product id (`atlas-a2-training`) or SoC name (`Ascend910B1`); overrides the
         `soc_config` option and `$NPU_BRIDGE_PRODUCT`.
       env: environment mapping (default `os.environ`); reads `GE_USE_STATIC_MEMORY`,
@@ -548,15 +566,12 @@ def resolve(config, product=None, env=None):
         merged = _merge(extra[1])
         pmap = merged[0]
     values, found, levels, sources = _entries(pmap)
-    user_keys = _user_keys(config)
-    if user_keys is None:   # a hand-written map: every key is the user's
-        diags = list(found)
-    else:   # a deprecation is about the user's choice, not a default the config class writes
-        diags = [d for d in found if d.code != "NPB105" or d.option in user_keys]
+    mine = _user_set(config, user_set)
+    diags = list(found)
     if extra is not None:
         _report_several(extra, merged if extra[1] is not None else None, sources, diags)
-    if user_keys is not None:
-        _name_config_sources(sources, user_keys, getattr(config, "_npu_owner", type(config).__name__))
+    if mine is not None:
+        _name_config_sources(sources, mine.keys, mine.owner)
     soc = values.get("soc_config")
     pid = products.target(product, soc, env, diags)
     # SoC names that can make the memory figure exact, in target precedence order
@@ -572,6 +587,9 @@ def resolve(config, product=None, env=None):
     # the rule table's GE-level rows: GE's own normalisation and the seeds' memory rules
     cross.check_ge(result, env, values.get("graph_max_parallel_model_num"),
                    "static_memory_policy" if "static_memory_policy" in values else None)
+    if mine is not None:   # about the user's choice, not a default the owner writes
+        result.diagnostics[:] = [d for d in result.diagnostics if d.code not in USER_SET_ONLY
+                                 or d.option in mine.keys]
     return result.raise_for_errors()
 
 

@@ -192,19 +192,20 @@ def _attr_id(attr):
                    if isinstance(value, LiteralList) else value)
 
 
-def _resolve(config, product, env):
-    """Resolve with `npu_bridge.ge.resolve`; the diagnostics, also when it raises."""
+def _resolve(config, product, env, user_set=None):
+    """Resolve with `npu_bridge.ge.resolve` (`user_set`: its argument); the diagnostics, also
+    when it raises."""
     from npu_bridge.ge import NpuConfigError, resolve
     if isinstance(config, _ResolveInput):
         pm, classes = config._npu_resolve_input()
     else:
         pm, classes = config, None
     memo = (tuple((k, _attr_id(a)) for k, a in pm.items()), classes, product,
-            tuple(sorted(env.items())))
+            tuple(sorted(env.items())), user_set)
     found = _RESOLVED.get(memo)
     if found is None:
         try:
-            found = resolve(config, product=product, env=env).diagnostics
+            found = resolve(config, product=product, env=env, user_set=user_set).diagnostics
         except NpuConfigError as err:
             found = err.diagnostics
         found = tuple(d for d in found if d.code not in _RUN_TIME_CODES)
@@ -328,7 +329,7 @@ def _check_entries(group, entries, cat, product, env):
     """
     pm, positions, placeholders = {}, {}, set()
     out = []
-    defaulted = ()   # keys sent with a value the user did not give (npu_resource_init defaults)
+    user_set = None   # every key is the user's, except the defaults npu_resource_init sends
     if group.kind == "parameter_map":
         last = {}
         for e in entries:
@@ -350,7 +351,7 @@ def _check_entries(group, entries, cat, product, env):
         pm, positions, placeholders, out = _plugin_entries(group, entries)
         rows = _plugin_args.spec().rows
         given = {rows[e.key].key for e in entries if e.key in rows}
-        defaulted = frozenset(k for k in pm if k not in given)
+        user_set = (_plugin_args.OWNER, frozenset(k for k in pm if k in given))
         make = dict
     else:
         for e in entries:
@@ -376,14 +377,14 @@ def _check_entries(group, entries, cat, product, env):
             return []
         classes = frozenset(group.classes)
         make = lambda m: _ResolveInput(m, classes)  # noqa: E731
-    diags = _resolve(make(pm), product, env)
+    diags = _resolve(make(pm), product, env, user_set)
     if placeholders:
         other = {k: (_placeholder(v.WhichOneof("value"), one=True) if k in placeholders else v)
                  for k, v in pm.items()}
-        known = {_diag_id(d) for d in _resolve(make(other), product, env)}
+        known = {_diag_id(d) for d in _resolve(make(other), product, env, user_set)}
     for diag in diags:
-        if diag.code in CONTEXT_CODES or (diag.code == "NPB105" and diag.option in defaulted):
-            continue   # (a deprecation is about what the user set, not a default sent)
+        if diag.code in CONTEXT_CODES:
+            continue
         option = getattr(diag, "option", "") or ""
         row = cat.option_for_key(option) if option not in positions else None
         key = option if row is None else (row.key or option)

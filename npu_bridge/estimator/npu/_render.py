@@ -4,7 +4,8 @@ in ``npu_estimator.py``): the NpuOptimizer ``parameter_map`` and the session ``C
 Driven by the catalog rows' ``runconfig_arg``, ``field`` and ``estimator_*`` columns; there is
 no hand-written list of keys here. The public entry points are
 `npu_config.render_parameter_map` and `npu_config.render_session_config` (which check their
-argument); `rendered_config` is how the Session patch reads a ConfigProto rendered here.
+argument); `rendered_user_set` is how the Session patch tells the resolver which keys of a
+ConfigProto rendered here the user set.
 """
 import json
 import os
@@ -131,7 +132,9 @@ def session_config(run_config, session_defaults, fill):
     fill(run_config, custom_op)
     if len(_RENDERED) >= 256:
         _RENDERED.clear()
-    _RENDERED[custom_op.SerializeToString(deterministic=True)] = run_config._npu_user_keys()
+    from npu_bridge.ge import UserSet
+    _RENDERED[custom_op.SerializeToString(deterministic=True)] = UserSet(
+        "NPURunConfig", run_config._npu_user_keys())
     if session_defaults:
         config.allow_soft_placement = True
         config.log_device_placement = False
@@ -141,34 +144,17 @@ def session_config(run_config, session_defaults, fill):
     return config
 
 
-_RENDERED = {}   # the NpuOptimizer render_session_config appended (serialized) -> user keys
+_RENDERED = {}   # the NpuOptimizer render_session_config appended (serialized) -> UserSet
 
 
-class _RenderedConfig:
-    """A `ConfigProto` the estimator rendered, as the resolver reads an NPURunConfig: its
-    NpuOptimizers in order, and the keys the user set (`NPURunConfig._npu_user_keys`)."""
-    _npu_owner = "NPURunConfig"   # the sources name the class that wrote the defaults
-
-    def __init__(self, config, user_keys):
-        self._maps = tuple(o.parameter_map for o in
-                           config.graph_options.rewrite_options.custom_optimizers
-                           if o.name == _NPU_OPTIMIZER)
-        self._user_keys = user_keys
-
-    def _npu_resolve_input(self):
-        return self._maps, frozenset()
-
-    def _npu_user_keys(self):
-        return self._user_keys
-
-
-def rendered_config(config):
-    """`config` as the resolver should read it: when its last NpuOptimizer is the one
-    `render_session_config` appended (the sessions of an NPUEstimator), an object telling the
-    keys the user set (deprecations and sources only for those); else `config` itself."""
+def rendered_user_set(config):
+    """The `npu_bridge.ge.UserSet` of a `ConfigProto` whose last NpuOptimizer is one
+    `render_session_config` wrote (the sessions of an NPUEstimator: the keys the user set
+    through the NPURunConfig, the others its defaults), for `resolve(config, user_set=...)`;
+    None for any other config (a hand-written map, or one edited since: every key is the
+    user's)."""
     customs = [o for o in config.graph_options.rewrite_options.custom_optimizers
                if o.name == _NPU_OPTIMIZER] if config is not None else []
     if not customs:
-        return config
-    user_keys = _RENDERED.get(customs[-1].SerializeToString(deterministic=True))
-    return config if user_keys is None else _RenderedConfig(config, user_keys)
+        return None
+    return _RENDERED.get(customs[-1].SerializeToString(deterministic=True))

@@ -8,6 +8,7 @@ runs it in the Keras session before the first batch, as the real callback does.
 import tensorflow as tf
 
 from hccl.manage import api as _hccl_api
+from npu_bridge._keras2 import keras_class
 from npu_bridge.hccl import hccl_ops
 
 
@@ -46,7 +47,10 @@ class BroadcastGlobalVariablesCallbackImpl:
         self.on_batch_begin(batch, logs)
 
 
-class NPUBroadcastGlobalVariablesCallback(BroadcastGlobalVariablesCallbackImpl, tf.keras.callbacks.Callback):
+_Callback = keras_class("keras.src.callbacks", "Callback", lambda: tf.keras.callbacks.Callback)
+
+
+class NPUBroadcastGlobalVariablesCallback(BroadcastGlobalVariablesCallbackImpl, _Callback):
     """Keras callback: make every rank start from ``root_rank``'s variables (real class)."""
 
     def __init__(self, root_rank):

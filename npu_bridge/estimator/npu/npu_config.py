@@ -48,7 +48,7 @@ _NPU_OPTIMIZER = "NpuOptimizer"
 
 from npu_bridge.estimator.npu import _legacy_args, _render  # noqa: E402
 from npu_bridge.estimator.npu._render import _field_value, _get_path  # noqa: E402
-from npu_bridge.estimator.npu._render import rendered_config  # noqa: E402,F401 (_session_patch)
+from npu_bridge.estimator.npu._render import rendered_user_set  # noqa: E402,F401 (_session_patch)
 
 
 # Codes of the problems found here (the resolver's own codes for value rules: E10001, NPB1xx).

@@ -23,6 +23,7 @@ import os
 import tensorflow as tf
 
 from hccl.manage import api as _hccl_api
+from npu_bridge._keras2 import keras_class
 from npu_bridge.estimator.npu import npu_loss_scale_optimizer as _lso
 from npu_bridge.hccl import hccl_ops
 
@@ -192,7 +193,8 @@ class NPUOptimizer(_lso.WrappedOptimizerSlots, tf.compat.v1.train.Optimizer):
 
 
 def _keras_legacy_optimizer_base():
-    return tf.keras.optimizers.legacy.Optimizer
+    return keras_class("keras.src.optimizers.legacy.optimizer_v2", "OptimizerV2",
+                       lambda: tf.keras.optimizers.legacy.Optimizer)
 
 
 class KerasDistributeOptimizer(_keras_legacy_optimizer_base()):

@@ -81,14 +81,15 @@ def _resource_init(args):
     if "work_path" in pmap:   # the real util.check_path sends the directory's real path
         pmap["work_path"] = os.path.realpath(pmap["work_path"])
 
+    # what the user chose: the arguments not left at their defaults (the plugin sends those
+    # itself; the resolver reports deprecations and notes only for the user's)
+    user_set = (_OWNER, frozenset(row.key for arg, row in rows.items()
+                                  if row.key in pmap and args[arg] != defaults[arg]))
     try:
-        resolved = resolve(pmap)
+        resolved = resolve(pmap, user_set=user_set)
         diags = list(resolved.diagnostics)
     except NpuConfigError as err:
         resolved, diags = None, list(err.diagnostics)
-    # A deprecation note is about the user's choice, not a default the plugin always sends.
-    diags = [d for d in diags if not (d.code == "NPB105" and d.option in rows
-                                      and args[d.option] == defaults[d.option])]
     if problems or resolved is None:
         error = NpuArgumentError(_OWNER, problems, diags)
         error.ge_options = GeOptions(diagnostics=list(error.diagnostics),
@@ -116,11 +117,13 @@ def _resource_init(args):
     # when an open NPU session already did, the real GePlugin::Init ignores these options.
     from npu_bridge import _session_patch
     ge_init, first = _session_patch.join_ge(ge_options, "npu_plugin." + _OWNER, plugin=True)
+    ignored_keys = ()
     if not first:
-        ignored = _session_patch.ignored_globals_diagnostic(ge_options, ge_init)
+        ignored, ignored_keys = _session_patch.ignored_globals(ge_options, ge_init)
         if ignored is not None:
             diags.append(ignored)
-    _records.record("options", "npu_plugin." + _OWNER, ge_options)
+    _records.record("options", "npu_plugin." + _OWNER, ge_options,
+                    ignored=(ge_init.owner, ignored_keys) if ignored_keys else None)
     _state["init_options"] = dict(init)
     return init
 
