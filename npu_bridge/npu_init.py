@@ -7,7 +7,7 @@ without importing them). There is no ``__all__`` on purpose: like the real modul
 public name here is exported.
 
 Importing this module patches ``tf.compat.v1.Session`` and ``InteractiveSession``
-(``npu_bridge._session_patch.patch()``, idempotent; ``unpatch()`` undoes it): it upgrades the
+(``npu_bridge.hooks.session_patch.patch()``, idempotent; ``unpatch()`` undoes it): it upgrades the
 check-only patch any ``npu_bridge`` import installs to the full one, which also adds the
 ``NpuOptimizer`` and the rewrite defaults to the caller's config. The real
 module's ``profiler`` and ``scoped_graph_manager`` imports have no CPU counterpart and are
@@ -23,7 +23,7 @@ from tensorflow.core.protobuf.rewriter_config_pb2 import RewriterConfig
 from tensorflow.python.client import session
 from tensorflow.python.training import session_run_hook
 
-from npu_bridge import _session_patch
+from npu_bridge.hooks import session_patch as _session_patch
 from npu_bridge.estimator.npu.npu_config import NPURunConfig  # noqa: F401
 from npu_bridge.estimator.npu.npu_config import ProfilingConfig  # noqa: F401
 from npu_bridge.estimator.npu.npu_config import MemoryConfig  # noqa: F401

@@ -123,12 +123,12 @@ def folder(tmp_path):
 
 
 @pytest.mark.parametrize("exc,klass,detail", [
-    ("npu_bridge.tf1_mode.MissingTF1ModuleError: tf.contrib.slim is not available: it was removed",
+    ("npu_bridge.hooks.tf1_mode.MissingTF1ModuleError: tf.contrib.slim is not available: it was removed",
      "tf_contrib", "tf.contrib.slim"),
-    ("npu_bridge.tf1_mode.MissingTF1AttributeError: tf.nn.deconv2d is not available: it was removed",
+    ("npu_bridge.hooks.tf1_mode.MissingTF1AttributeError: tf.nn.deconv2d is not available: it was removed",
      "tf_api", "tf.nn.deconv2d"),
     ("ModuleNotFoundError: No module named 'tensorflow.contrib'", "tf_contrib", "tensorflow.contrib"),
-    ("npu_bridge.tf1_mode.MissingTF1ModuleError: tf.contrib.learn.python.learn is not available: no",
+    ("npu_bridge.hooks.tf1_mode.MissingTF1ModuleError: tf.contrib.learn.python.learn is not available: no",
      "contrib_no_library", "tf.contrib.learn.python.learn"),
     ("ModuleNotFoundError: No module named 'tensorflow.contrib.quantize'", "contrib_no_library",
      "tensorflow.contrib.quantize"),

@@ -539,7 +539,7 @@ def _kill_group(pid):
 class PreloadServer:
     """`--preload`: one long-lived `python zoo_probe.py --serve` per worker has imported
     TensorFlow once (as `npu-bridge run` does before a script's first line anyway) and forks
-    a child per script, which then runs `npu_bridge.cli.main(["run", ...])` as
+    a child per script, which then runs `npu_bridge.tools.cli.main(["run", ...])` as
     `python -m npu_bridge` would: same arguments, working directory, environment and
     `sys.path`. Saves TensorFlow's import (about 4 CPU seconds) per script."""
 
@@ -621,7 +621,7 @@ def _serve_child(request, base_path):
         extra = [p for p in request["env"]["PYTHONPATH"].split(os.pathsep) if p]
         sys.path[:] = [os.getcwd()] + extra + [p for p in base_path if p not in extra]
         sys.argv = [os.path.join(extra[0], "npu_bridge", "__main__.py")] + request["argv"][2:]
-        from npu_bridge.cli import main as cli_main
+        from npu_bridge.tools.cli import main as cli_main
         try:
             code = cli_main(sys.argv[1:])
         except SystemExit as exc:

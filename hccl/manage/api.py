@@ -6,7 +6,7 @@ from the variables every Ascend job launcher sets:
 - ``RANK_SIZE``: number of ranks in the job (default 1 when unset);
 - ``RANK_ID``: this process's rank in ``hccl_world_group`` (default 0);
 - ``RANK_TABLE_FILE``: with ``RANK_SIZE`` > 1, the rank table decides the servers: a rank's
-  local ranks are the devices of its server (``hccl.manage._ranktable``);
+  local ranks are the devices of its server (``hccl.manage.ranktable``);
 - without a table, ``LOCAL_RANK_SIZE``: ranks on this server (default: ``RANK_SIZE``, i.e. one
   server) and ``LOCAL_RANK_ID``: this process's rank on its server (default:
   ``RANK_ID % LOCAL_RANK_SIZE``).
@@ -24,7 +24,7 @@ import sys
 import threading
 import warnings
 
-from hccl.manage import _ranktable
+from hccl.manage import ranktable as _ranktable
 
 WORLD_GROUP = "hccl_world_group"
 # Real limit: 128 bytes including the terminating NUL.
@@ -35,7 +35,7 @@ _initialized = [False]
 _warned = set()
 
 
-def _mark_initialized():
+def mark_initialized():
     """Called by npu_bridge once this rank's collective system is up (its server started)."""
     _initialized[0] = True
 
@@ -239,7 +239,7 @@ def get_group_rank_from_world_rank(world_rank_id, group):  # real argument names
     return members.index(world_rank_id)
 
 
-def _register_internal_group(group, rank_ids):
+def register_internal_group(group, rank_ids):
     """A group npu_bridge makes for itself (send/receive pairs); kept if it exists."""
     with _lock:
         _groups.setdefault(group, tuple(rank_ids))

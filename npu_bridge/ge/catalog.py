@@ -360,7 +360,7 @@ def _cross(spec):
     if (rule.kind not in CROSS_KINDS or rule.failure not in CROSS_FAILURES
             or rule.level not in CROSS_LEVELS):
         raise ValueError("bad cross-option rule %r" % (spec,))
-    from npu_bridge.ge._scopes import SCOPES   # the GE keys GE reads
+    from npu_bridge.ge.scopes import SCOPES   # the GE keys GE reads
     known = BY_KEY if rule.level == "parameter_map" else (
         lambda k: k in BY_GE_KEY or k in SCOPES)
     unknown = [k for k in rule.keys if not (known(k) if callable(known) else k in known)]

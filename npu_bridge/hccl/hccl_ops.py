@@ -7,7 +7,7 @@ from stock TensorFlow ops (``tf.identity``, slices), gradients included.
 With several ranks (a job started by ``npu-bridge run --ranks N``, or any launcher setting
 ``RANK_TABLE_FILE``, ``RANK_SIZE``, ``RANK_ID``) the collectives are TensorFlow's own
 (``tensorflow.python.ops.collective_ops`` over this rank's ``tf.distribute.Server``, see
-``npu_bridge._cluster`` and docs/collectives.md): ``allreduce`` (sum, prod, max, min; its
+``npu_bridge.hooks.cluster`` and docs/collectives.md): ``allreduce`` (sum, prod, max, min; its
 gradient is an allreduce "sum" of the gradient, as the real op registers), ``broadcast``,
 ``allgather``, ``reduce``, ``reduce_scatter``, ``send`` / ``receive`` (a broadcast inside a
 group of the two ranks). A collective on a group runs on its members only. ``RANK_SIZE`` > 1
@@ -34,7 +34,7 @@ class MultiRankUnsupportedError(RuntimeError):
 
 
 def _cluster():
-    from npu_bridge import _cluster as cluster
+    from npu_bridge.hooks import cluster
     return cluster
 
 
@@ -43,7 +43,7 @@ def _group_size(group, op_name):
     job TensorFlow's collectives can run (``MultiRankUnsupportedError`` otherwise)."""
     size = _hccl_api.get_rank_size(group)
     if _hccl_api.world_rank_size() > 1:
-        from npu_bridge import _ranks
+        from hccl.manage import ranktable as _ranks
         try:
             _cluster().job()
         except _ranks.RankTableError as err:
@@ -122,7 +122,7 @@ def allreduce(tensor, reduction, fusion=1, fusion_id=-1, group="hccl_world_group
     Returns: the elementwise reduction over the group's ranks (one rank: ``tf.identity``);
       its gradient is the allreduce "sum" of the incoming gradient.
     Raises: ValueError for a bad argument; MultiRankUnsupportedError for several ranks
-      outside a multi-process job; npu_bridge._cluster.CollectiveError when this rank is not
+      outside a multi-process job; npu_bridge.hooks.cluster.CollectiveError when this rank is not
       in ``group``.
     """
     _check_reduction(reduction)

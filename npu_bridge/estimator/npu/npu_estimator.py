@@ -7,13 +7,13 @@ Signatures follow the real adapter's ``npu_bridge/estimator/npu/npu_estimator.py
   rewrite optimizers and the ``NpuOptimizer`` custom optimizer with its ``parameter_map``);
   resolves the configuration into GE options (``npu_bridge.ge.resolve``), so a bad one raises
   ``NpuConfigError`` before any graph is built; records the result
-  (``npu_bridge._records``, kind "estimator"; a refused one with ``refused=True``);
+  (``npu_bridge.ge.records``, kind "estimator"; a refused one with ``refused=True``);
 - in TRAIN mode, as the real one: an ``NPUCheckpointSaverHook`` when checkpoints are on, a
   variable broadcast hook when the job has more than one rank, and with
   ``iterations_per_loop`` N > 1 the train op grouped into ``IterationOp`` with a
   ``SetIterationsVarHook``. ``IterationOp`` is registered as a loop op
   (``util.register_loop_op``), so each ``Session.run`` of it advances N steps (see
-  ``npu_bridge._session_patch``): hooks see the global step move by N per run; with
+  ``npu_bridge.hooks.session_patch``): hooks see the global step move by N per run; with
   ``train(steps=...)`` / ``train(max_steps=M)`` the stop hook is ``npu_hook._LoopStopAtStepHook``,
   which runs the last loop with only the steps left, so training ends exactly at M whatever M
   and the start step (hooks see each loop's end step, the last one M). It also follows every
@@ -36,7 +36,7 @@ from tensorflow.python.util import function_utils
 from tensorflow.python.util import tf_inspect
 from tensorflow_estimator.python.estimator import estimator as _estimator_lib
 
-from npu_bridge import _records
+from npu_bridge.ge import records as _records
 from npu_bridge.estimator.npu import util
 from npu_bridge.estimator.npu.npu_config import NPURunConfig
 from npu_bridge.estimator.npu.npu_config import render_session_config

@@ -175,7 +175,7 @@ class _LoopStopAtStepHook(tf.compat.v1.train.StopAtStepHook):
             self._num_steps = self._last_step = None
         else:
             super().__init__(num_steps=num_steps, last_step=last_step)
-        self._record = record  # the estimator's configuration record (npu_bridge._records)
+        self._record = record  # the estimator's configuration record (npu_bridge.ge.records)
         self._loops = {}       # loop op -> its registered N
         self._counts = {}      # loop op -> the count set for the next run
         self._max_loop = 1
@@ -228,7 +228,7 @@ class _LoopStopAtStepHook(tf.compat.v1.train.StopAtStepHook):
         if n <= 1 or last <= start or (last - start) % n == 0:
             return
         npu_end = start + -(-(last - start) // n) * n
-        from npu_bridge import _records
+        from npu_bridge.ge import records as _records
         from npu_bridge.ge.diagnostics import make
         diag = make("NPB124", "iterations_per_loop", n,
                     "train() runs %d steps (global step %d to %d, set by %s), not a multiple of "

@@ -110,9 +110,9 @@ class ExponentialUpdateLossScaleManager(LossScaleManager):
         self._decr_ratio = float(decr_ratio)
         self._states = {}
         self._state()  # variables now, in the current graph, as the real manager does
-        from npu_bridge import _records
+        from npu_bridge.ge import records as _records
         if _records.capture[0]:   # npu-bridge run: under control_dependencies fails on the NPU
-            from npu_bridge import _graph_capture
+            from npu_bridge.hooks import graph_capture as _graph_capture
             _graph_capture.note_loss_scale_manager(type(self).__name__)
 
     def _state(self):

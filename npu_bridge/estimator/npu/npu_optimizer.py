@@ -23,7 +23,7 @@ import os
 import tensorflow as tf
 
 from hccl.manage import api as _hccl_api
-from npu_bridge._keras2 import keras_class
+from npu_bridge.hooks.keras2 import keras_class
 from npu_bridge.estimator.npu import npu_loss_scale_optimizer as _lso
 from npu_bridge.hccl import hccl_ops
 
