@@ -1,23 +1,6 @@
-"""Rank and group queries of the Ascend collective library (HCCL), answered from the job environment.
-
-Drop-in for the real ``hccl.manage.api`` (which calls ``libhcomm.so``). Here the answers come
-from the variables every Ascend job launcher sets:
-
-- ``RANK_SIZE``: number of ranks in the job (default 1 when unset);
-- ``RANK_ID``: this process's rank in ``hccl_world_group`` (default 0);
-- ``RANK_TABLE_FILE``: with ``RANK_SIZE`` > 1, the rank table decides the servers: a rank's
-  local ranks are the devices of its server (``hccl.manage.ranktable``);
-- without a table, ``LOCAL_RANK_SIZE``: ranks on this server (default: ``RANK_SIZE``, i.e. one
-  server) and ``LOCAL_RANK_ID``: this process's rank on its server (default:
-  ``RANK_ID % LOCAL_RANK_SIZE``).
-
-The environment is read at every call, so a test or launcher may change it between calls.
-Argument checks follow the real module: a group name is a non-empty ``str`` of at most 127
-characters, rank counts are positive ``int``s, rank ids non-negative ``int``s; a violation is a
-``ValueError`` (the real module's error type). Groups made by ``create_group`` are kept in this
-process only.
-
-This module imports neither TensorFlow nor ``npu_bridge`` (scripts import it on its own).
+"""Drop-in for the Ascend ``hccl.manage.api``: rank and group queries of HCCL, answered
+from the job environment (``RANK_SIZE``, ``RANK_ID``, ``RANK_TABLE_FILE``, ...).
+Imports neither TensorFlow nor ``npu_bridge``; notes: docs/design.md "Module notes".
 """
 import os
 import sys

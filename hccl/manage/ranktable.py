@@ -1,18 +1,6 @@
-"""Rank tables and the multi-rank job environment (no TensorFlow, no npu_bridge import).
-
-An Ascend job of several ranks is described by a rank table (``RANK_TABLE_FILE``, versions
-1.0 and 1.2: ``docs/collectives.md``, after the vendor docs of ``RANK_TABLE_FILE``) plus
-``RANK_SIZE`` / ``RANK_ID``. This module reads and checks a table (every problem at once, as
-``RankTableError``), writes the version 1.0 table ``npu-bridge run --ranks N`` generates, and
-works out where each rank's TensorFlow server listens:
-
-- under ``npu-bridge run --ranks N`` the launcher picks free loopback ports at start and
-  passes them as ``NPU_BRIDGE_RANK_ADDRESSES`` (``host:port`` per rank, in rank order);
-- without it (a user's own launcher sets ``RANK_TABLE_FILE``, ``RANK_SIZE``, ``RANK_ID``):
-  ``NPU_BRIDGE_RANK_ADDRESSES`` when set, else each server's address (``host_ip`` of a 1.2
-  table, else 127.0.0.1) and port ``NPU_BRIDGE_PORT_BASE + rank_id``, the base defaulting to
-  a number in [20000, 40000) derived from the table's path and ``JOB_ID``, so every process of
-  one job computes the same ports and two jobs rarely collide.
+"""Rank tables and the multi-rank job environment: reading and checking ``RANK_TABLE_FILE``,
+the table ``npu-bridge run --ranks N`` writes, each rank's server address (no TensorFlow, no
+npu_bridge import). Notes: docs/design.md "Module notes"; docs/collectives.md.
 """
 import json
 import os

@@ -1,26 +1,6 @@
-"""NPU configuration classes (layer 2): `NPURunConfig` and the config classes it takes.
-
-Same names, signatures and defaults as the real adapter's
-``npu_bridge/estimator/npu/npu_config.py`` (hicann/tensorflow; the reference
-``npu_options.json`` ``classes``). The classes store what they are given under the real
-private attribute names (``_memory_config``, ``_precision_mode``, ...), check argument
-*types* (and the few value checks the real Python classes make), and never check values
-against the vendor rules: those live in the catalog (``npu_bridge.ge.catalog``) and are
-applied by ``npu_bridge.ge.resolve``.
-
-What the real ``NPUEstimator`` makes of an ``NPURunConfig`` (its ``__load_graph_optimizers``
-in ``npu_estimator.py``) is reproduced by `render_parameter_map` and `render_session_config`
-(`npu_bridge.config._render`), driven by the catalog rows.
-
-Type rules come from the catalog row that an argument sets: the real estimator writes the
-value into one ``AttrValue`` field, so the value must be what that field accepts:
-``b`` a bool (or int, as protobuf takes it), ``i`` an int, ``s`` a str/bytes (the estimator
-calls ``tf.compat.as_bytes``; rows of type ``bytes``, i.e. the memory sizes, also take an
-int, written as ``str(int)``), ``f`` a number. ``None`` is allowed where the estimator skips
-a ``None`` value (``estimator_write`` = ``when_set``); where it always writes the value, the
-real stack fails at ``NPUEstimator(...)`` with a protobuf TypeError, so it is refused here at
-construction time instead. All problems of one constructor call are reported together in
-one `NpuArgumentError`.
+"""The NPU config classes (layer 2): `NPURunConfig` and the classes it takes, with the real
+adapter's names, signatures and defaults; they check argument types and render themselves as
+an `NpuOptimizer` `parameter_map` from the catalog. Notes: docs/design.md "Module notes".
 """
 import dataclasses
 import enum

@@ -1,13 +1,5 @@
-"""The arguments of `npu_plugin.npu_resource_init` and the checks the function makes itself,
-shared by the function (`npu_bridge.estimator.npu.npu_plugin`, at run time) and by
-`npu-bridge lint` (`npu_bridge.tools.lint`, the same checks on literal arguments, statically).
-
-No TensorFlow here (lint never imports it; npu_plugin does). Each rule and message exists
-once, here: the signature (`SIGNATURE`), what the function sends for an argument left None
-(`SENT_WHEN_NONE`), the type each AttrValue field takes (`FIELD_TYPES`, `type_problem`:
-NPB160), `enable_profiling` without `profiling_options` (`profiling_without_options`:
-NPB143) and a key of the plugin's own spelling GE does not read (`unread_key`: NPB135).
-Every argument is the catalog row of its name (`spec()`); the value rules are the resolver's.
+"""The arguments of `npu_plugin.npu_resource_init` and its own checks, shared by the function
+and by `npu-bridge lint` (no TensorFlow). Notes: docs/design.md "Module notes".
 """
 OWNER = "npu_resource_init"
 REAL = "hicann/tensorflow tf_adapter/python/npu_bridge/estimator/npu/npu_plugin.py"

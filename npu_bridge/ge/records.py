@@ -1,16 +1,6 @@
-"""Process-wide record of every configuration resolved while a script runs.
-
-The Session patch and NPUEstimator append here; `npu-bridge run` reads it to write the report.
-No TensorFlow import: records hold `npu_bridge.ge.GeOptions` objects and plain strings.
-
-A record is a dict: `kind`, `name`, `options` (the `GeOptions`), `refused`, optionally
-`ignored_globals` (see `record`), and `runtime`: a
-tuple of the `Diagnostic`s of errors raised later for that configuration while the script ran
-(the Session patch's static-memory concurrency refusal, NPB123), at most one per distinct
-cause (`add_runtime_diagnostic`) and at most `RUNTIME_LIMIT` in all, so a script that retries
-in a loop cannot grow it. `runtime` is replaced, never appended to, so a reader always sees a
-consistent tuple. An `NpuConfigError` that came from a record is linked to it (`link`,
-`record_of`): the report counts the diagnostics of an escaped error once, with its record.
+"""Process-wide record of every configuration resolved while a script runs (no TensorFlow):
+the Session patch and NPUEstimator append, `npu-bridge run` reads. Notes: docs/design.md
+"Module notes".
 """
 import threading
 

@@ -1,25 +1,6 @@
-"""Collective operations of the Ascend adapter (``npu_bridge.hccl.hccl_ops``).
-
-Same names, signatures and defaults as the real module (which builds ``HcomAllReduce`` and
-friends for HCCL). With a group of one rank every collective has an exact meaning, built here
-from stock TensorFlow ops (``tf.identity``, slices), gradients included.
-
-With several ranks (a job started by ``npu-bridge run --ranks N``, or any launcher setting
-``RANK_TABLE_FILE``, ``RANK_SIZE``, ``RANK_ID``) the collectives are TensorFlow's own
-(``tensorflow.python.ops.collective_ops`` over this rank's ``tf.distribute.Server``, see
-``npu_bridge.hooks.cluster`` and docs/collectives.md): ``allreduce`` (sum, prod, max, min; its
-gradient is an allreduce "sum" of the gradient, as the real op registers), ``broadcast``,
-``allgather``, ``reduce``, ``reduce_scatter``, ``send`` / ``receive`` (a broadcast inside a
-group of the two ranks). A collective on a group runs on its members only. ``RANK_SIZE`` > 1
-without a usable rank table raises ``MultiRankUnsupportedError``: no result is ever made up.
-
-Argument checks (real op definitions and the API pages): ``reduction`` in
-{"sum", "prod", "max", "min"}; ``fusion`` in {0, 1, 2} for allreduce and {0, 2} for the others;
-``root_rank`` / ``dest_rank`` / ``src_rank`` a rank of the group; ``rank_size`` equal to the
-group's size. Violations raise ``ValueError``. Static shapes follow the real ops' shape
-functions (``tf_adapter/ops/hccl/hccl_ops.cc``): allgather and reduce_scatter keep an unknown
-rank or an unknown first dimension as given, refuse a scalar, and scale a known first
-dimension by ``rank_size`` (reduce_scatter: it must be a multiple of it).
+"""Collective operations of the Ascend adapter (``npu_bridge.hccl.hccl_ops``): exact with one
+rank, TensorFlow's collectives over several (``npu_bridge.hooks.cluster``).
+Notes: docs/design.md "Module notes"; docs/collectives.md.
 """
 import tensorflow as tf
 

@@ -1,19 +1,5 @@
 """Several ranks on TensorFlow's own collectives: the server, sessions, keys and timeouts.
-
-In a process of a multi-rank job (``RANK_SIZE`` > 1 with a rank table: ``hccl.manage.ranktable``)
-this module starts one ``tf.distribute.Server`` (job "worker", task = rank), makes every
-``tf.compat.v1.Session`` open on it (group leader task 0, device filter to this task,
-``isolate_session_state`` so variables stay per session as in a local session), builds the
-collectives ``hccl_ops`` asks for from ``tensorflow.python.ops.collective_ops`` and gives each
-``Session.run`` that executes collectives one ``collective_graph_key`` (the same on every rank,
-which is what lets ranks run different graphs in one step: collectives.md, "the trap"; runs
-without collectives get none, the second trap).
-
-Keys: a group's key comes from its name (the world group is 1); instance keys count the
-collectives of each group in construction order, HCCL's own rule (every rank builds the same
-collectives in the same order). Each built collective is noted in the job folder
-(``<job_dir>/rank<N>.built``), so that a collective that times out can say which ranks never
-built it (npu_failure_cases.md row 8) or which rank ended (``rank<N>.exit``).
+Notes: docs/design.md "Module notes"; docs/collectives.md.
 """
 import atexit
 import json

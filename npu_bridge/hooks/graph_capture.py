@@ -1,12 +1,5 @@
-"""The GE graphs of a run: what the real adapter hands to GE, captured on the first run of each
-(session, fetch set, feed set), planned with `npu_bridge.ge.memory_plan`.
-
-The adapter builds one GE graph per distinct fetch/feed set of a session (the subgraph the
-fetches need, the fed tensors becoming its Data inputs); its shapes and dtypes are those of
-TensorFlow's shape inference, read from the graph's tensors. Host-side input-pipeline ops
-(datasets, iterators) are left out, as they do not run in the GE graph. Switched on by
-`npu-bridge run` / `npu-bridge memory` (`enable()`); later runs of a captured set cost one
-dictionary lookup. Entries go to the session's record (`rec["graphs"]`).
+"""The GE graphs of a run, captured on the first run of each (session, fetch set, feed set)
+and planned with `npu_bridge.ge.memory_plan`. Notes: docs/design.md "Module notes".
 """
 import os
 import threading

@@ -1,26 +1,5 @@
-"""`tf.contrib` and the other TF 1.15 names TensorFlow 2.15 lacks, served from maintained libraries.
-
-One data table, `MOVED`: full dotted name (as a script imports or reads it) -> `Row(target,
-version, source, nearest)`. What a row's target means:
-- a tuple of targets: the name is a module of its own (`tensorflow.contrib.slim`): a
-  `ContribModule` whose attributes are looked up in the targets in order (with several
-  targets only their public names, `__all__` where defined, as `from x import *` gave), whose
-  deeper submodules are those of its first target (`tensorflow.contrib.slim.nets.vgg` ->
-  `tf_slim.nets.vgg`); an empty tuple is a module with no library behind it (every name in it
-  is an error naming `nearest`), so `from tensorflow.contrib import quantize` imports and only
-  its use fails;
-- a string: the name is that object: `"pkg.module"` (imported), `"pkg.module:attr"`, or
-  `"tf.compat.v1.x.y"` (attributes from the `tensorflow` module; compat paths only, which mean
-  the same to scripts and libraries);
-- None: nothing maintained has it with its TF 1.x meaning; using it raises
-  `MissingTF1AttributeError` (an AttributeError) or, on import, `MissingTF1ModuleError` (an
-  ImportError), naming it and `nearest`.
-A row under a module that does exist (`tensorflow.python.util.nest.is_sequence`) is served by a
-module `__getattr__` on that module: the names it already has are never replaced.
-
-Nothing here imports a target before a script touches its name: `import tensorflow` imports
-no tf_slim, tensorflow_probability or tensorflow_addons. `npu_bridge.hooks.tf1_mode.enable()` calls
-`install()`.
+"""`tf.contrib` and the other TF 1.15 names TensorFlow 2.15 lacks, served from maintained
+libraries through one table, `MOVED`. Notes: docs/design.md "Module notes"; docs/contrib.md.
 """
 import collections
 import importlib

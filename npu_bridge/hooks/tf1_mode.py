@@ -1,48 +1,5 @@
-"""The TF 1.x API mode: make the process's `tensorflow` module answer as TensorFlow 1.15 did.
-
-Ascend training scripts were written for TensorFlow 1.15 (`tf.placeholder`, `tf.Session`,
-`tf.app.flags`, `tf.nn.dropout(x, keep_prob)`, ...). TensorFlow 1.15 does not install on
-Python 3.11, but TensorFlow 2.15 still ships the whole 1.x API as `tf.compat.v1`. This module
-makes the `tensorflow` package itself answer with that API, reusing TensorFlow's own objects.
-
-What `enable()` changes, once per process:
-- calls `tf.compat.v1.disable_v2_behavior()`: graph mode, v1 variables, v1 control flow,
-  v1 `TensorShape`, v1 `tf.data` datasets (what TF 1.15 did by default);
-- binds every public name of `tf.compat.v1` on the `tensorflow` module, so the names TF 2
-  removed are back (`tf.placeholder`, `tf.Session`, `tf.ConfigProto`, `tf.app`, `tf.flags`,
-  `tf.logging`, `tf.gfile`, `tf.random_normal`, `tf.to_float`, ...) and the names whose
-  meaning changed have the 1.x one (`tf.nn` with `dropout(x, keep_prob)`, `tf.reduce_*`
-  accepting `keep_dims`, `tf.train` with the `*Optimizer` classes, `tf.layers`, `tf.losses`,
-  `tf.metrics`, `tf.summary`, `tf.data` with `make_one_shot_iterator`, `tf.keras` and
-  `tf.estimator` as their v1 APIs). `tf.compat` (and so `tf.compat.v1`, `tf.compat.v2`) is
-  left as it is, as are the names only TF 2 has (`tf.optimizers`, `tf.autodiff`, ...);
-- makes `import tensorflow.<name>` / `from tensorflow.<name> import x` give the same v1
-  module as `tf.<name>` (registered in `sys.modules`, and the v1 Keras/estimator API folders
-  put first on `tensorflow.__path__`, as `tf.compat.v1` itself does), so an import does not
-  silently rebind `tf.<name>` to its TF 2 meaning;
-- serves `tf.contrib` (and `import tensorflow.contrib...`), `tensorflow.examples...` and the
-  other TF 1.15 names TF 2.15 lacks (`tensorflow.python.util.nest.is_sequence`,
-  `graph_util.convert_variables_to_constants`, ...) from maintained libraries, through the one
-  table `npu_bridge.hooks.tf1_contrib.MOVED`, each loaded on first use; what nothing maintained has
-  raises `MissingTF1AttributeError` / `MissingTF1ModuleError` naming the nearest replacement;
-- lets absl-py 2.x flags take a str `enum_values`, as TF 1.15's absl-py did.
-
-Not changed otherwise: `tensorflow.python...` imports, `tf.compat.*`, `tf.__version__` (still
-2.15.x: the process really runs TF 2).
-
-The mode is for scripts: code of the packages in `LIBRARY_PACKAGES` (tensorflow_estimator, Keras,
-TensorBoard, TensorFlow's own, ...), written for TF 2, gets the TF 2 `tensorflow` module
-(`library_tensorflow()`, kept by `enable()` before it changes anything) whenever it imports
-`tensorflow`: `enable()` wraps `builtins.__import__`, where the importer's `__name__` decides,
-and rebinds already imported library modules' `tf`/`tensorflow` globals.
-
-Opt out: with the environment variable `NPU_BRIDGE_TF2` set to anything but "", "0",
-"false" or "no", `enable()` and `install_import_hook()` do nothing and TensorFlow keeps its
-TF 2 behaviour.
-
-This module never imports TensorFlow at import time; `npu_bridge/__init__.py` calls
-`install_import_hook()`, which switches the mode on at once when `tensorflow` is already
-imported, and otherwise right after `import tensorflow` finishes.
+"""The TF 1.x API mode: make the process's `tensorflow` module answer as TensorFlow 1.15 did
+(`enable()`), for scripts only. Notes: docs/design.md "Module notes"; docs/tf1_mode.md.
 """
 import os
 import sys

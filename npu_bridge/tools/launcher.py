@@ -1,14 +1,5 @@
 """`npu-bridge run --ranks N`: one worker process per rank on this machine (no TensorFlow).
-
-Each rank is `python -m npu_bridge run --report <job>/rank<N>.json SCRIPT ARGS` with the
-Ascend job environment (``RANK_SIZE``, ``RANK_ID``, ``DEVICE_ID``, ``ASCEND_DEVICE_ID``,
-``RANK_TABLE_FILE``, ``JOB_ID``) and the addresses of every rank's TensorFlow server (free
-loopback ports chosen here, at start). Output lines are prefixed ``[rank N]``. When a rank
-fails (non-zero exit, killed), the others get ``--collective-timeout`` seconds (their
-collectives fail naming it: ``npu_bridge.hooks.cluster``) plus a grace period, then are stopped;
-Ctrl-C (SIGINT) or SIGTERM stops every rank. Every process is reaped. The merged report
-keeps each rank's own report and lists the GE options the ranks resolved differently; the
-exit code is the worst rank's.
+Notes: docs/design.md "Module notes"; docs/collectives.md.
 """
 import json
 import os

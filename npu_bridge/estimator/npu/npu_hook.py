@@ -1,12 +1,5 @@
-"""Session-run hooks of the Ascend estimator, on stock TensorFlow.
-
-Same class names and constructor signatures as the real adapter's
-``npu_bridge/estimator/npu/npu_hook.py`` (hicann/tensorflow). What differs on the CPU:
-- there is no device to broadcast to with one rank: ``NPUBroadcastGlobalVariablesHook`` does
-  nothing unless the job has more than one rank (as the real one);
-- there is no outfeed channel: ``NPULogOutfeedSessionHook`` has nothing to drain and
-  ``NPUInfeedOutfeedSessionHook`` only initialises and flushes the summary writers of the
-  host-call ops (which ``NPUEstimator`` runs in the graph itself).
+"""Session-run hooks of the Ascend estimator on stock TensorFlow (the real class names and
+signatures). Notes: docs/design.md "Module notes".
 """
 import os
 

@@ -1,30 +1,6 @@
-"""Loss-scale managers of the Ascend adapter (``npu_loss_scale_manager``), on stock TensorFlow.
-
-Same classes, signatures and update rules as the real module (which extends the TF 1.15
-``tf.contrib.mixed_precision`` managers):
-
-- ``FixedLossScaleManager(loss_scale, enable_overflow_check=True)``: a constant scale.
-- ``ExponentialUpdateLossScaleManager(init_loss_scale, incr_every_n_steps,
-  decr_every_n_nan_or_inf=2, incr_ratio=2, decr_ratio=0.8)``: after ``incr_every_n_steps``
-  consecutive finite steps the scale is multiplied by ``incr_ratio`` (unless that would pass
-  3.4e38, the float32 limit the real manager guards); after ``decr_every_n_nan_or_inf``
-  non-finite steps (counted since the last scale change; a non-finite step resets the good
-  count) it is multiplied by ``decr_ratio``, never below 1. Each change resets both counters.
-
-The scale is a graph tensor named ``loss_scale`` (``graph.get_tensor_by_name("loss_scale:0")``
-works, as real scripts rely on): a float32 constant for the fixed manager, a non-trainable
-float32 reference variable for the exponential one (a reference variable, not a resource
-one, because its ``:0`` output is then the value, as in TF 1.15). The counters are int32
-variables ``good_steps`` and ``bad_steps``.
-
-TensorFlow's own ``DynamicLossScale`` is not used as the engine: it halves the scale at the
-first non-finite step and has no ``decr_every_n_nan_or_inf``/``decr_ratio``, so it would not
-reproduce the NPU schedule. The update here is branch-free (``tf.where`` + assigns), so it works
-with either TensorFlow control-flow implementation.
-
-State lives in the graph the manager was created in; used from another graph (an estimator
-that builds a new graph per mode, a manager built outside the ``model_fn``), the manager
-creates the same tensors in that graph on first use.
+"""Loss-scale managers of the Ascend adapter (``FixedLossScaleManager``,
+``ExponentialUpdateLossScaleManager``) on stock TensorFlow, with the real update rules.
+Notes: docs/design.md "Module notes".
 """
 import tensorflow as tf
 

@@ -1,19 +1,5 @@
-"""NPU resource control of the Ascend adapter (``npu_plugin``): checked, recorded, no device.
-
-``npu_resource_init`` takes the real signature and defaults and builds the GEInitialize
-options the real one hands to ``PluginInit`` (kept in ``last_init_options()``). It has no
-mapping of its own: each argument is one catalog row (``npu_bridge.ge.catalog.find``), the
-arguments are resolved as a ``parameter_map`` by ``npu_bridge.ge.resolve`` (every value
-rule, product rule and cross-option rule of the catalog; every error at once) and the init
-options are the resolved global options of those rows, under the row's ``plugin_key`` where
-the real plugin module spells a key itself. The argument table (signature, rows, what is
-sent for None) and the checks of the function's own (NPB160 type, NPB143, NPB135) are
-``npu_bridge.ge.plugin_args``, TensorFlow-free and shared with ``npu-bridge lint``; the
-signature below is the table's (tests/test_npu_plugin.py). The call is recorded in ``npu_bridge.ge.records``
-(kind "options"), refused calls too. There is no NPU to initialise, so nothing else happens.
-``npu_resource_shutdown`` / ``npu_close`` are no-ops. The RDMA and shared-memory helpers need
-device memory and raise ``NotImplementedError``. ``set_device_sat_mode`` records the float
-overflow mode (0 saturation, 1 INF/NaN) that ``is_inf_nan_enabled`` reports.
+"""NPU resource control of the Ascend adapter (``npu_plugin``): ``npu_resource_init`` checked
+against the catalog and recorded, no device. Notes: docs/design.md "Module notes".
 """
 import os
 

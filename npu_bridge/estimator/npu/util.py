@@ -1,15 +1,5 @@
-"""Helpers of the Ascend estimator, and the CPU registry of NPU training loops.
-
-Same public names, signatures and checks as the real adapter's
-``npu_bridge/estimator/npu/util.py`` (hicann/tensorflow). On the NPU one ``Session.run`` of a
-loop op executes ``iterations_per_loop`` training steps on the device; here the loop registry
-(`register_loop_op`, `loop_iterations`) lets the patched ``Session.run``
-(``npu_bridge.hooks.session_patch``) reproduce that: a run whose fetches contain a registered loop
-op runs it N times and returns the result of the last run.
-
-Graph attributes the real adapter sets for GE (``_graph_dynamic_input``, ``_keep_dtype``,
-``_op_max_shape``, ...) are set the same way; stock TensorFlow ignores attributes starting with
-an underscore, so they change nothing on the CPU but keep the graphs identical.
+"""Helpers of the Ascend estimator (the real public names and checks) and the registry of
+NPU training loops the Session patch runs. Notes: docs/design.md "Module notes".
 """
 import os
 import threading

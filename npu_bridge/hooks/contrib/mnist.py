@@ -1,13 +1,5 @@
 """`tensorflow.examples.tutorials.mnist.input_data` (and contrib.learn's `datasets.mnist`) as
-TF 1.15 had it, on local files only.
-
-`read_data_sets(train_dir, ...)` reads the four MNIST files (`FILES`, gzip'd idx) from
-`train_dir` and returns `Datasets(train, validation, test)` of `DataSet`s with `next_batch`.
-Behaviour as TF 1.15's `tensorflow/contrib/learn/python/learn/datasets/mnist.py`: images
-[N, 784] (or [N, 28, 28, 1] with `reshape=False`) scaled to [0, 1] for float32 (uint8 kept
-as is), labels int class ids or one-hot [N, 10], the first `validation_size` training images
-held out, `next_batch` shuffling each epoch. There is no download here: a missing file
-raises FileNotFoundError naming the files expected in that folder.
+TF 1.15 had it, on local files only. Notes: docs/design.md "Module notes".
 """
 import collections
 import gzip
