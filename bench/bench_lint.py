@@ -17,7 +17,7 @@ sys.path.insert(0, HERE)
 sys.path.insert(1, os.path.dirname(HERE))  # the checkout, also when not installed
 import gen_tree  # noqa: E402
 
-from npu_bridge import lint  # noqa: E402
+from npu_bridge.tools import lint  # noqa: E402
 
 BASELINE = 400.0
 

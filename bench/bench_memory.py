@@ -32,7 +32,8 @@ import tensorflow as tf  # noqa: E402
 import tf_slim  # noqa: E402
 from tf_slim.nets import resnet_v1  # noqa: E402
 
-from npu_bridge import _graph_capture, _records  # noqa: E402
+from npu_bridge.hooks import graph_capture as _graph_capture  # noqa: E402
+from npu_bridge.ge import records as _records  # noqa: E402
 from npu_bridge.ge import memory_plan as mp  # noqa: E402
 
 v1 = tf.compat.v1

@@ -1,7 +1,7 @@
 """Benchmarks 3 and 5: Session creation with the hook, and Session.run under the guard.
 
 3. session_create: `tf.compat.v1.Session(config=...)` then `close()`, on one graph, with the
-   Session patch installed (`npu_bridge._session_patch.patch()`) against without
+   Session patch installed (`npu_bridge.hooks.session_patch.patch()`) against without
    (`unpatch()`), toggled between interleaved repeats in one process. The ConfigProto carries
    an `NpuOptimizer` with 40 `parameter_map` keys, valid values from the catalog rows
    (bench/_configs.py; resolved once up front, so an invalid one would fail here). The patch
@@ -43,9 +43,10 @@ import _configs  # noqa: E402
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 import tensorflow as tf  # noqa: E402
-from npu_bridge import _records, _session_patch  # noqa: E402
+from npu_bridge.ge import records as _records  # noqa: E402
+from npu_bridge.hooks import session_patch as _session_patch  # noqa: E402
 from npu_bridge.ge import resolve  # noqa: E402
-from npu_bridge.session_guard import GUARD, SINGLE_FETCH_TYPES  # noqa: E402
+from npu_bridge.hooks.session_guard import GUARD, SINGLE_FETCH_TYPES  # noqa: E402
 
 
 def npu_config(values):

@@ -49,7 +49,7 @@ import _common  # noqa: E402
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
-from npu_bridge import _session_patch  # noqa: E402
+from npu_bridge.hooks import session_patch as _session_patch  # noqa: E402
 from npu_bridge.estimator.npu.npu_config import NPURunConfig  # noqa: E402
 from npu_bridge.estimator.npu.npu_estimator import NPUEstimator  # noqa: E402
 

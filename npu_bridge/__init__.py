@@ -1,25 +1,13 @@
 """npu_bridge: a pure-Python drop-in for Huawei's Ascend TensorFlow adapter.
 
-Importing any part of `npu_bridge` switches the process to the TF 1.x API mode
-(`npu_bridge.tf1_mode`; opt out with `NPU_BRIDGE_TF2=1`). This file never imports TensorFlow
-itself, so `import npu_bridge.ge` and `import hccl.manage.api` stay TensorFlow-free: the mode
-is switched on at once if `tensorflow` is already imported, otherwise right after it is.
-
-Like the real package, `import npu_bridge` offers `npu_estimator`, `hccl_ops` and
-`npu_close` (and `from npu_bridge import *` exports them); they are imported on first use,
-which imports TensorFlow.
-
-Whenever TensorFlow is (or gets) imported, the Session patch is installed in check-only mode
-(`npu_bridge._session_patch.patch(inject_defaults=False)`): a session whose config carries an
-`NpuOptimizer` is resolved, checked, recorded and guarded, as the real adapter library checks
-every `parameter_map` it is given once any `npu_bridge` module is loaded. The defaults
-(adding the `NpuOptimizer`, the rewrite options) come with `npu_bridge.npu_init` only, which
-upgrades the patch. This holds under `NPU_BRIDGE_TF2=1` too (the opt-out is about the API).
+Importing any part of it switches on the TF 1.x API mode (opt out: `NPU_BRIDGE_TF2=1`) and,
+once TensorFlow is imported, the check-only Session patch; this file imports no TensorFlow.
+Layers and notes: docs/design.md.
 """
 import importlib as _importlib
 import sys as _sys
 
-from npu_bridge import tf1_mode as _tf1_mode
+from npu_bridge.hooks import tf1_mode as _tf1_mode
 
 _tf1_mode.install_import_hook()
 
@@ -55,13 +43,13 @@ def _check_sessions():
     """Session configs that carry an NpuOptimizer are resolved, checked, recorded and guarded
     (as the real adapter library does once any npu_bridge module is loaded); the defaults
     `npu_init` adds stay with `npu_init` (`_session_patch.patch(inject_defaults=False)`)."""
-    for name in ("npu_bridge._session_patch", "npu_bridge.session_guard"):
+    for name in ("npu_bridge.hooks.session_patch", "npu_bridge.hooks.session_guard"):
         loading = _sys.modules.get(name)
         if loading is not None and getattr(loading.__spec__, "_initializing", False):
             # the patch's own modules are importing TensorFlow: they patch once loaded
-            loading._patch_when_loaded = True   # pylint: disable=protected-access
+            loading.patch_when_loaded = True   # pylint: disable=protected-access
             return
-    from npu_bridge import _session_patch
+    from npu_bridge.hooks import session_patch as _session_patch
     _session_patch.patch(inject_defaults=False)
 
 

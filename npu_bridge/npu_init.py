@@ -1,17 +1,5 @@
-"""What `from npu_bridge.npu_init import *` gives an Ascend script, and the Session patch.
-
-The names are those of the real adapter's ``npu_bridge/npu_init.py`` (hicann/tensorflow),
-including the modules and protobuf names scripts take from the star import (``os``, ``tf``,
-``config_pb2``, ``RewriterConfig``...: Ascend's migration tool writes code that uses them
-without importing them). There is no ``__all__`` on purpose: like the real module, every
-public name here is exported.
-
-Importing this module patches ``tf.compat.v1.Session`` and ``InteractiveSession``
-(``npu_bridge._session_patch.patch()``, idempotent; ``unpatch()`` undoes it): it upgrades the
-check-only patch any ``npu_bridge`` import installs to the full one, which also adds the
-``NpuOptimizer`` and the rewrite defaults to the caller's config. The real
-module's ``profiler`` and ``scoped_graph_manager`` imports have no CPU counterpart and are
-left out.
+"""What `from npu_bridge.npu_init import *` gives an Ascend script (the real module's names,
+no `__all__` on purpose), and the full Session patch. Notes: docs/design.md "Module notes".
 """
 import os  # noqa: F401  (exported: scripts use `os` after the star import)
 import types as _types
@@ -23,7 +11,7 @@ from tensorflow.core.protobuf.rewriter_config_pb2 import RewriterConfig
 from tensorflow.python.client import session
 from tensorflow.python.training import session_run_hook
 
-from npu_bridge import _session_patch
+from npu_bridge.hooks import session_patch as _session_patch
 from npu_bridge.estimator.npu.npu_config import NPURunConfig  # noqa: F401
 from npu_bridge.estimator.npu.npu_config import ProfilingConfig  # noqa: F401
 from npu_bridge.estimator.npu.npu_config import MemoryConfig  # noqa: F401

@@ -1,7 +1,8 @@
 """Shared by tests/test_memory_capture.py and tests/test_memory_failures.py."""
 import pytest
 
-from npu_bridge import _graph_capture, _records
+from npu_bridge.hooks import graph_capture as _graph_capture
+from npu_bridge.ge import records as _records
 
 
 @pytest.fixture

@@ -25,7 +25,7 @@ def _fresh_ge_initialization():
     """Each test starts as a fresh process would as far as GE is concerned: GE is initialized
     once per process while NPU sessions are open (`_session_patch` "GE initialization"), and
     sessions a previous test left open must not decide this test's global options."""
-    patch = sys.modules.get("npu_bridge._session_patch")
+    patch = sys.modules.get("npu_bridge.hooks.session_patch")
     if patch is not None:
         patch.reset_ge_initialization()
     yield

@@ -1,7 +1,7 @@
 """Adapter-level options (`iterations_per_loop`, `use_off_line`, ...) set by a script have a
 source like the GE-level ones, so the `npu-bridge run` summary shows them (they used to look
 unset: "(no options set by the script)")."""
-from npu_bridge import report
+from npu_bridge.tools import report
 from npu_bridge.ge import resolve
 
 

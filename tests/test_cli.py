@@ -12,7 +12,7 @@ import pytest
 
 import run_cli  # noqa: E402  (tests/run_cli.py)
 
-from npu_bridge import cli
+from npu_bridge.tools import cli
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ACCEPTANCE = os.path.join(REPO, "..", "shared", "acceptance")
@@ -576,7 +576,7 @@ def test_run_refused_runconfig_is_counted_once_with_its_product(tmp_path):
     assert sorted(errors) == ["E10001", "NPB114", "NPB120"]
     unc = data["outcome"]["uncaught"]
     assert unc["type"] == "NpuArgumentError" and unc["configuration"] == 1
-    from npu_bridge import report
+    from npu_bridge.tools import report
     counts = report.count_severities(conf["diagnostics"])
     assert {k: data["summary"][k] for k in counts} == counts      # each counted once
     assert "(product: atlas-a2-inference) REFUSED" in proc.stderr
@@ -757,7 +757,7 @@ def test_explain_a_diagnostic_code(capsys, code, severity):
 
 
 def test_explain_a_lint_code(capsys):
-    from npu_bridge.lint import LINT_CODES
+    from npu_bridge.tools.lint import LINT_CODES
     status, out, _ = _main(capsys, "explain", "NBL011")
     assert status == 0 and _fields(out)["what"] == LINT_CODES["NBL011"]
 

@@ -10,7 +10,8 @@ import textwrap
 import jsonschema
 import pytest
 
-from npu_bridge import __version__, cli
+from npu_bridge import __version__
+from npu_bridge.tools import cli
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SARIF_SCHEMA = os.path.join(HERE, "data", "sarif", "sarif-schema-2.1.0.json")
@@ -140,7 +141,7 @@ def test_progress_shows_only_after_two_seconds():
 
 
 def test_lint_reports_progress_per_batch(tmp_path):
-    from npu_bridge import lint
+    from npu_bridge.tools import lint
     for i in range(70):
         (tmp_path / ("s%02d.py" % i)).write_text("x = 1\n")
     seen = []

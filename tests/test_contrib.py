@@ -1,10 +1,10 @@
-"""tf.contrib and the moved TF 1.15 names in the TF 1.x mode (npu_bridge.tf1_contrib), in
+"""tf.contrib and the moved TF 1.15 names in the TF 1.x mode (npu_bridge.hooks.tf1_contrib), in
 scripts written the way the usage census' top names are used. Each scenario is a fresh
 interpreter (the mode is process-wide) printing `RESULT <json>`."""
 import pytest
 
 from _contrib_helper import run_scenario
-from npu_bridge import tf1_contrib
+from npu_bridge.hooks import tf1_contrib
 
 FORMS = r'''
 import json, sys, os, gzip, warnings
@@ -14,7 +14,7 @@ import tensorflow as tf
 r = {}
 heavy = ("tf_slim", "tensorflow_probability", "tensorflow_addons")
 r["lazy_before"] = [m for m in heavy if m in sys.modules]
-from npu_bridge import tf1_mode
+from npu_bridge.hooks import tf1_mode
 r["lib_has_contrib"] = hasattr(tf1_mode.library_tensorflow(), "contrib")
 conv = tf.contrib.slim.conv2d
 import tf_slim

@@ -1,11 +1,11 @@
-"""`tf.contrib.training.HParams` (npu_bridge._contrib.hparam): TF 1.15's parsing, types and
+"""`tf.contrib.training.HParams` (npu_bridge.hooks.contrib.hparam): TF 1.15's parsing, types and
 errors. Pure Python: no TensorFlow is imported here (the served path is checked in
 tests/test_contrib.py)."""
 import json
 
 import pytest
 
-from npu_bridge._contrib.hparam import HParams, parse_values
+from npu_bridge.hooks.contrib.hparam import HParams, parse_values
 
 
 def make():

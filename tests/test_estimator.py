@@ -7,7 +7,7 @@ import pytest
 import tensorflow as tf
 from tensorflow.python.framework import op_def_registry
 
-from npu_bridge import _records
+from npu_bridge.ge import records as _records
 from npu_bridge import npu_init  # noqa: F401  (patches the Session as scripts do)
 from npu_bridge.estimator.npu.npu_config import MemoryConfig, NPURunConfig
 from npu_bridge.estimator.npu.npu_estimator import NPUEstimator, NPUEstimatorSpec

@@ -1,6 +1,6 @@
 """Where the project writes, and the paths it is given.
 
-What writes today: only the report writer (`npu_bridge.report.write_atomic`, used by
+What writes today: only the report writer (`npu_bridge.tools.report.write_atomic`, used by
 `npu-bridge run --report`); nothing creates or removes directories (the external-weight
 directory is computed, never created: GE creates it on the NPU).
 
@@ -26,7 +26,7 @@ import sys
 
 import pytest
 
-from npu_bridge import cli, report
+from npu_bridge.tools import cli, report
 
 SCRIPT = "print('hello from the script')\n"
 
@@ -159,7 +159,7 @@ def test_symlinked_parent_folder_is_followed_final_link_is_not(tmp_path):
 def _run_cli(tmp_path, *args):
     script = tmp_path / "s.py"
     script.write_text(SCRIPT)
-    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(os.path.abspath(cli.__file__))))
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(cli.__file__)))))
     return subprocess.run([sys.executable, "-m", "npu_bridge", "run", *args, str(script)],
                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
 

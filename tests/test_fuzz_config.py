@@ -12,7 +12,7 @@ import json
 import pytest
 from hypothesis import example, given, strategies as st
 
-from npu_bridge import report
+from npu_bridge.tools import report
 from npu_bridge.estimator.npu import npu_config as nc
 from npu_bridge.ge import GeOptions, NpuConfigError, resolve
 

@@ -3,7 +3,7 @@
 Contract (the issue "messiest input there is"): for any input the answer is a `GeOptions` or
 an `NpuConfigError`, nothing else; every error diagnostic names the key it is about; the same
 input gives the same output; a valid result round-trips through `GeOptions.to_json` and
-through the report's JSON (`npu_bridge.report.configuration_dict`).
+through the report's JSON (`npu_bridge.tools.report.configuration_dict`).
 
 Profiles (tests/conftest.py): `fast` in `make test`, `full` (10,000 examples each) in
 `make fuzz`. Failures the fuzzing found are kept as explicit `@example`s.
@@ -14,9 +14,10 @@ import math
 import pytest
 from hypothesis import example, given, strategies as st
 
-from npu_bridge import report
-from npu_bridge.ge import GeOptions, NpuConfigError, catalog, check_graph, products, resolve, resolve_ge
-from npu_bridge.ge._scopes import SCOPES
+from npu_bridge.tools import report
+from npu_bridge.ge import (GeOptions, NpuConfigError, catalog, check_graph, products, resolve,
+    resolve_ge)
+from npu_bridge.ge.scopes import SCOPES
 from npu_bridge.ge.diagnostics import SHOWN_PER_CODE
 from tensorflow.core.framework import attr_value_pb2, tensor_pb2, types_pb2
 

@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from npu_bridge import _records, _session_patch
+from npu_bridge.ge import records as _records
+from npu_bridge.hooks import session_patch as _session_patch
 from npu_bridge.estimator.npu import npu_plugin
 from npu_bridge.ge import NpuConfigError
 
@@ -251,7 +252,7 @@ def test_a_legacy_value_is_named_with_what_ge_applies():
 def test_the_second_sessions_summary_marks_its_ignored_global_options():
     # issue 17 defect 8: the table of the second session says which of its global options
     # GE ignores (NPB126), not only the warning under it
-    from npu_bridge import report
+    from npu_bridge.tools import report
     first = tf.compat.v1.Session(config=config(static_memory_policy=2))
     second = tf.compat.v1.Session(config=config(static_memory_policy=0, atomic_clean_policy=1))
     try:

@@ -1,4 +1,4 @@
-"""Stress of the static-memory concurrency guard (`npu_bridge._session_patch`).
+"""Stress of the static-memory concurrency guard (`npu_bridge.hooks.session_patch`).
 
 8 threads, 4 graphs (2 tf.Graphs x 2 fetch sets, in 2 sessions), 500 runs per graph, under
 static_memory_policy 0, 2 and 4. Ground truth comes from two places:
@@ -18,8 +18,8 @@ import pytest
 import tensorflow as tf
 from tensorflow.core.protobuf import rewriter_config_pb2
 
-from npu_bridge import _session_patch
-from npu_bridge.session_guard import GUARD
+from npu_bridge.hooks import session_patch as _session_patch
+from npu_bridge.hooks.session_guard import GUARD
 from npu_bridge.ge import NpuConfigError
 
 THREADS, GRAPHS, RUNS_PER_GRAPH = 8, 4, 500

@@ -16,7 +16,8 @@ import pytest
 import tensorflow as tf
 from tensorflow.core.protobuf import config_pb2, rewriter_config_pb2
 
-from npu_bridge import _records, _session_patch
+from npu_bridge.ge import records as _records
+from npu_bridge.hooks import session_patch as _session_patch
 from npu_bridge.ge import NpuConfigError
 
 RewriterConfig = rewriter_config_pb2.RewriterConfig

@@ -22,7 +22,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # npu_bridge module before the sessions are made (that would hide what the import did).
 BODY = r'''
 import json, sys
-r = {"patch_loaded_early": "npu_bridge._session_patch" in sys.modules,
+r = {"patch_loaded_early": "npu_bridge.hooks.session_patch" in sys.modules,
      "ge_loaded_early": "npu_bridge.ge.resolver" in sys.modules}
 Session = tf.compat.v1.Session
 
@@ -60,7 +60,7 @@ plain = tf.compat.v1.ConfigProto()
 with Session(config=plain) as sess:
     sess.run(tf.constant(2))
 r["plain_optimizers"] = len(plain.graph_options.rewrite_options.custom_optimizers)
-from npu_bridge import _records
+from npu_bridge.ge import records as _records
 r["records"] = [[x["kind"], x["refused"]] for x in _records.records()]
 r["npu_init"] = "npu_bridge.npu_init" in sys.modules
 print("RESULT " + json.dumps(r))
@@ -127,7 +127,7 @@ def test_star_import_checks_and_injects_defaults(tmp_path):
 def test_npu_bridge_ge_alone_stays_tensorflow_free():
     code = ("import sys, npu_bridge.ge\n"
             "bad = [m for m in sys.modules if m.split('.')[0] == 'tensorflow'"
-            " or m == 'npu_bridge._session_patch']\n"
+            " or m == 'npu_bridge.hooks.session_patch']\n"
             "assert not bad, bad[:5]\n")
     subprocess.run([sys.executable, "-c", code], check=True, cwd=REPO, timeout=120)
 
@@ -164,7 +164,7 @@ def test_every_module_imports_first_and_installs_the_check():
     env["TF_CPP_MIN_LOG_LEVEL"] = "3"
 
     def first_import(module):
-        code = ("import %s\nfrom npu_bridge import _session_patch as p\n"
+        code = ("import %s\nfrom npu_bridge.hooks import session_patch as p\n"
                 "print('PATCHED', p.is_patched())\n" % module)
         proc = subprocess.run([sys.executable, "-c", code], cwd=REPO, env=env,
                               capture_output=True, text=True, timeout=600)

@@ -184,7 +184,7 @@ def test_loop_op_keeps_the_device_and_name_scope(device):
 
 
 def _npb124(estimator):
-    from npu_bridge import _records
+    from npu_bridge.ge import records as _records
     rec = [r for r in _records.records() if r.get("options") is estimator.npu_ge_options]
     assert len(rec) == 1
     return [d for d in rec[0].get("runtime", ()) if d.code == "NPB124"]

@@ -16,7 +16,7 @@ from tensorflow.core.framework.attr_value_pb2 import AttrValue
 from npu_bridge.estimator.npu.npu_config import NPURunConfig, ProfilingConfig, render_parameter_map
 from npu_bridge.ge import NpuConfigError, legacy, resolve
 from npu_bridge.ge.diagnostics import CODES
-from npu_bridge.lint import lint_source
+from npu_bridge.tools.lint import lint_source
 
 KEYS = {"enable_auto_mix_precision": AttrValue(b=True), "fp_point": AttrValue(s=b"conv1/Conv2D"),
         "bp_point": AttrValue(s=b"gradients/conv1"), "master_slave_mode": AttrValue(b=True),

@@ -7,7 +7,7 @@ import textwrap
 
 import pytest
 
-from npu_bridge import lint
+from npu_bridge.tools import lint
 
 ACCEPTANCE = os.path.join(os.path.dirname(__file__), "..", "..", "shared", "acceptance")
 if not os.path.isdir(ACCEPTANCE):
@@ -731,10 +731,10 @@ def test_tester_scripts_train_b_and_train_c():
 def test_config_type_rules_are_shared_with_the_config_classes():
     """One copy of the type rules: npu_config uses the module lint uses."""
     pytest.importorskip("tensorflow")
-    from npu_bridge import _argtypes
+    from npu_bridge.ge import argtypes as _argtypes
     from npu_bridge.estimator.npu import npu_config
-    assert npu_config._check_row_type is _argtypes._check_row_type
-    assert npu_config._check_int is _argtypes._check_int
+    assert npu_config._check_row_type is _argtypes.check_row_type
+    assert npu_config._check_int is _argtypes.check_int
     assert set(_argtypes.CLASS_ARGS["NPURunConfig"]) == set(npu_config._CLASS_ARGS)
     assert "tensorflow" not in getattr(_argtypes, "__dict__")
 
@@ -779,7 +779,7 @@ def test_lint_codes_are_listed():
 
 
 def _cli(capsys, *argv):
-    from npu_bridge import cli
+    from npu_bridge.tools import cli
     code = cli.main(list(argv))
     out, err = capsys.readouterr()
     return code, out, err

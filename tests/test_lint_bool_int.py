@@ -8,7 +8,7 @@ import textwrap
 
 import pytest
 
-from npu_bridge import lint
+from npu_bridge.tools import lint
 from npu_bridge.estimator.npu.npu_config import NPURunConfig
 
 HEAD = textwrap.dedent("""\

@@ -4,7 +4,7 @@ import textwrap
 
 import pytest
 
-from npu_bridge import lint
+from npu_bridge.tools import lint
 
 HEAD = textwrap.dedent("""\
     import sys

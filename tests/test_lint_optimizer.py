@@ -2,7 +2,7 @@
 is read like one made with `custom_optimizers.add(name=...)`."""
 import textwrap
 
-from npu_bridge import lint
+from npu_bridge.tools import lint
 
 
 def _codes(source):

@@ -15,7 +15,8 @@ import textwrap
 
 import pytest
 
-from npu_bridge import _plugin_args, _records, lint
+from npu_bridge.ge import plugin_args as _plugin_args, records as _records
+from npu_bridge.tools import lint
 from npu_bridge.estimator.npu import npu_plugin
 from npu_bridge.ge import NpuConfigError
 from npu_bridge.ge.products import forced_product
@@ -72,9 +73,9 @@ def test_lint_and_npu_plugin_share_one_table():
 def test_lint_imports_no_tensorflow():
     code = textwrap.dedent("""\
         import sys
-        import npu_bridge._plugin_args
-        import npu_bridge.lint as lint
-        npu_bridge._plugin_args.spec()
+        import npu_bridge.ge.plugin_args
+        import npu_bridge.tools.lint as lint
+        npu_bridge.ge.plugin_args.spec()
         source = ("from npu_bridge.estimator.npu import npu_plugin\\n"
                   "npu_plugin.npu_resource_init(aicore_num=5, enable_profiling=True)\\n"
                   "c = NPURunConfig(external_weight=2)\\n"

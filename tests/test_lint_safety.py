@@ -13,9 +13,9 @@ import textwrap
 import pytest
 from hypothesis import given, strategies as st
 
-from npu_bridge import lint
+from npu_bridge.tools import lint
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(lint.__file__))))  # (lint is a package)
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(lint.__file__)))))  # (lint is a package)
 TIME_LIMIT = 60  # seconds per pathological file (generous: 2 shared cores)
 
 

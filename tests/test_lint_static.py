@@ -5,7 +5,7 @@ import textwrap
 
 import pytest
 
-from npu_bridge import lint
+from npu_bridge.tools import lint
 
 SOURCES = {
     "dump_config": textwrap.dedent('''\

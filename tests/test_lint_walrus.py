@@ -5,7 +5,7 @@ as Python decides."""
 import ast
 import textwrap
 
-from npu_bridge import lint
+from npu_bridge.tools import lint
 
 HEAD = textwrap.dedent("""\
     import tensorflow as tf

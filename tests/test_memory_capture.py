@@ -9,7 +9,8 @@ import pytest
 
 import npu_bridge.npu_init  # noqa: F401  (the Session patch)
 import tensorflow as tf
-from npu_bridge import _graph_capture, _records
+from npu_bridge.hooks import graph_capture as _graph_capture
+from npu_bridge.ge import records as _records
 from npu_bridge.ge import memory_plan as mp
 
 import run_cli

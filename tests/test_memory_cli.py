@@ -6,7 +6,7 @@ import textwrap
 
 import pytest
 
-from npu_bridge import memory_cli
+from npu_bridge.tools import memory_cli
 from npu_bridge.ge import memory_plan as mp
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

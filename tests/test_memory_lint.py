@@ -1,7 +1,7 @@
 """`npu-bridge lint` finds the NPU-only failure kinds a static read can (rows 5 and 7)."""
 import textwrap
 
-from npu_bridge.lint import lint_source
+from npu_bridge.tools.lint import lint_source
 
 
 def _codes(src):

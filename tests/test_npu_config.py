@@ -603,7 +603,7 @@ def test_hand_written_parameter_map_counts_every_key_as_set():
 def test_sources_tell_argument_config_default_and_adapter_default_apart():
     # issue 17 defect 3: the user's argument, an NPURunConfig default, an adapter default
     from npu_bridge.ge import resolve
-    from npu_bridge.report import configuration_dict, configuration_lines
+    from npu_bridge.tools.report import configuration_dict, configuration_lines
     config = NPURunConfig(precision_mode="allow_mix_precision",
                           memory_config=MemoryConfig(static_memory_policy=2))
     ge = resolve(config, product="atlas-a2-training")
@@ -635,7 +635,7 @@ def test_session_config_keys_stay_parameter_map_sources():
 
 def test_estimator_sessions_report_only_what_the_user_set():
     # the sessions of an NPUEstimator read the ConfigProto it rendered (issue 17 defect 4)
-    from npu_bridge._session_patch import resolve_session_config
+    from npu_bridge.hooks.session_patch import resolve_session_config
     rendered = render_session_config(NPURunConfig(enable_data_pre_proc=True))
     ge = resolve_session_config(rendered)
     assert sorted(d.option for d in ge.diagnostics if d.code == "NPB105") == ["enable_data_pre_proc"]

@@ -5,7 +5,7 @@ import pytest
 import tensorflow as tf
 from tensorflow.core.protobuf.rewriter_config_pb2 import RewriterConfig
 
-from npu_bridge import _session_patch
+from npu_bridge.hooks import session_patch as _session_patch
 
 ns = {}
 exec("from npu_bridge.npu_init import *", ns)  # pylint: disable=exec-used

@@ -10,7 +10,7 @@ import os
 
 import pytest
 
-from npu_bridge import _plugin_args, _records
+from npu_bridge.ge import plugin_args as _plugin_args, records as _records
 from npu_bridge.estimator.npu import npu_plugin
 from npu_bridge.ge import NpuConfigError, catalog, resolve
 from npu_bridge.ge.products import forced_product

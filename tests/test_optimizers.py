@@ -5,8 +5,8 @@ import tensorflow as tf
 
 from npu_bridge.estimator.npu import npu_optimizer
 from npu_bridge.estimator.npu.npu_callbacks import NPUBroadcastGlobalVariablesCallback
-from npu_bridge.estimator.npu.npu_optimizer import (KerasDistributeOptimizer, NPUDistributedOptimizer,
-                                                    npu_allreduce, npu_distributed_optimizer_wrapper)
+from npu_bridge.estimator.npu.npu_optimizer import (KerasDistributeOptimizer,
+    NPUDistributedOptimizer, npu_allreduce, npu_distributed_optimizer_wrapper)
 from npu_bridge.estimator.npu.npu_rnn import npu_dynamic_rnn
 from npu_bridge.estimator.npu.npu_strategy import NPUStrategy
 from npu_bridge.hccl.hccl_ops import MultiRankUnsupportedError

@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from hccl.manage import _ranktable as rt
+from hccl.manage import ranktable as rt
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HERE = os.path.join(REPO, "tests", "ranks")
@@ -137,7 +137,7 @@ def test_ports_without_the_launcher_are_the_same_in_every_process(tmp_path):
 
 
 def test_a_port_in_use_is_refused_before_the_server_starts(tmp_path, monkeypatch):
-    from npu_bridge import _cluster
+    from npu_bridge.hooks import cluster as _cluster
     path = tmp_path / "table.json"
     path.write_text(json.dumps(_table([2])))
     with socket.socket() as busy:
@@ -316,7 +316,7 @@ def test_ctrl_c_stops_every_rank(tmp_path):
 
 
 def test_report_lists_the_options_ranks_resolved_differently():
-    from npu_bridge import _launcher
+    from npu_bridge.tools import launcher as _launcher
 
     def rep(value):
         conf = {"options": {"global": {"ge.exec.precision_mode": value, "ge.graphRunMode": "1"},

@@ -5,7 +5,7 @@ import types
 
 import pytest
 
-from npu_bridge import report
+from npu_bridge.tools import report
 from npu_bridge.ge.diagnostics import Diagnostic
 
 
@@ -156,7 +156,7 @@ def test_runtime_errors_are_counted_with_their_configuration():
 
 
 def test_escaped_runtime_error_is_counted_once_with_its_configuration():
-    from npu_bridge import _records
+    from npu_bridge.ge import records as _records
     diag = _npb123()
     rec = {"kind": "session", "name": "Session#2", "options": _ge(), "runtime": (diag,)}
     err = types.SimpleNamespace(diagnostics=[diag], ge_options=None)
@@ -170,7 +170,7 @@ def test_escaped_runtime_error_is_counted_once_with_its_configuration():
 
 def test_escaped_refusal_without_partial_options_is_counted_once():
     # NpuArgumentError of a constructor: the record is linked to the error itself
-    from npu_bridge import _records
+    from npu_bridge.ge import records as _records
     from npu_bridge.ge import NpuConfigError
     err = NpuConfigError([Diagnostic("NPB160", "error", "x", 1, "bad type"),
                           Diagnostic("NPB110", "info", "product", None, "no product")])
@@ -187,7 +187,7 @@ def test_escaped_refusal_without_partial_options_is_counted_once():
 
 
 def test_refused_record_keeps_the_product_of_the_resolution():
-    from npu_bridge import _records
+    from npu_bridge.ge import records as _records
     from npu_bridge.ge import GeOptions, NpuConfigError
     diags = [Diagnostic("NPB112", "error", "variable_use_1g_huge_page", 1,
                         "not supported on atlas-inference")]

@@ -11,7 +11,7 @@ import pytest
 
 import run_cli  # noqa: E402  (tests/run_cli.py)
 
-from npu_bridge import cli, report
+from npu_bridge.tools import cli, report
 
 
 

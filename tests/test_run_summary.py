@@ -7,7 +7,7 @@ import textwrap
 
 import pytest
 
-from npu_bridge import cli, report
+from npu_bridge.tools import cli, report
 from npu_bridge.ge import NpuConfigError, resolve
 
 
@@ -89,7 +89,7 @@ class _Result:
 
 
 def test_require_config_fails_a_run_that_resolved_nothing(capsys, monkeypatch):
-    from npu_bridge import _records
+    from npu_bridge.ge import records as _records
     monkeypatch.setattr(_records, "records", lambda: [])
     assert cli._finish_run(_args(), "/", None, _Result()) == 0
     capsys.readouterr()
@@ -99,7 +99,7 @@ def test_require_config_fails_a_run_that_resolved_nothing(capsys, monkeypatch):
 
 
 def test_fail_on_counts_the_same_severities_as_lint(capsys, monkeypatch):
-    from npu_bridge import _records
+    from npu_bridge.ge import records as _records
     rec = _rec("session", "Session#1", {"enable_data_pre_proc": True})   # an info only
     monkeypatch.setattr(_records, "records", lambda: [rec])
     assert cli._finish_run(_args(), "/", None, _Result()) == 0

@@ -10,10 +10,11 @@ import pytest
 import tensorflow as tf
 from tensorflow.core.protobuf.rewriter_config_pb2 import RewriterConfig
 
-from npu_bridge import _records, _session_patch, session_guard
+from npu_bridge.ge import records as _records
+from npu_bridge.hooks import session_patch as _session_patch, session_guard
 from npu_bridge.estimator.npu import util
 from npu_bridge.ge import Diagnostic, NpuConfigError
-from npu_bridge.session_guard import GUARD
+from npu_bridge.hooks.session_guard import GUARD
 
 tf.compat.v1.disable_eager_execution()
 

@@ -20,7 +20,8 @@ import pytest
 import tensorflow as tf
 
 from npu_bridge import npu_init  # noqa: F401  (patches the Session as scripts do)
-from npu_bridge import _records, _session_patch
+from npu_bridge.ge import records as _records
+from npu_bridge.hooks import session_patch as _session_patch
 from npu_bridge.estimator.npu import util
 from npu_bridge.ge import NpuConfigError
 from npu_protos import proto  # noqa: E402

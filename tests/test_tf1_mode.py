@@ -1,4 +1,4 @@
-"""The TF 1.x API mode (`npu_bridge.tf1_mode`) and the single-device job environment.
+"""The TF 1.x API mode (`npu_bridge.hooks.tf1_mode`) and the single-device job environment.
 
 The mode is process-wide, so every TensorFlow scenario runs in a fresh interpreter; each one
 groups several checks because a TensorFlow import costs seconds. A scenario prints one line
@@ -11,7 +11,8 @@ import textwrap
 
 import pytest
 
-from npu_bridge import _jobenv, tf1_mode
+from npu_bridge.tools import jobenv as _jobenv
+from npu_bridge.hooks import tf1_mode
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -38,7 +39,7 @@ import numpy as np
 import tensorflow as tf            # a TF 1.15 script imports tensorflow first
 was_eager = tf.executing_eagerly()
 import npu_bridge
-from npu_bridge import tf1_mode
+from npu_bridge.hooks import tf1_mode
 r = {"was_eager": was_eager, "enabled": tf1_mode.is_enabled(), "eager": tf.executing_eagerly(),
      "enable_again": tf1_mode.enable(), "version": tf.__version__}
 
@@ -197,7 +198,7 @@ for name, attrs in {"npu_bridge.estimator.npu.npu_estimator": {"NPUEstimator": o
 
 import npu_bridge.ge
 r = {"tf_after_ge": "tensorflow" in sys.modules}
-from npu_bridge import tf1_mode
+from npu_bridge.hooks import tf1_mode
 r["enabled_before_tf"] = tf1_mode.is_enabled()
 ns = {}
 exec("from npu_bridge import *", ns)
@@ -294,7 +295,7 @@ OPT_OUT = r'''
 import json, sys
 import tensorflow as tf
 import npu_bridge
-from npu_bridge import tf1_mode
+from npu_bridge.hooks import tf1_mode
 r = {"enabled": tf1_mode.is_enabled(), "enable": tf1_mode.enable(),
      "hook": tf1_mode.install_import_hook(), "eager": tf.executing_eagerly(),
      "placeholder": hasattr(tf, "placeholder"), "session": hasattr(tf, "Session"),
@@ -331,7 +332,7 @@ def test_lookup_equivalent():
     assert look("tensorflow.contrib.slim.nets.vgg") == "tf_slim.nets.vgg"
     assert look("tf.contrib.data.map_and_batch") == "tf.compat.v1.data.experimental.map_and_batch"
     assert look("tf.contrib.learn.ModeKeys") == "tf.compat.v1.estimator.ModeKeys"
-    assert look("tf.contrib.training.HParams") == "npu_bridge._contrib.hparam:HParams"
+    assert look("tf.contrib.training.HParams") == "npu_bridge.hooks.contrib.hparam:HParams"
     assert "tensorflow_model_optimization" in look("tf.contrib.quantize.quantize_graph")
     assert look("tf.contrib").startswith("no single replacement")
     assert look("tf.nn.dropout") is None

@@ -119,14 +119,14 @@ elif ORDER == "library_first":   # a library's own `import tensorflow` imports T
                        "import tensorflow as tf\nimport os\n")
     import tensorflow as tf
 elif ORDER == "enable_first":   # `npu-bridge run`: enable() imports TensorFlow
-    from npu_bridge import tf1_mode
+    from npu_bridge.hooks import tf1_mode
     r["enable"] = tf1_mode.enable()
     import tensorflow as tf
 else:                          # tensorflow_estimator imports TensorFlow
     import npu_bridge
     import tensorflow_estimator
     import tensorflow as tf
-from npu_bridge import tf1_mode
+from npu_bridge.hooks import tf1_mode
 import builtins
 r["import_wrapped_once"] = hasattr(builtins.__import__, "__wrapped__") and \
     not hasattr(builtins.__import__.__wrapped__, "__wrapped__")

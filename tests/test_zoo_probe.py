@@ -3,6 +3,7 @@ tiny synthetic zoo folders (no mirror, no TensorFlow, nothing run)."""
 import importlib.util
 import os
 import textwrap
+import sys
 
 import pytest
 
@@ -123,12 +124,12 @@ def folder(tmp_path):
 
 
 @pytest.mark.parametrize("exc,klass,detail", [
-    ("npu_bridge.tf1_mode.MissingTF1ModuleError: tf.contrib.slim is not available: it was removed",
+    ("npu_bridge.hooks.tf1_mode.MissingTF1ModuleError: tf.contrib.slim is not available: it was removed",
      "tf_contrib", "tf.contrib.slim"),
-    ("npu_bridge.tf1_mode.MissingTF1AttributeError: tf.nn.deconv2d is not available: it was removed",
+    ("npu_bridge.hooks.tf1_mode.MissingTF1AttributeError: tf.nn.deconv2d is not available: it was removed",
      "tf_api", "tf.nn.deconv2d"),
     ("ModuleNotFoundError: No module named 'tensorflow.contrib'", "tf_contrib", "tensorflow.contrib"),
-    ("npu_bridge.tf1_mode.MissingTF1ModuleError: tf.contrib.learn.python.learn is not available: no",
+    ("npu_bridge.hooks.tf1_mode.MissingTF1ModuleError: tf.contrib.learn.python.learn is not available: no",
      "contrib_no_library", "tf.contrib.learn.python.learn"),
     ("ModuleNotFoundError: No module named 'tensorflow.contrib.quantize'", "contrib_no_library",
      "tensorflow.contrib.quantize"),
@@ -226,3 +227,57 @@ def test_findings_and_summary_group_by_class_and_name():
     summary = zp.summary_markdown(rows, meta)
     assert "past imports (ok + past_imports): 2 of 5 run (40.0%)" in summary
     assert zp.counts(rows)["tf_contrib"] == 3
+
+
+def _stacks(*blocks):
+    """faulthandler's dump: one block per thread, most recent call first."""
+    out = []
+    for i, frames in enumerate(blocks):
+        out.append("%s 0x00007f00000%d (most recent call first):" % ("Current thread" if i == 0 else "Thread", i))
+        out += ['  File "%s", line %d in %s' % f for f in frames]
+        out.append("")
+    return "training step 10\n" + "\n".join(out)
+
+
+def test_classify_timeout_by_the_stacks_dumped_at_the_timeout(folder):
+    model, script = folder
+    lib = os.path.join(model, "mylib", "__init__.py")
+    # killed while main() ran (line 5: past the imports): it was past its imports
+    later = _stacks([(lib, 9, "step"), (script, 4, "main"), (script, 5, "<module>"),
+                     ("<frozen runpy>", 88, "_run_code")], [("/usr/lib/threading.py", 320, "wait")])
+    assert zp.parse_stacks(later)[:2] == [("<frozen runpy>", 88, "_run_code", ""), (script, 5, "<module>", "")]
+    assert zp.classify(None, later, True, script, model) == (
+        "past_imports", "timeout after its imports", "timeout at train.py line 5")
+    # killed inside `import mylib` (line 2), or with no stacks at all: a timeout
+    importing = _stacks([(lib, 3, "<module>"), (script, 2, "<module>")])
+    assert zp.classify(None, importing, True, script, model)[0] == "timeout"
+    assert zp.classify(None, "training step 10\n", True, script, model)[0] == "timeout"
+
+
+@pytest.mark.parametrize("preload", [False, True])
+def test_a_run_killed_at_the_timeout_dumps_its_stacks_first(tmp_path, preload):
+    model = str(tmp_path / "zoo" / "TensorFlow" / "built-in" / "cv" / "M")
+    script = write(model, "train.py", """\
+        import time
+        import npu_bridge
+        def main():
+            while True:
+                time.sleep(0.1)
+        if __name__ == "__main__":
+            main()
+        """)
+    entry = {"script": script, "cwd": model, "pythonpath": [model], "how": "test"}
+    project = os.path.dirname(os.path.dirname(os.path.abspath(zp.__file__)))
+    home = str(tmp_path / "home")
+    os.makedirs(home)
+    if preload:
+        server = zp.PreloadServer(sys.executable, project, home)
+        try:
+            returncode, output, timed_out, _ = server.run(entry, project, 15, home)
+        finally:
+            server.close()
+    else:
+        returncode, output, timed_out, _ = zp.run_entry(entry, sys.executable, project, 15, home)
+    assert timed_out
+    assert zp.classify(returncode, output, timed_out, script, model)[:2] == (
+        "past_imports", "timeout after its imports"), output[-2000:]

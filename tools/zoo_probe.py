@@ -299,6 +299,35 @@ def parse_traceback(output):
     return frames, exc
 
 
+STACK_START = re.compile(r"^(Current thread|Thread) 0x[0-9a-f]+ .*\(most recent call first\):$")
+STACK_FRAME = re.compile(r'^\s+File "(.*)", line (\d+) in (.*)$')
+# A run still going at the timeout gets this signal first; faulthandler, registered for it in
+# the run's process, writes every thread's stack to the run's output; then it is killed.
+STACK_SIGNAL = signal.SIGUSR1
+STACK_GRACE = 2.0   # seconds between the signal and the kill
+
+
+def parse_stacks(output):
+    """The frames of the stacks faulthandler dumped in `output`, each thread's outermost
+    first, as `(file, line, function, "")`; `[]` when there is none."""
+    frames, block = [], None
+    for line in output.splitlines():
+        if STACK_START.match(line):
+            if block:
+                frames += reversed(block)
+            block = []
+            continue
+        match = STACK_FRAME.match(line) if block is not None else None
+        if match:
+            block.append((match.group(1), int(match.group(2)), match.group(3), ""))
+        elif block is not None and line.strip() and not line.startswith(" "):
+            frames += reversed(block)
+            block = None
+    if block:
+        frames += reversed(block)
+    return frames
+
+
 def _split_exc(exc):
     name, _, message = exc.partition(":")
     if " " in name:  # "SyntaxError" lines are "SyntaxError: ..."; a bare message has spaces
@@ -384,6 +413,14 @@ def classify(returncode, output, timed_out, script, model_dir, project_dirs=(), 
 def _classify(returncode, output, timed_out, script, model_dir, project_dirs=(), source_cache=None):
     source_cache = {} if source_cache is None else source_cache
     if timed_out:
+        # the stacks dumped when the timeout hit (faulthandler, see STACK_SIGNAL): a script
+        # killed while training or reading data was past its imports
+        frames = parse_stacks(output)
+        own = [f for f in frames if os.path.realpath(f[0]) == os.path.realpath(script)
+               and f[2] == "<module>"]
+        if own and not _import_phase(frames, script, source_cache):
+            return "past_imports", "timeout after its imports", "timeout at %s line %d" % (
+                os.path.basename(script), own[0][1])
         return "timeout", "", "timeout"
     frames, exc = parse_traceback(output)
     # argparse/optparse print "usage:", absl "USAGE:" ... "Try --helpfull" (and exits 1).
@@ -499,7 +536,7 @@ def _child_env(entry, project, home):
 def run_entry(entry, python, project, timeout, home):
     """Run the entry script with `--help` under `python -m npu_bridge run --no-report` in a
     new process; returns `(returncode, output, timed_out, seconds)`."""
-    cmd = [python, "-m", "npu_bridge", "run", "--no-report", entry["script"], "--help"]
+    cmd = [python, "-c", _RUN_WRAPPER, "run", "--no-report", entry["script"], "--help"]
     start = time.monotonic()
     proc = subprocess.Popen(cmd, cwd=entry["cwd"], env=_child_env(entry, project, home),
                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
@@ -509,6 +546,7 @@ def run_entry(entry, python, project, timeout, home):
         out, _ = proc.communicate(timeout=timeout)
         timed_out = False
     except subprocess.TimeoutExpired:
+        _dump_stacks(proc.pid)
         os.killpg(proc.pid, signal.SIGKILL)
         out, _ = proc.communicate()
         timed_out = True
@@ -516,6 +554,22 @@ def run_entry(entry, python, project, timeout, home):
         _kill_group(proc.pid)
         _active.discard(proc.pid)
     return proc.returncode, out.decode("utf-8", "replace"), timed_out, time.monotonic() - start
+
+
+# `python -m npu_bridge ARGS`, with faulthandler registered for STACK_SIGNAL first
+_RUN_WRAPPER = ("import faulthandler, os, runpy, signal, sys; "
+                "faulthandler.register(signal.SIGUSR1, all_threads=True); "
+                "sys.path[0] = os.getcwd(); sys.argv[0] = '-m'; "
+                "runpy.run_module('npu_bridge', run_name='__main__', alter_sys=True)")
+
+
+def _dump_stacks(pid):
+    """Ask the run `pid` (its process, not its group) for its stacks, give it STACK_GRACE."""
+    try:
+        os.kill(pid, STACK_SIGNAL)
+    except ProcessLookupError:
+        return
+    time.sleep(STACK_GRACE)
 
 
 _active = set()   # process groups of the runs under way (killed when the probe is stopped)
@@ -539,7 +593,7 @@ def _kill_group(pid):
 class PreloadServer:
     """`--preload`: one long-lived `python zoo_probe.py --serve` per worker has imported
     TensorFlow once (as `npu-bridge run` does before a script's first line anyway) and forks
-    a child per script, which then runs `npu_bridge.cli.main(["run", ...])` as
+    a child per script, which then runs `npu_bridge.tools.cli.main(["run", ...])` as
     `python -m npu_bridge` would: same arguments, working directory, environment and
     `sys.path`. Saves TensorFlow's import (about 4 CPU seconds) per script."""
 
@@ -593,6 +647,7 @@ def serve():
                 status = raw
             elif time.monotonic() > deadline:
                 timed_out = True
+                _dump_stacks(pid)
                 _kill_group(pid)
                 _, status = os.waitpid(pid, 0)
             else:
@@ -613,6 +668,8 @@ def _serve_child(request, base_path):
         os.dup2(null, 0)
         os.dup2(fd, 1)
         os.dup2(fd, 2)
+        import faulthandler
+        faulthandler.register(STACK_SIGNAL, file=sys.__stderr__, all_threads=True)
         sys.stdin = open(0, closefd=False)
         os.chdir(request["cwd"])
         os.environ.clear()
@@ -621,7 +678,7 @@ def _serve_child(request, base_path):
         extra = [p for p in request["env"]["PYTHONPATH"].split(os.pathsep) if p]
         sys.path[:] = [os.getcwd()] + extra + [p for p in base_path if p not in extra]
         sys.argv = [os.path.join(extra[0], "npu_bridge", "__main__.py")] + request["argv"][2:]
-        from npu_bridge.cli import main as cli_main
+        from npu_bridge.tools.cli import main as cli_main
         try:
             code = cli_main(sys.argv[1:])
         except SystemExit as exc:
@@ -640,7 +697,7 @@ def _serve_child(request, base_path):
 
 
 ROW_FIELDS = ["folder", "script", "how", "cwd", "class", "detail", "error", "failing_line",
-              "returncode", "seconds"]
+              "returncode", "seconds", "timed_out"]
 
 
 _local = threading.local()   # each worker thread's PreloadServer
@@ -651,7 +708,7 @@ def probe_folder(zoo, folder, args, home):
     model_dir = os.path.join(zoo, folder)
     entry = pick_entry(model_dir)
     row = dict.fromkeys(ROW_FIELDS, "")
-    row.update({"folder": folder, "class": "no_entry", "returncode": None, "seconds": 0.0})
+    row.update({"folder": folder, "class": "no_entry", "returncode": None, "seconds": 0.0, "timed_out": False})
     if entry is None:
         return row, ""
     row.update(script=os.path.relpath(entry["script"], model_dir), how=entry["how"],
@@ -672,12 +729,14 @@ def probe_folder(zoo, folder, args, home):
     klass, detail, error = classify(returncode, output, timed_out, entry["script"], model_dir,
                                     project_dirs)
     frames, _ = parse_traceback(output)
+    if timed_out:
+        frames = parse_stacks(output)
     zoo_frames = [f for f in frames if _inside(os.path.realpath(f[0]), os.path.realpath(zoo))]
     if zoo_frames:
         file, line, _, code = zoo_frames[-1]
         row["failing_line"] = "%s:%d: %s" % (os.path.relpath(file, model_dir), line, code)
     row.update({"class": klass, "detail": detail, "error": error[:400], "returncode": returncode,
-                "seconds": round(seconds, 1)})
+                "seconds": round(seconds, 1), "timed_out": timed_out})
     return row, output
 
 
@@ -862,7 +921,7 @@ def reclassify(zoo, out, project):
         with open(log, encoding="utf-8") as handle:
             output = handle.read()
         model_dir = os.path.join(zoo, row["folder"])
-        timed_out = row["class"] == "timeout"
+        timed_out = row.get("timed_out", row["class"] == "timeout")
         klass, detail, error = classify(row["returncode"], output, timed_out,
                                         os.path.join(model_dir, row["script"]), model_dir, project_dirs)
         row.update({"class": klass, "detail": detail, "error": error[:400]})
@@ -974,7 +1033,7 @@ def main(argv=None):
                     write_outputs(args.out, [rows[f] for f in folders if f in rows], meta, partial=True)
                 print("[%d/%d] %-12s %s  %s" % (done, len(folders), row["class"], row["folder"],
                                                  row["error"][:120]), flush=True)
-                if args.keep_output and (output or row["class"] == "timeout"):
+                if args.keep_output and (output or row.get("timed_out")):
                     with open(os.path.join(args.out, "logs", _log_name(row["folder"])), "w") as handle:
                         handle.write(output)
     finally:

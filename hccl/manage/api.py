@@ -1,30 +1,13 @@
-"""Rank and group queries of the Ascend collective library (HCCL), answered from the job environment.
-
-Drop-in for the real ``hccl.manage.api`` (which calls ``libhcomm.so``). Here the answers come
-from the variables every Ascend job launcher sets:
-
-- ``RANK_SIZE``: number of ranks in the job (default 1 when unset);
-- ``RANK_ID``: this process's rank in ``hccl_world_group`` (default 0);
-- ``RANK_TABLE_FILE``: with ``RANK_SIZE`` > 1, the rank table decides the servers: a rank's
-  local ranks are the devices of its server (``hccl.manage._ranktable``);
-- without a table, ``LOCAL_RANK_SIZE``: ranks on this server (default: ``RANK_SIZE``, i.e. one
-  server) and ``LOCAL_RANK_ID``: this process's rank on its server (default:
-  ``RANK_ID % LOCAL_RANK_SIZE``).
-
-The environment is read at every call, so a test or launcher may change it between calls.
-Argument checks follow the real module: a group name is a non-empty ``str`` of at most 127
-characters, rank counts are positive ``int``s, rank ids non-negative ``int``s; a violation is a
-``ValueError`` (the real module's error type). Groups made by ``create_group`` are kept in this
-process only.
-
-This module imports neither TensorFlow nor ``npu_bridge`` (scripts import it on its own).
+"""Drop-in for the Ascend ``hccl.manage.api``: rank and group queries of HCCL, answered
+from the job environment (``RANK_SIZE``, ``RANK_ID``, ``RANK_TABLE_FILE``, ...).
+Imports neither TensorFlow nor ``npu_bridge``; notes: docs/design.md "Module notes".
 """
 import os
 import sys
 import threading
 import warnings
 
-from hccl.manage import _ranktable
+from hccl.manage import ranktable as _ranktable
 
 WORLD_GROUP = "hccl_world_group"
 # Real limit: 128 bytes including the terminating NUL.
@@ -35,7 +18,7 @@ _initialized = [False]
 _warned = set()
 
 
-def _mark_initialized():
+def mark_initialized():
     """Called by npu_bridge once this rank's collective system is up (its server started)."""
     _initialized[0] = True
 
@@ -239,7 +222,7 @@ def get_group_rank_from_world_rank(world_rank_id, group):  # real argument names
     return members.index(world_rank_id)
 
 
-def _register_internal_group(group, rank_ids):
+def register_internal_group(group, rank_ids):
     """A group npu_bridge makes for itself (send/receive pairs); kept if it exists."""
     with _lock:
         _groups.setdefault(group, tuple(rank_ids))

@@ -1,20 +1,6 @@
-"""Gradient split (allreduce fusion) strategy of the Ascend collective library, checked and recorded.
-
-Drop-in for the real ``hccl.split.api``. On an NPU the strategy tells HCCL where to cut the
-backward gradients into allreduce segments. On the CPU there is nothing to fuse, so the call
-validates its arguments exactly as the real one documents and records the strategy
-(``get_split_strategy``) so a tool or test can see what the script asked for.
-
-Rules (real module and its API page ``set_split_strategy_by_idx`` / ``..._by_size``):
-- ``group``: a non-empty ``str`` of at most 127 characters naming ``hccl_world_group`` or a
-  group made by ``hccl.manage.api.create_group``;
-- ``idxList``: a non-empty ``list`` of ``int`` gradient indices in [0, 2**32 - 1], strictly
-  ascending, at most 8 segments;
-- ``dataSizeList``: a non-empty ``list`` of non-negative ``int``/``float`` percentages summing to
-  100, at most 8 segments. When both kinds are set for a group, the size strategy wins (doc).
-Every violation is a ``ValueError`` (the real module's error type).
-
-This module imports neither TensorFlow nor ``npu_bridge``.
+"""Drop-in for the Ascend ``hccl.split.api``: the gradient split (allreduce fusion) strategy,
+checked as the real module documents and recorded (``get_split_strategy``).
+Imports neither TensorFlow nor ``npu_bridge``; notes: docs/design.md "Module notes".
 """
 import threading
 

@@ -1,17 +1,5 @@
-"""`mox.file`: ModelArts MoXing's file API on a local folder.
-
-`obs://bucket/key` and `s3://bucket/key` name `<root>/bucket/key`, where `<root>` is
-`$MOXING_LOCAL_ROOT` (read at each call), default `~/.cache/npu_bridge/moxing`; any other
-path is a local path and used as it is. A URL that would leave `<root>` (a `..` component,
-or a symbolic link under `<root>` pointing outside it) raises `MoxingPathError`.
-
-Names, arguments and meanings follow the public ModelArts MoXing developer guide ("MoXing
-Framework", "Mapping Between mox.file and Local APIs and Switchover", "Sample Code for
-Common Operations"): `copy` copies one file, `copy_parallel` a directory tree,
-`list_directory(recursive=False)` is `os.listdir`, `remove(recursive=True)` is
-`shutil.rmtree`, `get_size` of a folder is 0 unless `recursive=True`, and `shift('os',
-'mox')` makes the local APIs of that guide's table accept OBS URLs (`shift('mox', 'os')`
-undoes it). Credentials (`set_auth`) have no meaning here and are ignored.
+"""`mox.file`: ModelArts MoXing's file API on a local folder (`obs://` and `s3://` URLs name
+files under `$MOXING_LOCAL_ROOT`). Notes: docs/design.md "Module notes".
 """
 import builtins
 import glob as _glob_mod

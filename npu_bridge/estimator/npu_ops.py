@@ -1,12 +1,5 @@
-"""NPU ops of the Ascend adapter (``npu_bridge.estimator.npu_ops``) with their CPU meaning.
-
-Same public names and signatures as the real module. Each op is built from stock TensorFlow
-ops in graph mode, so it runs under ``tf.compat.v1`` sessions and inside ``tf.estimator``
-model_fns and has gradients where the NPU op has them. Ops whose meaning depends on NPU
-hardware (device data channels, an ONNX model compiled for the NPU, ...) raise
-``NotImplementedError`` naming the op and the reason.
-
-Like the real module, graph-only ops raise ``RuntimeError`` when called eagerly.
+"""NPU ops of the Ascend adapter (``npu_bridge.estimator.npu_ops``) built from stock TensorFlow
+ops; hardware-only ops raise ``NotImplementedError``. Notes: docs/design.md "Module notes".
 """
 import numbers
 import threading

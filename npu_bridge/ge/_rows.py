@@ -1,18 +1,5 @@
-"""Catalog data: one row per option (see `npu_bridge.ge.catalog` for the columns).
-
-Facts from the reference `npu_options.json` / `option_values.json` (interface facts of the
-real adapter), GE key spellings from GE's `ge_common_api_types.h`, estimator write modes
-from the real `estimator/npu/npu_estimator.py`; where a seed says otherwise the seed wins
-(`source` names it). A new option is one more row here.
-
-`merge_reset` (several NpuOptimizer custom optimizers; catalog docstring) from the real
-adapter's tf_adapter/util/npu_attrs.cc, NpuAttrs::SetNpuOptimizerAttr (GE init/session/graph
-options and the adapter's pass options; GetPassOptions agrees for `job`): a later NpuOptimizer
-without the key sets `job` = "localhost", `jit_compile` = "2" (auto),
-`shape_generalization_mode` = "STRICT", `aoe_mode` = $AOE_MODE (unset here); while
-`profiling_mode` is on, `profiling_options` = the adapter's default JSON; while `enable_dump`
-or `enable_dump_debug` is on, a missing `dump_path` fails the session ("if use dump function,
-dump_path must be set").
+"""Catalog data: one row per option (columns: `npu_bridge.ge.catalog`). A new option is one
+more row here. Notes: docs/design.md "Module notes".
 """
 
 ROWS = [

@@ -1,60 +1,6 @@
-"""The option catalog: one declarative row per NPU/GE option.
-
-Every other part of `npu_bridge` (validation, mapping to GE keys, the config classes'
-rendering into a `parameter_map`, the generated docs, lint and `explain`) reads these rows;
-no option has code of its own. The rows live in `npu_bridge.ge._rows` as plain data; this
-module gives them a typed shape (`Option`, `Route`) and builds the lookups once at import.
-
-Two kinds of rows:
-- `parameter_map` rows (`row.key` set): the keys the real adapter reads from the
-  `NpuOptimizer` custom optimizer or the real `NPUEstimator` writes there: the reference's 107
-  (`npu_options.json` / `option_values.json`) and `const_input`, which only
-  `NpuAttrs::GetPassOptions` reads (the reference lists it under `in_adapter_source_not_among_107`).
-- GE rows (`row.key` is None, `row.ge_key` set): GE options a user can give directly
-  (`resolve_ge`), from the seed `ge_memory_options_zh.txt`; two of them also carry the
-  `ir_option` name of the seed `ir_memory_options_en.txt`.
-
-Column meanings (stable attribute names; other modules depend on them):
-- `name`: the row's own name (`key` for parameter_map rows, else `ge_key`).
-- `key`: the `parameter_map` key, or None.
-- `field`: the `AttrValue` field the adapter reads (`b`, `i`, `s`, `f`), None for GE rows.
-- `other_fields`: {field: "convert" | "accept"}: another field that is not an error
-  ("convert": older adapters read it, accepted with a warning and converted; "accept": the
-  real NPUEstimator itself writes it there).
-- `runconfig_arg`: the `NPURunConfig` argument or dotted config-class attribute that sets
-  it (`memory_config.static_memory_policy`), or None.
-- `estimator_write`: what the real `NPUEstimator` does with the key: "always" (always
-  written; for a dotted `runconfig_arg`, always when that container object is given),
-  "when_set" (written when the argument is not None), "never".
-- `estimator_value`: a constant the estimator writes (e.g. `use_off_line` True), else None.
-- `estimator_default`: the value written when the container object is absent (e.g.
-  `enable_dump` False without a DumpConfig), else None.
-- `estimator_requires`: another argument that must be set/true for the key to be written
-  (`work_path` needs `aoe_mode`), else None.
-- `routes`: tuple of `Route`: where the adapter forwards the value (level `global` =
-  GEInitialize, `session` = ge::Session, `graph` = AddGraph, `adapter` = kept by the
-  adapter) under which GE key, when, and how formatted.
-- `levels`: for GE rows, the levels GE accepts the key at (seeds first, else the reference
-  `ge_option_scopes.json`); for parameter_map rows, the levels of its routes.
-- `rule`: the generic check kind: "bool", "enum", "range", "clamp", "regex", "int_string",
-  "path", "write_dir" (a folder GE writes into: `npu_bridge.ge.paths`), "json", "any". Parameters: `allowed` (enum), `min`/`max` (range, clamp,
-  int_string), `pattern`, a valid `example` and `format`, the pattern in words
-  (regex: messages, `explain` and docs say the words and the example, never the pattern).
-- `legacy_values`: {value: reason}: values outside the documented set that the adapter's
-  own checks accept; accepted with a warning.
-- `products`: product ids the option is supported on (None = all); `value_products`:
-  {value: product ids}; `product_severity`: "error" where the seeds say so, else "warning".
-- `adapter_check`: what the real adapter does with a bad value: "none", "error" (session
-  creation fails), "fatal" (process abort), "clamp", "override".
-- `source`: where the row's rules come from (seed file name or vendor doc page).
-- `merge_reset`: with several `NpuOptimizer` custom optimizers (the real adapter reads them
-  all in order, a later one overriding the keys it sets), what a later one that lacks the key
-  does: None (the earlier value stays), "always" (reset to the adapter default, e.g. `job`), or
-  a tuple of keys (reset only while one of them is on, e.g. `profiling_options` while
-  `profiling_mode`).
-- `plugin_key`: the key the real `npu_plugin.npu_resource_init` sends the option under at
-  GEInitialize when its Python module spells it differently from `ge_key`, else None (it
-  sends `ge_key`, formatted as the row's global route to `ge_key`).
+"""The option catalog: one declarative row per NPU/GE option, given a typed shape (`Option`,
+`Route`) and looked up here; every other part reads these rows. Column meanings: docs/design.md
+"Module notes".
 """
 import difflib
 from dataclasses import dataclass, field as _field
@@ -360,7 +306,7 @@ def _cross(spec):
     if (rule.kind not in CROSS_KINDS or rule.failure not in CROSS_FAILURES
             or rule.level not in CROSS_LEVELS):
         raise ValueError("bad cross-option rule %r" % (spec,))
-    from npu_bridge.ge._scopes import SCOPES   # the GE keys GE reads
+    from npu_bridge.ge.scopes import SCOPES   # the GE keys GE reads
     known = BY_KEY if rule.level == "parameter_map" else (
         lambda k: k in BY_GE_KEY or k in SCOPES)
     unknown = [k for k in rule.keys if not (known(k) if callable(known) else k in known)]

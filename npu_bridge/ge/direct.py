@@ -5,7 +5,7 @@ import os
 import re
 
 from npu_bridge.ge import catalog, cross, products
-from npu_bridge.ge._scopes import SCOPES
+from npu_bridge.ge.scopes import SCOPES
 from npu_bridge.ge.diagnostics import make
 from npu_bridge.ge.options import GeOptions
 from npu_bridge.ge.rule_kinds import _DECIMAL, _check, _fast_ok, _invalid, _text

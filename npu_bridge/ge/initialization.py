@@ -99,7 +99,7 @@ class GeInitialization:
         keys GE reads (reference ge_option_scopes.json)."""
         if self._index is None:
             from npu_bridge.ge import catalog
-            from npu_bridge.ge._scopes import SCOPES
+            from npu_bridge.ge.scopes import SCOPES
             index = {}
             for row in catalog.OPTIONS:
                 if not row.key:

@@ -1,29 +1,6 @@
-"""Spellings of older adapter releases: one table, read by the resolver, NPURunConfig and lint.
-
-A script written for the release its team runs passes arguments and `parameter_map` keys the
-current adapter no longer has. Each row is one such spelling: where it is written
-(a constructor argument of `NPURunConfig` or `ProfilingConfig`, or a `parameter_map` key), which releases took it (with the
-source), what the current adapter does with it, where the setting lives today, and, for a
-constructor argument, what the older `NPUEstimator` wrote into the `parameter_map`.
-The resolver and lint turn a row into one `NPB108` warning instead of the `NPB100` error /
-`TypeError` of an unknown spelling; a spelling no release had (`sump_mode`,
-`autotune_tune_mode`) is not here and stays an error with its "did you mean".
-
-Columns:
-- `name`: the spelling; `where`: the class whose constructor took it ("NPURunConfig",
-  "ProfilingConfig") or "parameter_map".
-- `field`: for a key, the AttrValue field the older adapter read ("s", "b").
-- `releases`: the releases that took it, with their source.
-- `now`: what the current adapter does with the key: "read" (still read: only the
-  constructor dropped it) or "ignored" (the key is dropped silently).
-- `moved_to`: where the setting lives in the current adapter ("" when nowhere).
-- `writes`: for an argument, `(key, field)` the older NPUEstimator wrote when the value is
-  not None (None: nothing); `requires`: the other arguments of the same class (older or
-  current) that must be given, not None nor False, for it to be written (op_tune_mode was
-  written with mstune_mode only; fp_point with bp_point and enable_profiling=True).
-Sources: the release branches of Ascend/tensorflow (r1.1.1 .. r1.15.0, r2.1.0, r3.x, 2020-08
-.. 2023: npu_config.py, npu_estimator.py, util/npu_attrs.cc) and hicann/tensorflow (the
-current adapter and its docs).
+"""Spellings of older adapter releases: one table, read by the resolver, NPURunConfig and
+lint (an `NPB108` warning instead of an unknown spelling's error). Columns and sources:
+docs/design.md "Module notes".
 """
 from types import MappingProxyType
 from typing import NamedTuple, Optional, Tuple

@@ -1,12 +1,5 @@
 """GE's device-memory plan of a graph, computed on the CPU (no TensorFlow import).
-
-Input: a `Graph` (nodes in topological order, each with its op type, its outputs' static
-shape and dtype and its inputs as (producer, output index)); the memory options from a
-`GeOptions` (`MemoryOptions.from_ge`); the `Assumptions` the CPU cannot know. Output: a
-`GraphPlan` (feature map with and without reuse, variables, weights, the schedule) and a
-`SessionPlan` over the graphs of one session (`static_memory_policy`), with GE's verdict.
-Rules: reference ge_memory.md (GE `block_mem_assigner.cc`, `tensor_utils.cc`,
-`graph_mem_assigner.cc`, `graph_var_manager.h`) and the seeds; docs/memory.md.
+Notes: docs/design.md "Module notes"; rules: docs/memory.md.
 """
 from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, List, Optional, Tuple

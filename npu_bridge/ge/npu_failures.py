@@ -2,7 +2,7 @@
 captured GE graph and the session's configuration (no TensorFlow import).
 
 Rows 1-7 and 12 of reference npu_failure_cases.md; codes NPB170-NPB178 in
-`npu_bridge.ge.diagnostics.CODES`. Input: `GraphFacts` (what `npu_bridge._graph_capture`
+`npu_bridge.ge.diagnostics.CODES`. Input: `GraphFacts` (what `npu_bridge.hooks.graph_capture`
 read from the graph), the graph's `memory_plan.GraphPlan`, the session's `GeOptions` and the
 environment. docs/memory.md "NPU-only failures".
 """

@@ -1,15 +1,5 @@
-"""Safety of directory paths GE writes files into (catalog rule kind `write_dir`).
-
-GE writes the external weight files (and removes its `tmp_weight_<pid>_<sessionid>` folder
-again) under `ge.externalWeightDir`, else under `$ASCEND_WORK_PATH`. A path there is unsafe,
-and refused with diagnostic NPB136, when:
-- it holds a NUL byte or a line break (no file system takes it);
-- it has a `..` component: where it lands depends on the symlinks along the way (`link/..` is
-  the parent of the link's *target*), so the message gives the normalised path to use;
-- the directory itself is a symbolic link (GE would write, and later delete, through it), or
-  it exists and is not a directory.
-Symlinks higher up the path (a site's `/data -> /mnt/data`) are the machine's layout and are
-accepted. Nothing here creates, opens or removes anything; `os.lstat` is the only access.
+"""Safety of directory paths GE writes files into (catalog rule kind `write_dir`, NPB136);
+nothing here touches the file system but `os.lstat`. Notes: docs/design.md "Module notes".
 """
 import os
 import stat

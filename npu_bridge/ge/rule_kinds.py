@@ -3,7 +3,7 @@
 `_check` is the full check of a value (the diagnostics GE and the adapter give);
 `_fast_test` / `_fast_ok` the plain-validity test the generated reader inlines;
 `_formatter` how a route writes a value as GE text. Used by the resolver, by
-`resolve_ge` (`npu_bridge.ge.direct`) and by the argument types of `npu_bridge._argtypes`.
+`resolve_ge` (`npu_bridge.ge.direct`) and by the argument types of `npu_bridge.ge.argtypes`.
 """
 import json
 import re

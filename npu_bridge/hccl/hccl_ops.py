@@ -1,25 +1,6 @@
-"""Collective operations of the Ascend adapter (``npu_bridge.hccl.hccl_ops``).
-
-Same names, signatures and defaults as the real module (which builds ``HcomAllReduce`` and
-friends for HCCL). With a group of one rank every collective has an exact meaning, built here
-from stock TensorFlow ops (``tf.identity``, slices), gradients included.
-
-With several ranks (a job started by ``npu-bridge run --ranks N``, or any launcher setting
-``RANK_TABLE_FILE``, ``RANK_SIZE``, ``RANK_ID``) the collectives are TensorFlow's own
-(``tensorflow.python.ops.collective_ops`` over this rank's ``tf.distribute.Server``, see
-``npu_bridge._cluster`` and docs/collectives.md): ``allreduce`` (sum, prod, max, min; its
-gradient is an allreduce "sum" of the gradient, as the real op registers), ``broadcast``,
-``allgather``, ``reduce``, ``reduce_scatter``, ``send`` / ``receive`` (a broadcast inside a
-group of the two ranks). A collective on a group runs on its members only. ``RANK_SIZE`` > 1
-without a usable rank table raises ``MultiRankUnsupportedError``: no result is ever made up.
-
-Argument checks (real op definitions and the API pages): ``reduction`` in
-{"sum", "prod", "max", "min"}; ``fusion`` in {0, 1, 2} for allreduce and {0, 2} for the others;
-``root_rank`` / ``dest_rank`` / ``src_rank`` a rank of the group; ``rank_size`` equal to the
-group's size. Violations raise ``ValueError``. Static shapes follow the real ops' shape
-functions (``tf_adapter/ops/hccl/hccl_ops.cc``): allgather and reduce_scatter keep an unknown
-rank or an unknown first dimension as given, refuse a scalar, and scale a known first
-dimension by ``rank_size`` (reduce_scatter: it must be a multiple of it).
+"""Collective operations of the Ascend adapter (``npu_bridge.hccl.hccl_ops``): exact with one
+rank, TensorFlow's collectives over several (``npu_bridge.hooks.cluster``).
+Notes: docs/design.md "Module notes"; docs/collectives.md.
 """
 import tensorflow as tf
 
@@ -34,7 +15,7 @@ class MultiRankUnsupportedError(RuntimeError):
 
 
 def _cluster():
-    from npu_bridge import _cluster as cluster
+    from npu_bridge.hooks import cluster
     return cluster
 
 
@@ -43,7 +24,7 @@ def _group_size(group, op_name):
     job TensorFlow's collectives can run (``MultiRankUnsupportedError`` otherwise)."""
     size = _hccl_api.get_rank_size(group)
     if _hccl_api.world_rank_size() > 1:
-        from npu_bridge import _ranks
+        from hccl.manage import ranktable as _ranks
         try:
             _cluster().job()
         except _ranks.RankTableError as err:
@@ -122,7 +103,7 @@ def allreduce(tensor, reduction, fusion=1, fusion_id=-1, group="hccl_world_group
     Returns: the elementwise reduction over the group's ranks (one rank: ``tf.identity``);
       its gradient is the allreduce "sum" of the incoming gradient.
     Raises: ValueError for a bad argument; MultiRankUnsupportedError for several ranks
-      outside a multi-process job; npu_bridge._cluster.CollectiveError when this rank is not
+      outside a multi-process job; npu_bridge.hooks.cluster.CollectiveError when this rank is not
       in ``group``.
     """
     _check_reduction(reduction)

@@ -193,7 +193,7 @@ def test_estimator_without_user_optimizer_unchanged():
 
 # ---------------------------------------------------------------- the Session patch
 def test_session_patch_cache_sees_every_npu_optimizer():
-    from npu_bridge import _session_patch
+    from npu_bridge.hooks import session_patch as _session_patch
     _session_patch.clear_caches()
     first = proto({"precision_mode": "force_fp32"})
     ge1 = _session_patch.resolve_session_config(first)
@@ -209,7 +209,7 @@ def test_session_patch_cache_sees_every_npu_optimizer():
 
 
 def test_session_patch_injects_only_when_none_and_warns_about_a_near_miss():
-    from npu_bridge import _session_patch
+    from npu_bridge.hooks import session_patch as _session_patch
     _session_patch.clear_caches()
     config = proto({"precision_mode": "force_fp32"}, names=["NPUOptimizer"])
     assert _session_patch.find_npu_optimizer(config) is None

@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from npu_bridge import cli
+from npu_bridge.tools import cli
 from npu_bridge.ge import NpuConfigError, catalog, resolve
 
 

@@ -8,7 +8,7 @@ runs it in the Keras session before the first batch, as the real callback does.
 import tensorflow as tf
 
 from hccl.manage import api as _hccl_api
-from npu_bridge._keras2 import keras_class
+from npu_bridge.hooks.keras2 import keras_class
 from npu_bridge.hccl import hccl_ops
 
 

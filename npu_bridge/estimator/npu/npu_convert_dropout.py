@@ -1,12 +1,5 @@
-"""Importing this module makes Keras ``Dropout`` layers use ``npu_ops.dropout`` (real behaviour).
-
-The real module replaces ``Dropout.call`` so that, when the layer has no ``noise_shape``,
-training-mode dropout runs the NPU dropout op with ``keep_prob = 1 - rate``; with a
-``noise_shape`` it keeps the stock dropout. This module patches the Keras ``Dropout`` class
-that ``tf.keras.layers.Dropout`` (and ``tf.compat.v1.layers.Dropout``, its subclass) resolve to,
-in the same way. The CPU meaning is unchanged in distribution (keep with probability
-``1 - rate``, scale kept values by ``1 / (1 - rate)``); only the random stream differs.
-Eager calls (where ``npu_ops.dropout`` is unavailable, as on the NPU) use the stock code.
+"""Importing this module makes Keras ``Dropout`` layers use ``npu_ops.dropout``, as the real
+module does. Notes: docs/design.md "Module notes".
 """
 import numbers
 

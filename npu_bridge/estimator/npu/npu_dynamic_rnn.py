@@ -1,30 +1,6 @@
-"""NPU fused RNN layers (``npu_dynamic_rnn``): ``DynamicRNN`` (LSTM) and ``DynamicGRUV2`` on the CPU.
-
-Same constructors, variables (names, shapes, initialisers) and outputs as the real layers,
-computed with stock TensorFlow (``tf.scan`` over time). Input and outputs are time-major:
-x [T, B, I]; every output is [T, B, H] (bidirectional LSTM: [2, T, B, H], forward then
-reversed direction).
-
-``DynamicRNN`` (real ``DynamicRNN``/``DynamicRNNV2`` ops) returns the eight outputs
-``[y, output_h, output_c, i, j, f, o, tanhc]``: gate order i, j, f, o (as ``tf.nn.rnn_cell``);
-``i, j, f, o`` are the activated gates (``f`` includes ``forget_bias``), ``output_h``/``output_c``
-are the states at every step, ``y`` equals ``output_h``. Weights: w [I + H, 4H] (x then h rows),
-b [4H].
-
-``DynamicGRUV2`` returns ``[y, output_h, update, reset, new, hidden_new]``; gate order "zrh"
-(update, reset, candidate) in the 3H columns of weight_input [I, 3H] / weight_hidden [H, 3H];
-``reset_after=True`` applies the reset gate after the hidden matmul (as cuDNN/Keras GRU v2).
-``hidden_new`` is the hidden-side candidate term ``h @ W_hn + b_hn``.
-
-With ``seq_length`` [B], steps at or after a sequence's length output zeros and carry the state
-unchanged. Options the CPU build does not model (peepholes, projection, cell_clip >= 0 for GRU,
-keep_prob < 1, cell_depth > 1, other cell types or activations) raise ``NotImplementedError``.
-
-Static shapes are those of the real ops' shape functions (hicann/tensorflow
-tf_adapter/ops/aicore/npu_aicore_ops.cc, DynamicRnn/DynamicRnnV2/DynamicGruV2, and the real
-layers' bidirectional stacking): ``y``, ``output_h`` (and ``output_c``) are
-[x.dim0, x.dim1, H] (bidirectional [2, ...]), H from the weights (LSTM: w.dim0 - x.dim2;
-GRU: weight_hidden.dim0); the gate outputs have an unknown static shape, as there.
+"""NPU fused RNN layers (``npu_dynamic_rnn``): ``DynamicRNN`` (LSTM) and ``DynamicGRUV2``
+computed with stock TensorFlow, with the real layers' constructors, variables, outputs and
+static shapes. Notes: docs/design.md "Module notes".
 """
 import math
 

@@ -1,30 +1,6 @@
-"""NPUEstimator and NPUEstimatorSpec on stock ``tf.estimator``.
-
-Signatures follow the real adapter's ``npu_bridge/estimator/npu/npu_estimator.py``
-(hicann/tensorflow). What the estimator does here:
-- at construction: checks `config` is an ``NPURunConfig``; builds the session config the real
-  estimator builds (``npu_config.render_session_config``: the user's ``session_config``, the
-  rewrite optimizers and the ``NpuOptimizer`` custom optimizer with its ``parameter_map``);
-  resolves the configuration into GE options (``npu_bridge.ge.resolve``), so a bad one raises
-  ``NpuConfigError`` before any graph is built; records the result
-  (``npu_bridge._records``, kind "estimator"; a refused one with ``refused=True``);
-- in TRAIN mode, as the real one: an ``NPUCheckpointSaverHook`` when checkpoints are on, a
-  variable broadcast hook when the job has more than one rank, and with
-  ``iterations_per_loop`` N > 1 the train op grouped into ``IterationOp`` with a
-  ``SetIterationsVarHook``. ``IterationOp`` is registered as a loop op
-  (``util.register_loop_op``), so each ``Session.run`` of it advances N steps (see
-  ``npu_bridge._session_patch``): hooks see the global step move by N per run; with
-  ``train(steps=...)`` / ``train(max_steps=M)`` the stop hook is ``npu_hook._LoopStopAtStepHook``,
-  which runs the last loop with only the steps left, so training ends exactly at M whatever M
-  and the start step (hooks see each loop's end step, the last one M). It also follows every
-  ``StopAtStepHook`` of the session (``train(hooks=...)``, ``TrainSpec.hooks``, the model_fn's
-  training hooks): training ends exactly at the smallest of their last steps and M. EVAL and
-  PREDICT run no loop: ``evaluate(steps=K)`` runs K steps;
-- ``host_call``: the real estimator sends the tensors through the device outfeed each step and
-  runs ``host_fn`` on the host; here ``host_fn`` is built in the graph after the train op (after
-  the loss in EVAL) and runs with every step, including every step of a loop.
-Training, evaluation, prediction, export and ``train_and_evaluate`` are stock ``tf.estimator``;
-nothing NPU-only is added to the PREDICT graph, so an exported SavedModel holds stock ops only.
+"""NPUEstimator and NPUEstimatorSpec on stock ``tf.estimator``: the real signatures; the
+configuration resolved and recorded at construction, iteration loops and host calls in TRAIN
+mode. Notes: docs/design.md "Module notes".
 """
 import copy
 import os
@@ -36,7 +12,7 @@ from tensorflow.python.util import function_utils
 from tensorflow.python.util import tf_inspect
 from tensorflow_estimator.python.estimator import estimator as _estimator_lib
 
-from npu_bridge import _records
+from npu_bridge.ge import records as _records
 from npu_bridge.estimator.npu import util
 from npu_bridge.estimator.npu.npu_config import NPURunConfig
 from npu_bridge.estimator.npu.npu_config import render_session_config

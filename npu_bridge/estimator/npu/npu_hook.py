@@ -1,12 +1,5 @@
-"""Session-run hooks of the Ascend estimator, on stock TensorFlow.
-
-Same class names and constructor signatures as the real adapter's
-``npu_bridge/estimator/npu/npu_hook.py`` (hicann/tensorflow). What differs on the CPU:
-- there is no device to broadcast to with one rank: ``NPUBroadcastGlobalVariablesHook`` does
-  nothing unless the job has more than one rank (as the real one);
-- there is no outfeed channel: ``NPULogOutfeedSessionHook`` has nothing to drain and
-  ``NPUInfeedOutfeedSessionHook`` only initialises and flushes the summary writers of the
-  host-call ops (which ``NPUEstimator`` runs in the graph itself).
+"""Session-run hooks of the Ascend estimator on stock TensorFlow (the real class names and
+signatures). Notes: docs/design.md "Module notes".
 """
 import os
 
@@ -175,7 +168,7 @@ class _LoopStopAtStepHook(tf.compat.v1.train.StopAtStepHook):
             self._num_steps = self._last_step = None
         else:
             super().__init__(num_steps=num_steps, last_step=last_step)
-        self._record = record  # the estimator's configuration record (npu_bridge._records)
+        self._record = record  # the estimator's configuration record (npu_bridge.ge.records)
         self._loops = {}       # loop op -> its registered N
         self._counts = {}      # loop op -> the count set for the next run
         self._max_loop = 1
@@ -228,7 +221,7 @@ class _LoopStopAtStepHook(tf.compat.v1.train.StopAtStepHook):
         if n <= 1 or last <= start or (last - start) % n == 0:
             return
         npu_end = start + -(-(last - start) // n) * n
-        from npu_bridge import _records
+        from npu_bridge.ge import records as _records
         from npu_bridge.ge.diagnostics import make
         diag = make("NPB124", "iterations_per_loop", n,
                     "train() runs %d steps (global step %d to %d, set by %s), not a multiple of "

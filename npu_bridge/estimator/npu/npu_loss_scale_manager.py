@@ -1,30 +1,6 @@
-"""Loss-scale managers of the Ascend adapter (``npu_loss_scale_manager``), on stock TensorFlow.
-
-Same classes, signatures and update rules as the real module (which extends the TF 1.15
-``tf.contrib.mixed_precision`` managers):
-
-- ``FixedLossScaleManager(loss_scale, enable_overflow_check=True)``: a constant scale.
-- ``ExponentialUpdateLossScaleManager(init_loss_scale, incr_every_n_steps,
-  decr_every_n_nan_or_inf=2, incr_ratio=2, decr_ratio=0.8)``: after ``incr_every_n_steps``
-  consecutive finite steps the scale is multiplied by ``incr_ratio`` (unless that would pass
-  3.4e38, the float32 limit the real manager guards); after ``decr_every_n_nan_or_inf``
-  non-finite steps (counted since the last scale change; a non-finite step resets the good
-  count) it is multiplied by ``decr_ratio``, never below 1. Each change resets both counters.
-
-The scale is a graph tensor named ``loss_scale`` (``graph.get_tensor_by_name("loss_scale:0")``
-works, as real scripts rely on): a float32 constant for the fixed manager, a non-trainable
-float32 reference variable for the exponential one (a reference variable, not a resource
-one, because its ``:0`` output is then the value, as in TF 1.15). The counters are int32
-variables ``good_steps`` and ``bad_steps``.
-
-TensorFlow's own ``DynamicLossScale`` is not used as the engine: it halves the scale at the
-first non-finite step and has no ``decr_every_n_nan_or_inf``/``decr_ratio``, so it would not
-reproduce the NPU schedule. The update here is branch-free (``tf.where`` + assigns), so it works
-with either TensorFlow control-flow implementation.
-
-State lives in the graph the manager was created in; used from another graph (an estimator
-that builds a new graph per mode, a manager built outside the ``model_fn``), the manager
-creates the same tensors in that graph on first use.
+"""Loss-scale managers of the Ascend adapter (``FixedLossScaleManager``,
+``ExponentialUpdateLossScaleManager``) on stock TensorFlow, with the real update rules.
+Notes: docs/design.md "Module notes".
 """
 import tensorflow as tf
 
@@ -110,9 +86,9 @@ class ExponentialUpdateLossScaleManager(LossScaleManager):
         self._decr_ratio = float(decr_ratio)
         self._states = {}
         self._state()  # variables now, in the current graph, as the real manager does
-        from npu_bridge import _records
+        from npu_bridge.ge import records as _records
         if _records.capture[0]:   # npu-bridge run: under control_dependencies fails on the NPU
-            from npu_bridge import _graph_capture
+            from npu_bridge.hooks import graph_capture as _graph_capture
             _graph_capture.note_loss_scale_manager(type(self).__name__)
 
     def _state(self):

@@ -1,25 +1,5 @@
-"""``NPULossScaleOptimizer``: dynamic/fixed loss scaling with overflow skip, as on the NPU.
-
-Semantics of the real optimizer (which extends TF 1.15's contrib ``LossScaleOptimizer``):
-
-1. ``compute_gradients``: the loss is multiplied by ``loss_scale_manager.get_loss_scale()``,
-   the wrapped optimizer computes the gradients, and each gradient is multiplied by
-   ``1 / loss_scale`` (so the returned gradients are those of the unscaled loss).
-2. ``apply_gradients``: an overflow check yields a scalar bool tensor named
-   ``overflow_status_reduce_all`` (True when no overflow, the real tensor's meaning); the
-   wrapped optimizer's update runs only when it is True, and the manager's
-   ``update_loss_scale`` runs every step.
-
-On the NPU the check reads the device's floating-point status register; on the CPU an
-overflow shows up as inf/nan in the gradients, so the check is "every gradient is finite"
-(``tf.math.is_finite``). With ``is_distributed=True`` the status goes through
-``hccl_ops.allreduce`` like the real one (exact with one rank; over the ranks of a multi-rank
-job, so every rank skips the same steps). With a
-``FixedLossScaleManager(..., enable_overflow_check=False)`` the status is the constant True.
-
-A skipped step changes no variable, the global step included: the global step is advanced by
-the wrapped optimizer's ``apply_gradients``, which the real optimizer (and this one) runs only
-on finite steps. The loss-scale counters still advance.
+"""``NPULossScaleOptimizer``: loss scaling with the NPU's overflow skip (a step with a
+non-finite gradient changes no variable). Notes: docs/design.md "Module notes".
 """
 import tensorflow as tf
 

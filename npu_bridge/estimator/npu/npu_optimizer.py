@@ -1,29 +1,13 @@
-"""Distributed optimizer wrappers of the Ascend adapter (``npu_optimizer``), for one rank.
-
-Same names, signatures and defaults as the real module:
-``NPUDistributedOptimizer(optimizer, is_weight_update_sharding=False, name=None)``,
-``NPUOptimizer(opt, loss_scale_manager=None, is_distributed=False, is_loss_scale=False,
-is_tailing_optimization=False, name=None)``, ``KerasDistributeOptimizer(optimizer,
-name="NpuKerasOptimizer", **kwargs)``, ``npu_distributed_optimizer_wrapper(optimizer)``,
-``allreduce(tensor, average=True)``, ``reduce(tensor, root_rank, average=True, fusion=0,
-fusion_id=-1)`` and ``npu_allreduce(values, reduction="mean", fusion=1, fusion_id=-1,
-group="hccl_world_group")``.
-
-The TF1 wrappers are real ``tf.compat.v1.train.Optimizer`` subclasses that delegate to the
-wrapped optimizer (``compute_gradients``, ``apply_gradients``, ``get_slot``, ``variables`` ...),
-so they nest in any order with ``NPULossScaleOptimizer``. Gradients are averaged over the
-ranks with ``hccl_ops`` as on the NPU: with one rank (``RANK_SIZE`` unset or 1) the wrappers
-are exact pass-throughs (as the real ones, which skip the allreduce for one rank); with more
-ranks (``npu-bridge run --ranks N``, docs/collectives.md) each gradient is allreduced ("sum")
-on TensorFlow's collectives and divided by the rank count. Outside a multi-rank job
-``RANK_SIZE`` > 1 raises ``hccl_ops.MultiRankUnsupportedError`` when the graph is built.
+"""Distributed optimizer wrappers of the Ascend adapter (``NPUDistributedOptimizer``,
+``NPUOptimizer``, ``KerasDistributeOptimizer``, ...): exact with one rank, gradients allreduced
+over several. Notes: docs/design.md "Module notes".
 """
 import os
 
 import tensorflow as tf
 
 from hccl.manage import api as _hccl_api
-from npu_bridge._keras2 import keras_class
+from npu_bridge.hooks.keras2 import keras_class
 from npu_bridge.estimator.npu import npu_loss_scale_optimizer as _lso
 from npu_bridge.hccl import hccl_ops
 

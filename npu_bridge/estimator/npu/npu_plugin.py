@@ -1,26 +1,12 @@
-"""NPU resource control of the Ascend adapter (``npu_plugin``): checked, recorded, no device.
-
-``npu_resource_init`` takes the real signature and defaults and builds the GEInitialize
-options the real one hands to ``PluginInit`` (kept in ``last_init_options()``). It has no
-mapping of its own: each argument is one catalog row (``npu_bridge.ge.catalog.find``), the
-arguments are resolved as a ``parameter_map`` by ``npu_bridge.ge.resolve`` (every value
-rule, product rule and cross-option rule of the catalog; every error at once) and the init
-options are the resolved global options of those rows, under the row's ``plugin_key`` where
-the real plugin module spells a key itself. The argument table (signature, rows, what is
-sent for None) and the checks of the function's own (NPB160 type, NPB143, NPB135) are
-``npu_bridge._plugin_args``, TensorFlow-free and shared with ``npu-bridge lint``; the
-signature below is the table's (tests/test_npu_plugin.py). The call is recorded in ``npu_bridge._records``
-(kind "options"), refused calls too. There is no NPU to initialise, so nothing else happens.
-``npu_resource_shutdown`` / ``npu_close`` are no-ops. The RDMA and shared-memory helpers need
-device memory and raise ``NotImplementedError``. ``set_device_sat_mode`` records the float
-overflow mode (0 saturation, 1 INF/NaN) that ``is_inf_nan_enabled`` reports.
+"""NPU resource control of the Ascend adapter (``npu_plugin``): ``npu_resource_init`` checked
+against the catalog and recorded, no device. Notes: docs/design.md "Module notes".
 """
 import os
 
 import tensorflow as tf
 
-from npu_bridge import _plugin_args
-from npu_bridge._plugin_args import OWNER as _OWNER
+from npu_bridge.ge import plugin_args as _plugin_args
+from npu_bridge.ge.plugin_args import OWNER as _OWNER
 
 _state = {"init_options": None, "sat_mode": None}
 
@@ -52,10 +38,10 @@ def npu_resource_init(graph_run_mode=1, op_debug_level=0, enable_profiling=False
 
 
 def _resource_init(args):
-    from npu_bridge import _records
+    from npu_bridge.ge import records as _records
     from npu_bridge.estimator.npu.npu_config import NpuArgumentError
     from npu_bridge.ge import GeOptions, NpuConfigError, resolve
-    from npu_bridge.ge._scopes import SCOPES
+    from npu_bridge.ge.scopes import SCOPES
 
     spec = _plugin_args.spec()   # the arguments' catalog rows, shared with npu-bridge lint
     rows, defaults = spec.rows, spec.defaults
@@ -115,7 +101,7 @@ def _resource_init(args):
                            product=resolved.product, sources=sources)
     # PluginInit initializes GE for the process ("global": kept until npu_resource_shutdown);
     # when an open NPU session already did, the real GePlugin::Init ignores these options.
-    from npu_bridge import _session_patch
+    from npu_bridge.hooks import session_patch as _session_patch
     ge_init, first = _session_patch.join_ge(ge_options, "npu_plugin." + _OWNER, plugin=True)
     ignored_keys = ()
     if not first:
@@ -136,7 +122,7 @@ def last_init_options():
 def npu_resource_shutdown():
     """No NPU to release; GE counts as finalized (PluginFinalize): the next NPU session, or
     npu_resource_init, initializes it again with its own global options."""
-    from npu_bridge import _session_patch
+    from npu_bridge.hooks import session_patch as _session_patch
     _session_patch.reset_ge_initialization()
 
 

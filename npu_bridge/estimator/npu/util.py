@@ -1,15 +1,5 @@
-"""Helpers of the Ascend estimator, and the CPU registry of NPU training loops.
-
-Same public names, signatures and checks as the real adapter's
-``npu_bridge/estimator/npu/util.py`` (hicann/tensorflow). On the NPU one ``Session.run`` of a
-loop op executes ``iterations_per_loop`` training steps on the device; here the loop registry
-(`register_loop_op`, `loop_iterations`) lets the patched ``Session.run``
-(``npu_bridge._session_patch``) reproduce that: a run whose fetches contain a registered loop
-op runs it N times and returns the result of the last run.
-
-Graph attributes the real adapter sets for GE (``_graph_dynamic_input``, ``_keep_dtype``,
-``_op_max_shape``, ...) are set the same way; stock TensorFlow ignores attributes starting with
-an underscore, so they change nothing on the CPU but keep the graphs identical.
+"""Helpers of the Ascend estimator (the real public names and checks) and the registry of
+NPU training loops the Session patch runs. Notes: docs/design.md "Module notes".
 """
 import os
 import threading
@@ -271,7 +261,7 @@ def _check_loop_count(sess, iterations_per_loop, call):
     """Compare `iterations_per_loop` (given to `call`, a text such as
     "util.set_iteration_per_loop(sess, train_op, 10)") with the parameter_map value of the
     session `sess` runs on; see the comment above for the severities. A finding is recorded
-    with the session's configuration (`npu_bridge._records`, once per cause) and logged once.
+    with the session's configuration (`npu_bridge.ge.records`, once per cause) and logged once.
 
     Raises:
       NpuConfigError: the NPU would not loop (parameter_map value 1, N > 1).
@@ -325,7 +315,7 @@ def _check_loop_count(sess, iterations_per_loop, call):
     diag = make(_LOOP_CHECK_CODE, "iterations_per_loop", iterations_per_loop,
                 "%s on %s, whose configuration has %s: %s; %s"
                 % (call, name, shown, effect, _LOOP_CHECK_SOURCE), severity=severity)
-    from npu_bridge import _records
+    from npu_bridge.ge import records as _records
     cause = (_LOOP_CHECK_CODE, iterations_per_loop, configured)
     if rec is not None:
         if _records.add_runtime_diagnostic(rec, cause, diag):

@@ -1,0 +1,161 @@
+"""What the real NPUEstimator writes for an `NPURunConfig` (its ``__load_graph_optimizers``
+in ``npu_estimator.py``): the NpuOptimizer ``parameter_map`` and the session ``ConfigProto``.
+
+Driven by the catalog rows' ``runconfig_arg``, ``field`` and ``estimator_*`` columns; there is
+no hand-written list of keys here. The public entry points are
+`npu_config.render_parameter_map` and `npu_config.render_session_config` (which check their
+argument); `rendered_user_set` is how the Session patch tells the resolver which keys of a
+ConfigProto rendered here the user set.
+"""
+import json
+import os
+
+import tensorflow as tf
+from tensorflow.core.protobuf import config_pb2
+from tensorflow.core.protobuf import rewriter_config_pb2
+
+from npu_bridge.ge.argtypes import (catalog_options as _catalog_options,
+    rows_by_arg as _rows_by_arg, write_field as _write_field)
+from npu_bridge.config import legacy_args as _legacy_args
+from npu_bridge.ge.config_schema import ESTIMATOR_GRAPPLER_OPTIMIZERS
+
+_NPU_OPTIMIZER = "NpuOptimizer"
+
+# STOPGAP (catalog gap): when profiling is enabled the real estimator writes
+# profiling_options = "" for a None value; the catalog has no column for "None written as".
+_NONE_WRITTEN_AS = {"profiling_options": ""}
+
+
+def _field_value(obj, name):
+    """An argument's stored value: the real classes keep most as `_name`, a few as `name`."""
+    private = "_" + name
+    if private in vars(obj):
+        return vars(obj)[private]
+    return getattr(obj, name, None)
+
+
+def _get_path(run_config, path):
+    """Follow a dotted `runconfig_arg`; returns (container_present, value)."""
+    obj = run_config
+    parts = path.split(".")
+    for part in parts[:-1]:
+        obj = _field_value(obj, part)
+        if obj is None:
+            return False, None
+    return True, _field_value(obj, parts[-1])
+
+
+def _tf_config_task():
+    return (json.loads(os.environ.get("TF_CONFIG") or "{}")).get("task", {}) or {}
+
+
+def _estimator_value(row, run_config):
+    """(write?, value) for one catalog row, following the estimator_* columns."""
+    if row.estimator_value is not None:
+        return True, row.estimator_value
+    requires = row.estimator_requires
+    token = requires.split()[0] if requires else None
+    if token == "TF_CONFIG":
+        # job / task_index come from TF_CONFIG's task (type, index) when a type is given.
+        task = _tf_config_task()
+        attr = requires.split()[1].split(".")[-1]
+        if task.get("type") and task.get(attr) is not None:
+            return True, task[attr]
+        return True, row.estimator_default
+    if row.runconfig_arg is None:
+        return False, None
+    container, _, _ = row.runconfig_arg.rpartition(".")
+    present, value = _get_path(run_config, row.runconfig_arg)
+    if not present:
+        # The container object (e.g. DumpConfig) was not given.
+        return row.estimator_default is not None, row.estimator_default
+    if token is not None:
+        if container and token == container:
+            # All arguments of that container must be set (dynamic_input_config).
+            siblings = [r.runconfig_arg for r in _rows_by_arg().values()
+                        if r.runconfig_arg.startswith(container + ".")]
+            if any(_get_path(run_config, s)[1] is None for s in siblings):
+                return False, None
+        else:
+            needed = _get_path(run_config, token)[1]
+            if needed is None or needed is False:
+                return False, None
+    if value is None:
+        if not container and row.estimator_default is not None:
+            value = row.estimator_default
+        elif row.key in _NONE_WRITTEN_AS:
+            value = _NONE_WRITTEN_AS[row.key]
+    if value is None:
+        return False, None
+    return True, value
+
+
+def _write(attr_value, row, value):
+    field = _write_field(value, row) or row.field
+    if field == "s":
+        if not isinstance(value, (str, bytes)):
+            value = str(value)
+        attr_value.s = tf.compat.as_bytes(value)
+    elif field == "b":
+        attr_value.b = bool(value)
+    elif field == "i":
+        attr_value.i = int(value)
+    elif field == "f":
+        attr_value.f = float(value)
+    else:
+        raise ValueError("catalog row %r has an AttrValue field %r the estimator cannot write"
+                         % (row.key, field))
+
+
+def fill_parameter_map(run_config, custom_op):
+    """`npu_config.render_parameter_map` once `run_config` is known to be an NPURunConfig."""
+    if not custom_op.name:
+        custom_op.name = _NPU_OPTIMIZER
+    for row in _catalog_options():
+        if not row.key or row.estimator_write == "never":
+            continue
+        write, value = _estimator_value(row, run_config)
+        if write:
+            _write(custom_op.parameter_map[row.key], row, value)
+    _legacy_args.render(run_config, custom_op)   # what older estimators wrote (NPB108 args)
+    return custom_op
+
+
+def session_config(run_config, session_defaults, fill):
+    """`npu_config.render_session_config`; `fill(run_config, custom_op)` renders the map."""
+    config = tf.compat.v1.ConfigProto()
+    if run_config.session_config is not None:
+        config.CopyFrom(run_config.session_config)
+    rewrite = config.graph_options.rewrite_options
+    rewrite.optimizers.extend(ESTIMATOR_GRAPPLER_OPTIMIZERS)
+    custom_op = rewrite.custom_optimizers.add()
+    custom_op.name = _NPU_OPTIMIZER
+    fill(run_config, custom_op)
+    if len(_RENDERED) >= 256:
+        _RENDERED.clear()
+    from npu_bridge.ge import UserSet
+    _RENDERED[custom_op.SerializeToString(deterministic=True)] = UserSet(
+        "NPURunConfig", run_config._npu_user_keys())
+    if session_defaults:
+        config.allow_soft_placement = True
+        config.log_device_placement = False
+        rewrite.remapping = rewriter_config_pb2.RewriterConfig.OFF
+        config.graph_options.optimizer_options.global_jit_level = \
+            config_pb2.OptimizerOptions.OFF
+    return config
+
+
+_RENDERED = {}   # the NpuOptimizer render_session_config appended (serialized) -> UserSet
+
+
+def rendered_user_set(config):
+    """The `npu_bridge.ge.UserSet` of a `ConfigProto` whose last NpuOptimizer is one
+    `render_session_config` wrote (the sessions of an NPUEstimator: the keys the user set
+    through the NPURunConfig, the others its defaults), for `resolve(config, user_set=...)`;
+    None for any other config (a hand-written map, or one edited since: every key is the
+    user's)."""
+    customs = [o for o in config.graph_options.rewrite_options.custom_optimizers
+               if o.name == _NPU_OPTIMIZER] if config is not None else []
+    if not customs:
+        return None
+    return _RENDERED.get(customs[-1].SerializeToString(deterministic=True))

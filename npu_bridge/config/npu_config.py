@@ -1,0 +1,761 @@
+"""The NPU config classes (layer 2): `NPURunConfig` and the classes it takes, with the real
+adapter's names, signatures and defaults; they check argument types and render themselves as
+an `NpuOptimizer` `parameter_map` from the catalog. Notes: docs/design.md "Module notes".
+"""
+import dataclasses
+import enum
+import functools
+import inspect
+import json
+import numbers
+import os
+
+import tensorflow as tf
+from tensorflow.core.protobuf import rewriter_config_pb2
+
+# npu_bridge.ge.catalog is imported on first use (an NPURunConfig, a render): not at import.
+from npu_bridge.ge.diagnostics import Diagnostic as _Diagnostic
+from npu_bridge.ge.diagnostics import NpuConfigError
+from npu_bridge.ge.argtypes import REAL_CONFIG as _REAL_CONFIG, TYPE_CODE
+
+__all__ = [
+    "NPURunConfig", "ProfilingConfig", "MemoryConfig", "DumpConfig", "ExperimentalConfig",
+    "GraphMemoryOptimizeConfig", "DynamicInputConfig", "NpuExecutePlacement",
+    "NpuArgumentError", "render_parameter_map", "render_session_config",
+]
+
+_NPU_OPTIMIZER = "NpuOptimizer"
+
+from npu_bridge.config import legacy_args as _legacy_args, _render  # noqa: E402
+from npu_bridge.config._render import _field_value, _get_path  # noqa: E402
+from npu_bridge.config._render import rendered_user_set  # noqa: E402,F401 (_session_patch)
+
+
+# Codes of the problems found here (the resolver's own codes for value rules: E10001, NPB1xx).
+# TYPE_CODE (NPB160, an argument of a type the real estimator cannot write): from argtypes.
+CLASS_CHECK_CODE = "NPB161"  # one of the real class's own Python checks (ps mode)
+
+
+class NpuArgumentError(NpuConfigError, TypeError):
+    """Bad constructor arguments of an NPU config class; lists every problem at once.
+
+    An `npu_bridge.ge.NpuConfigError` (so a ValueError) and a TypeError: the real classes
+    raise either for these checks (e.g. TypeError for ``mix_compile_mode``, ValueError for
+    ``horovod_mode``), so scripts catching either keep working, and code catching
+    `NpuConfigError` sees the config errors of a constructor call as well as of a resolution.
+    ``.diagnostics``: every problem as a `Diagnostic` with a code (``NPB160`` wrong type,
+    ``NPB161`` a real-class check, and the resolver's codes, e.g. ``E10001``, for values,
+    including its warnings and infos); ``.problems``: the error messages; ``.owner``: what was
+    called (e.g. "NPURunConfig"); ``.ge_options``: for an ``NPURunConfig`` whose arguments
+    reached the resolver, what they resolve to (options, the product used) holding these
+    diagnostics, else None.
+    """
+
+    def __init__(self, owner, problems, extra=()):
+        self.owner = owner
+        self.diagnostics = [p if isinstance(p, _Diagnostic)
+                            else _Diagnostic(TYPE_CODE, "error", owner, None, str(p))
+                            for p in problems] + list(extra)
+        self.ge_options = None
+        errors = [d for d in self.diagnostics if d.severity == "error"]
+        self.problems = [d.message for d in errors]
+        lines = ["%d invalid argument(s) to %s:" % (len(errors), owner)]
+        lines += ["  - %s %s" % (d.code, d.message) for d in errors]
+        Exception.__init__(self, "\n".join(lines))
+
+
+# Type rules (derived from the catalog; shared with `npu-bridge lint`, which never imports
+# TensorFlow): npu_bridge/ge/argtypes.py.
+from npu_bridge.ge.argtypes import (NPU_ARG_RULES,  # noqa: E402
+    check_class_args as _check_class_args, check_instance as _check_instance,
+    check_int as _check_int, check_row_type as _check_row_type, problem as _problem,
+    catalog_options as _catalog_options, rows_by_arg as _rows_by_arg, bool_int_warning,
+    check_npu_arg)
+
+
+# ---------------------------------------------------------------------------------------------
+# Config classes.
+
+_USER_ARGS = "_npu_user_args"   # the argument names a constructor call was given
+
+
+def _records_user_args(init):
+    """Wrap a config class's ``__init__`` to record which arguments the call gave
+    (positional or keyword) in ``self._npu_user_args``: a deprecation or a summary's source
+    is about what the user set, not a default the class writes (issue 17)."""
+    signature = inspect.signature(init)
+
+    @functools.wraps(init)
+    def __init__(self, *args, **kwargs):
+        given = frozenset(signature.bind(self, *args, **kwargs).arguments) - {"self"}
+        init(self, *args, **kwargs)
+        setattr(self, _USER_ARGS, given)
+    return __init__
+
+
+def _user_set(obj, path):
+    """Did the user give every part of dotted argument `path` (e.g. ``memory_config.
+    static_memory_policy``)? An object that did not record its arguments counts as given."""
+    for part in path.split("."):
+        if obj is None:   # the container (e.g. DumpConfig) was not given: a default written
+            return False
+        given = getattr(obj, _USER_ARGS, None)
+        if given is not None and part not in given:
+            return False
+        obj = _field_value(obj, part)
+    return True
+
+
+class ProfilingConfig:
+    """Profiling settings for `NPURunConfig(profiling_config=...)`.
+
+    Args:
+      enable_profiling: bool; written to parameter_map["profiling_mode"].b.
+      profiling_options: str (a JSON object string) or None; written to
+        parameter_map["profiling_options"].s only when profiling is enabled ("" when None).
+    Raises:
+      NpuArgumentError: wrong argument types (all listed).
+    Release r1.1.1's arguments ``enable_options``, ``fp_point``, ``bp_point`` are accepted with
+    warning NPB108 (`npu_bridge.ge.legacy`).
+    Source: hicann/tensorflow npu_config.py, docs .../npu_config/profilingconfig_constructor.md.
+    """
+
+    @_legacy_args.accept("ProfilingConfig")   # arguments of release r1.1.1: NPB108 warning
+    @_records_user_args
+    def __init__(self, enable_profiling=False, profiling_options=None):
+        problems = []
+        _check_class_args("ProfilingConfig", "profiling_config",
+                          {"enable_profiling": enable_profiling,
+                           "profiling_options": profiling_options}, problems)
+        if problems:
+            raise NpuArgumentError("ProfilingConfig", problems)
+        self._enable_profiling = enable_profiling
+        self._profiling_options = profiling_options
+
+
+class MemoryConfig:
+    """Memory settings for `NPURunConfig(memory_config=...)`.
+
+    Args:
+      atomic_clean_policy: int, 0 or 1 (checked by the resolver); always written.
+      static_memory_policy: int, 0/1/2/3/4 (checked by the resolver) or None.
+      memory_optimization_policy: str or None.
+      variable_use_1g_huge_page: int, 0/1/2 (checked by the resolver) or None.
+    A bool where an int is meant (``static_memory_policy=True``) is refused.
+
+    Positional order (a decision; both call styles work where unambiguous): the signature is
+    the real class's, ``(atomic_clean_policy=0, static_memory_policy=0,
+    memory_optimization_policy=None, variable_use_1g_huge_page=0)`` (reference
+    npu_options.json), while the vendor page the seed ``memoryconfig_constructor_zh.txt``
+    copies documents ``(atomic_clean_policy=0, static_memory_policy=0,
+    variable_use_1g_huge_page=0)``. ``memory_optimization_policy`` only takes a string, so a
+    third argument that is an int 0, 1 or 2, with ``variable_use_1g_huge_page`` left at its
+    default, is read as ``variable_use_1g_huge_page`` (the seed's prototype); a string there
+    is ``memory_optimization_policy`` (the real class). Any other int third, or an int third
+    together with a non-default ``variable_use_1g_huge_page``, is refused as ambiguous.
+    Value and product rules: seed memoryconfig_constructor_zh.txt, applied by
+    ``npu_bridge.ge.resolve``.
+    Raises:
+      NpuArgumentError: wrong argument types (all listed).
+    """
+
+    @_records_user_args
+    def __init__(self, atomic_clean_policy=0, static_memory_policy=0,
+                 memory_optimization_policy=None, variable_use_1g_huge_page=0):
+        if isinstance(memory_optimization_policy, numbers.Integral) \
+                and not isinstance(memory_optimization_policy, bool) \
+                and memory_optimization_policy in (0, 1, 2) \
+                and (variable_use_1g_huge_page == 0
+                     and not isinstance(variable_use_1g_huge_page, bool)):
+            # the seed's three-argument form: MemoryConfig(a, s, variable_use_1g_huge_page)
+            memory_optimization_policy, variable_use_1g_huge_page = \
+                None, memory_optimization_policy
+        problems = []
+        _check_class_args("MemoryConfig", "memory_config",
+                          {"atomic_clean_policy": atomic_clean_policy,
+                           "static_memory_policy": static_memory_policy,
+                           "memory_optimization_policy": memory_optimization_policy,
+                           "variable_use_1g_huge_page": variable_use_1g_huge_page}, problems)
+        if isinstance(memory_optimization_policy, numbers.Integral) and problems:
+            problems.append(_problem(
+                "memory_optimization_policy", memory_optimization_policy,
+                "(a positional MemoryConfig(a, s, n) follows the real signature, where the "
+                "third argument is memory_optimization_policy, a str; an int 0, 1 or 2 there "
+                "is read as variable_use_1g_huge_page, the seed's prototype, only when "
+                "variable_use_1g_huge_page is not also given: pass it by keyword)"))
+        if problems:
+            raise NpuArgumentError("MemoryConfig", problems)
+        self._atomic_clean_policy = atomic_clean_policy
+        self._static_memory_policy = static_memory_policy
+        self._memory_optimization_policy = memory_optimization_policy
+        self._variable_use_1g_huge_page = variable_use_1g_huge_page
+
+
+class DumpConfig:
+    """Dump settings for `NPURunConfig(dump_config=...)`.
+
+    Args (all written to the parameter_map key of the same name, `.b` or `.s`):
+      enable_dump: bool; dump_path: str or None; dump_step: str ("0|5|10-20") or None;
+      dump_mode: str ("input"/"output"/"all"); enable_dump_debug: bool;
+      dump_debug_mode: str; dump_data: str ("tensor"/"stats"); dump_layer: str or None.
+    As in the real estimator, ``dump_debug_mode`` is only written when ``dump_mode`` is set.
+    Raises:
+      NpuArgumentError: wrong argument types (all listed).
+    Source: hicann/tensorflow npu_config.py; docs .../npu_config/dumpconfig_constructor.md.
+    """
+
+    @_records_user_args
+    def __init__(self, enable_dump=False, dump_path=None, dump_step=None, dump_mode="output",
+                 enable_dump_debug=False, dump_debug_mode="all", dump_data="tensor",
+                 dump_layer=None):
+        problems = []
+        _check_class_args("DumpConfig", "dump_config",
+                          {"enable_dump": enable_dump, "dump_path": dump_path,
+                           "dump_step": dump_step, "dump_mode": dump_mode,
+                           "enable_dump_debug": enable_dump_debug,
+                           "dump_debug_mode": dump_debug_mode, "dump_data": dump_data,
+                           "dump_layer": dump_layer}, problems)
+        if problems:
+            raise NpuArgumentError("DumpConfig", problems)
+        self._enable_dump = enable_dump
+        self._dump_path = dump_path
+        self._dump_step = dump_step
+        self._dump_mode = dump_mode
+        self._enable_dump_debug = enable_dump_debug
+        self._dump_debug_mode = dump_debug_mode
+        # Public in the real class.
+        self.dump_data = dump_data
+        self.dump_layer = dump_layer
+
+
+class GraphMemoryOptimizeConfig:
+    """Graph memory optimisation for `ExperimentalConfig(graph_memory_optimize_config=...)`.
+
+    Args:
+      recompute: "auto", "manual" or None (not written by the real estimator).
+      graph_slice: "auto", "manual" or None; written to parameter_map["graph_slice"].s.
+    Raises:
+      NpuArgumentError: a value outside {"auto", "manual", None} (the real class raises
+        ValueError for it) or a wrong type; all listed.
+    Source: hicann/tensorflow npu_config.py (_check_graph_mem_optimize_config).
+    """
+
+    @_records_user_args
+    def __init__(self, recompute=None, graph_slice=None):
+        problems = []
+        for arg, value in (("recompute", recompute), ("graph_slice", graph_slice)):
+            if value is not None and value not in ("auto", "manual"):
+                problems.append(_problem(arg, value, "%s=%r: allowed values are 'auto', "
+                                         "'manual' or None (source: %s)"
+                                         % (arg, value, _REAL_CONFIG), code="E10001"))
+        if problems:
+            raise NpuArgumentError("GraphMemoryOptimizeConfig", problems)
+        self._recompute = recompute
+        self._graph_slice = graph_slice
+
+
+class ExperimentalConfig:
+    """Experimental settings for `NPURunConfig(experimental_config=...)`.
+
+    Args: logical_device_cluster_deploy_mode (str, default "LB"), logical_device_id,
+      model_deploy_mode, model_deploy_devicelist, graph_compiler_cache_dir,
+      graph_parallel_option_path, resource_config_path, accelerate_train_mode (str or None),
+      enable_graph_parallel (bool or None), graph_memory_optimize_config
+      (`GraphMemoryOptimizeConfig` or None).
+    Raises:
+      NpuArgumentError: wrong argument types (all listed).
+    Source: hicann/tensorflow npu_config.py; docs .../npu_config/experimentalconfig_constructor.md.
+    """
+
+    @_records_user_args
+    def __init__(self, logical_device_cluster_deploy_mode="LB", logical_device_id=None,
+                 model_deploy_mode=None, model_deploy_devicelist=None,
+                 graph_memory_optimize_config=None, enable_graph_parallel=None,
+                 graph_parallel_option_path=None, graph_compiler_cache_dir=None,
+                 resource_config_path=None, accelerate_train_mode=None):
+        problems = []
+        _check_class_args("ExperimentalConfig", "experimental_config", {
+            "logical_device_cluster_deploy_mode": logical_device_cluster_deploy_mode,
+            "logical_device_id": logical_device_id,
+            "model_deploy_mode": model_deploy_mode,
+            "model_deploy_devicelist": model_deploy_devicelist,
+            "enable_graph_parallel": enable_graph_parallel,
+            "graph_parallel_option_path": graph_parallel_option_path,
+            "graph_compiler_cache_dir": graph_compiler_cache_dir,
+            "resource_config_path": resource_config_path,
+            "accelerate_train_mode": accelerate_train_mode}, problems)
+        _check_instance("graph_memory_optimize_config", graph_memory_optimize_config,
+                        GraphMemoryOptimizeConfig, problems)
+        if problems:
+            raise NpuArgumentError("ExperimentalConfig", problems)
+        self._logical_device_cluster_deploy_mode = logical_device_cluster_deploy_mode
+        self._logical_device_id = logical_device_id
+        self._model_deploy_mode = model_deploy_mode
+        self._model_deploy_devicelist = model_deploy_devicelist
+        self._graph_memory_optimize_config = graph_memory_optimize_config
+        self._enable_graph_parallel = enable_graph_parallel
+        self._graph_parallel_option_path = graph_parallel_option_path
+        self._graph_compiler_cache_dir = graph_compiler_cache_dir
+        self._resource_config_path = resource_config_path
+        self._accelerate_train_mode = accelerate_train_mode
+
+
+class NpuExecutePlacement(enum.Enum):
+    """Where an op runs on the NPU (the real module's enum, same members and values)."""
+    ALL = "all"
+    CUBE = "cube"
+    VECTOR = "vector"
+    TAISHAN = "taishan"
+    DVPP = "dvpp"
+    HOST = "host"
+
+
+class DynamicInputConfig:
+    """Dynamic dimension ("gear") settings for `NPURunConfig(dynamic_input_config=...)`.
+
+    Args (all required, as in the real class):
+      input_shape: str, e.g. "data:-1,224,224,3"; dynamic_dims: str, e.g. "1;2;4";
+      dynamic_node_type: int (0 dataset, 1 placeholder); compile_hybrid_mode: int (0/1).
+    The real estimator writes the four keys only when all four are not None.
+    Raises:
+      NpuArgumentError: wrong argument types (all listed).
+    Source: hicann/tensorflow npu_config.py and npu_estimator.py.
+    """
+
+    @_records_user_args
+    def __init__(self, input_shape, dynamic_dims, dynamic_node_type, compile_hybrid_mode):
+        problems = []
+        _check_class_args("DynamicInputConfig", "dynamic_input_config",
+                          {"input_shape": input_shape, "dynamic_dims": dynamic_dims,
+                           "dynamic_node_type": dynamic_node_type,
+                           "compile_hybrid_mode": compile_hybrid_mode}, problems)
+        if problems:
+            raise NpuArgumentError("DynamicInputConfig", problems)
+        self._input_shape = input_shape
+        self._dynamic_dims = dynamic_dims
+        self._dynamic_node_type = dynamic_node_type
+        self._compile_hybrid_mode = compile_hybrid_mode
+
+
+# ---------------------------------------------------------------------------------------------
+# NPURunConfig.
+
+# Arguments handled by tf.estimator.RunConfig itself.
+_BASE_ARGS = ("model_dir", "tf_random_seed", "save_summary_steps", "save_checkpoints_steps",
+              "save_checkpoints_secs", "session_config", "keep_checkpoint_max",
+              "keep_checkpoint_every_n_hours", "log_step_count_steps", "train_distribute",
+              "eval_distribute")
+
+# Arguments the real class keeps as public attributes (everything else is `_<name>`).
+_PUBLIC_ATTRS = frozenset((
+    "mix_compile_mode", "enable_data_pre_proc", "is_tailing_optimization",
+    "variable_format_optimize", "horovod_mode", "graph_run_mode", "op_debug_level",
+    "enable_scope_fusion_passes", "enable_exception_dump", "topo_sorting_mode",
+    "aoe_config_file", "insert_op_file", "stream_sync_timeout", "event_sync_timeout"))
+
+# Arguments that take a config-class object.
+_CLASS_ARGS = {"profiling_config": ProfilingConfig, "dump_config": DumpConfig,
+               "memory_config": MemoryConfig, "experimental_config": ExperimentalConfig,
+               "dynamic_input_config": DynamicInputConfig}
+
+
+def _ps_strategy_classes():
+    classes = []
+    for api in (tf.compat.v1, tf.compat.v2):
+        cls = getattr(getattr(getattr(api, "distribute", None), "experimental", None),
+                      "ParameterServerStrategy", None)
+        if cls is not None:
+            classes.append(cls)
+    return tuple(classes)
+
+
+def _tf_config_cluster():
+    tf_config = json.loads(os.environ.get("TF_CONFIG") or "{}")
+    return tf.train.ClusterSpec(tf_config.get("cluster", {}))
+
+
+def _check_npu_args(args, problems, values=None):
+    """Every check the constructor makes on the NPU arguments (not the RunConfig ones).
+
+    Type problems (NPB160) go to `problems`; value problems (E10001, NPB141, the real class's
+    ps-mode check NPB161) to `values` when given, else to `problems` too. Each a Diagnostic."""
+    values = problems if values is None else values
+    ok = {}
+    for arg in NPU_ARG_RULES:   # the real class's own type checks, in its order (argtypes)
+        value = args[arg]
+        ok[arg] = check_npu_arg(arg, value, problems, values)
+        if arg == "mix_compile_mode" and ok[arg] and value and ok["iterations_per_loop"] \
+                and args["iterations_per_loop"] != 1:
+            values.append(_problem("mix_compile_mode", True,
+                                   "mix_compile_mode=true needs iterations_per_loop == 1, got %r "
+                                   "(source: %s)" % (args["iterations_per_loop"], _REAL_CONFIG),
+                                   code="NPB141"))
+        elif arg == "graph_run_mode" and ok[arg] and value > 1:
+            values.append(_problem("graph_run_mode", value,
+                                   "invalid value for graph_run_mode: %r; allowed: 0, 1 (source: %s)"
+                                   % (value, _REAL_CONFIG), code="E10001"))
+    mix = args["mix_compile_mode"]
+    for arg, cls in _CLASS_ARGS.items():
+        _check_instance(arg, args[arg], cls, problems)
+    for arg, value in args.items():
+        row = _rows_by_arg().get(arg)
+        if row is not None and arg not in NPU_ARG_RULES:
+            _check_row_type("NPURunConfig", arg, value, row, problems)
+    # Parameter-server mode needs both a TF_CONFIG cluster and a ParameterServerStrategy.
+    cluster = _tf_config_cluster()
+    is_ps = isinstance(args["distribute"], _ps_strategy_classes())
+    if bool(cluster.as_dict()) != is_ps:
+        values.append(_problem("distribute", args["distribute"],
+                               "distribute=%r: \"cluster\" (TF_CONFIG) and a "
+                               "ParameterServerStrategy distribute must be set together in ps "
+                               "mode (source: %s)" % (args["distribute"], _REAL_CONFIG),
+                               code=CLASS_CHECK_CODE))
+    elif cluster.as_dict() and mix is False:
+        values.append(_problem("mix_compile_mode", False,
+                               "mix_compile_mode=False: must be True when a TF_CONFIG "
+                               "\"cluster\" is set (source: %s)" % _REAL_CONFIG,
+                               code=CLASS_CHECK_CODE))
+
+
+def _validate(owner, npu_args, record_as=None):
+    """Raise one `NpuArgumentError` with every problem of these NPU arguments, or return.
+
+    Argument types first (NPB160); when they are all fine, the `parameter_map` the real
+    NPUEstimator would write is rendered and resolved (`npu_bridge.ge.resolve`: the same
+    rules and codes as `NPUEstimator`, `npu-bridge options` and `lint`), so every value
+    problem is reported at once, with the class's own value checks the resolver does not
+    repeat."""
+    problems, values = [], []
+    _check_npu_args(npu_args, problems, values)
+    extra, resolved = [], None
+    if not problems:
+        from npu_bridge.ge import resolve
+        probe = NPURunConfig.__new__(NPURunConfig)   # no RunConfig state: only the NPU fields
+        probe._assign_npu_args(npu_args)
+        try:
+            resolved = resolve(probe)
+        except NpuConfigError as err:
+            extra, resolved = err.diagnostics, err.ge_options
+        reported = {d.option for d in extra if d.severity == "error"}
+        values = [d for d in values if d.option not in reported]
+        extra = list(extra) + probe._npu_arg_warnings()
+    if problems or values or any(d.severity == "error" for d in extra):
+        error = NpuArgumentError(owner, problems + values, extra)
+        if resolved is not None:
+            # what it would have resolved to (options, the product the resolver used), with
+            # every diagnostic of the error: the record and report show that product
+            error.ge_options = dataclasses.replace(resolved, diagnostics=list(error.diagnostics))
+        if record_as is not None:
+            # Recorded as refused (the estimator it was made for never gets it), so
+            # `npu-bridge run` counts it even when the script catches the error.
+            from npu_bridge.ge import records as _records
+            _records.record_refused("estimator", record_as, error)
+        raise error
+
+
+class NPURunConfig(tf.estimator.RunConfig):
+    """`tf.estimator.RunConfig` with the NPU settings of the real Ascend adapter.
+
+    All 88 arguments of the real class, in its order and with its defaults (reference
+    ``npu_options.json``). RunConfig arguments go to `tf.estimator.RunConfig`; the others
+    are stored under the real attribute names. Differences from the base class, as in the
+    real one: ``save_summary_steps`` defaults to 0; with neither ``save_checkpoints_steps``
+    nor ``save_checkpoints_secs`` given, checkpoints are saved every 100 steps.
+
+    ``iterations_per_loop`` (int >= 1, steps per `Session.run`) is a property backed by
+    ``_iterations_per_loop``.
+
+    Raises:
+      NpuArgumentError (a TypeError and ValueError): every wrong argument type, and the
+        real class's own Python checks (iterations_per_loop >= 1, iterations_per_loop == 1
+        with mix_compile_mode, graph_run_mode in {0, 1}, horovod_mode a bool,
+        ps mode needing both a TF_CONFIG cluster and a ParameterServerStrategy), all listed.
+      ValueError: from `tf.estimator.RunConfig` (e.g. both save_checkpoints_steps and
+        save_checkpoints_secs given).
+    Value rules of the NPU options are not checked here: `npu_bridge.ge.resolve(config)`.
+    """
+
+    @_legacy_args.accept("NPURunConfig")   # arguments of older releases: NPB108 warning
+    @_records_user_args
+    def __init__(self,
+                 iterations_per_loop=1,
+                 profiling_config=None,
+                 model_dir=None,
+                 tf_random_seed=None,
+                 save_summary_steps=0,
+                 save_checkpoints_steps=None,
+                 save_checkpoints_secs=None,
+                 session_config=None,
+                 keep_checkpoint_max=5,
+                 keep_checkpoint_every_n_hours=10000,
+                 log_step_count_steps=100,
+                 distribute=None,
+                 enable_data_pre_proc=True,
+                 precision_mode=None,
+                 enable_reduce_precision=False,
+                 variable_format_optimize=None,
+                 mix_compile_mode=False,
+                 hcom_parallel=True,
+                 graph_memory_max_size=None,
+                 variable_memory_max_size=None,
+                 dump_config=None,
+                 stream_max_parallel_num=None,
+                 is_tailing_optimization=False,
+                 horovod_mode=False,
+                 graph_run_mode=1,
+                 op_debug_level=None,
+                 enable_scope_fusion_passes=None,
+                 enable_exception_dump=2,
+                 op_select_implmode=None,
+                 optypelist_for_implmode=None,
+                 dynamic_input_config=None,
+                 aoe_mode=None,
+                 work_path=None,
+                 buffer_optimize="l2_optimize",
+                 enable_small_channel=0,
+                 fusion_switch_file=None,
+                 enable_compress_weight=False,
+                 compress_weight_conf=None,
+                 op_compiler_cache_mode=None,
+                 op_compiler_cache_dir=None,
+                 debug_dir=None,
+                 hcom_multi_mode=False,
+                 dynamic_input=None,
+                 dynamic_graph_execute_mode="dynamic_execute",
+                 dynamic_inputs_shape_range=None,
+                 train_distribute=None,
+                 eval_distribute=None,
+                 local_rank_id=None,
+                 local_device_list=None,
+                 session_device_id=None,
+                 distribute_config=None,
+                 modify_mixlist=None,
+                 op_precision_mode=None,
+                 device_type="default_device_type",
+                 soc_config=None,
+                 hccl_timeout=None,
+                 op_wait_timeout=None,
+                 op_execute_timeout=None,
+                 HCCL_algorithm=None,
+                 customize_dtypes=None,
+                 op_debug_config=None,
+                 memory_config=None,
+                 experimental_config=None,
+                 topo_sorting_mode=None,
+                 aoe_config_file=None,
+                 insert_op_file=None,
+                 stream_sync_timeout=-1,
+                 event_sync_timeout=-1,
+                 external_weight=False,
+                 deterministic=0,
+                 frozen_variable=False,
+                 variable_placement="Device",
+                 jit_compile="auto",
+                 precision_mode_v2=None,
+                 ac_parallel_enable=None,
+                 quant_dumpable=None,
+                 input_fusion_size=131072,
+                 compile_dynamic_mode=None,
+                 graph_max_parallel_model_num=1,
+                 export_compile_stat=1,
+                 aicore_num=None,
+                 oo_constant_folding=True,
+                 input_batch_cpy=False,
+                 shape_generalization_mode="STRICT",
+                 all_tensor_not_empty=False,
+                 auto_multistream_parallel_mode=None,
+                 oo_level="O3",
+                 optimization_switch=None):
+        args = dict(locals())
+        del args["self"]
+        args.pop("__class__", None)
+        npu_args = {k: v for k, v in args.items() if k not in _BASE_ARGS}
+        _validate("NPURunConfig", npu_args, record_as="NPURunConfig(model_dir=%s)" % (model_dir,))
+        self._assign_npu_args(npu_args)
+        if save_checkpoints_steps is None and save_checkpoints_secs is None:
+            save_checkpoints_steps = 100  # the real class's default cadence
+        super().__init__(
+            model_dir=model_dir,
+            tf_random_seed=tf_random_seed,
+            save_summary_steps=save_summary_steps,
+            save_checkpoints_steps=save_checkpoints_steps,
+            save_checkpoints_secs=save_checkpoints_secs,
+            session_config=session_config,
+            keep_checkpoint_max=keep_checkpoint_max,
+            keep_checkpoint_every_n_hours=keep_checkpoint_every_n_hours,
+            log_step_count_steps=log_step_count_steps,
+            train_distribute=train_distribute,
+            eval_distribute=eval_distribute)
+
+    def _assign_npu_args(self, npu_args):
+        for arg, value in npu_args.items():
+            setattr(self, arg if arg in _PUBLIC_ATTRS else "_" + arg, value)
+
+    def _npu_args(self):
+        """The current NPU argument values (not the RunConfig ones), by argument name."""
+        return {n: _field_value(self, n) for n in _NPU_ARG_NAMES}
+
+    @property
+    def iterations_per_loop(self):
+        """Training steps run on the device per `Session.run` (int >= 1)."""
+        return self._iterations_per_loop
+
+    @iterations_per_loop.setter
+    def iterations_per_loop(self, value):
+        problems = []
+        _check_int("iterations_per_loop", value, problems, 1)
+        if problems:
+            raise NpuArgumentError("NPURunConfig.iterations_per_loop", problems)
+        self._iterations_per_loop = value
+
+    def replace(self, **kwargs):
+        """A copy with some properties replaced.
+
+        RunConfig properties are replaced by `tf.estimator.RunConfig.replace` (its allowed
+        list and checks); NPU arguments (e.g. ``iterations_per_loop``, ``memory_config``) are
+        replaced too and re-checked like in the constructor. Every other field is kept.
+
+        Raises:
+          NpuArgumentError: bad NPU values; ValueError: from `RunConfig.replace`.
+        """
+        npu_kwargs = {k: v for k, v in kwargs.items() if k in self._npu_args()}
+        base_kwargs = {k: v for k, v in kwargs.items() if k not in npu_kwargs}
+        if npu_kwargs:
+            merged = self._npu_args()
+            merged.update(npu_kwargs)
+            _validate("NPURunConfig.replace", merged)
+        new = super().replace(**base_kwargs)
+        new._assign_npu_args(npu_kwargs)
+        setattr(new, _USER_ARGS, getattr(self, _USER_ARGS, frozenset()) | frozenset(kwargs))
+        return new
+
+    def _npu_user_keys(self):
+        """The parameter_map keys of `_npu_resolve_input` that the user set: those written
+        from an argument the user gave (nested config classes: the argument of the class
+        too), the keys of the older-release arguments given, and every key of the
+        NpuOptimizer(s) of the user's ``session_config``. The other keys are defaults the
+        estimator writes itself (the resolver reports deprecations only for user keys).
+
+        Returns: frozenset of str.
+        """
+        custom_op = rewriter_config_pb2.RewriterConfig.CustomGraphOptimizer()
+        render_parameter_map(self, custom_op)
+        defaulted = set()
+        for row in _catalog_options():
+            if row.key and row.key in custom_op.parameter_map and (
+                    row.runconfig_arg is None or row.estimator_value is not None
+                    or not _user_set(self, row.runconfig_arg)):
+                defaulted.add(row.key)
+        legacy = rewriter_config_pb2.RewriterConfig.CustomGraphOptimizer()
+        _legacy_args.render(self, legacy)
+        keys = set(custom_op.parameter_map) - (defaulted - set(legacy.parameter_map))
+        session_config = getattr(self, "_session_config", None)
+        if session_config is not None:
+            for opt in session_config.graph_options.rewrite_options.custom_optimizers:
+                if opt.name == _NPU_OPTIMIZER:
+                    keys.update(opt.parameter_map)
+        return frozenset(keys)
+
+    def _npu_arg_warnings(self):
+        """NPB162 warnings of the arguments given (nested config classes included), in
+        catalog order: a bool argument given an int other than 0 and 1, which the real
+        NPUEstimator writes to `.b` as True (`argtypes.bool_int_warning`, the rule lint
+        applies to literals too). NPUEstimator adds them to its resolved diagnostics."""
+        found = []
+        for arg, row in _rows_by_arg().items():
+            present, value = _get_path(self, arg)
+            if present:
+                diag = bool_int_warning(arg.rpartition(".")[2], value, row)
+                if diag is not None:
+                    found.append(diag)
+        return found + _legacy_args.diagnostics(self)   # NPB108: arguments of older releases
+
+    def _npu_used_classes(self):
+        used = set()
+        for arg, cls in _CLASS_ARGS.items():
+            if _field_value(self, arg) is not None:
+                used.add(cls.__name__)
+        experimental = self._experimental_config
+        if experimental is not None and experimental._graph_memory_optimize_config is not None:
+            used.add(GraphMemoryOptimizeConfig.__name__)
+        return frozenset(used)
+
+    def _npu_resolve_input(self):
+        """``(parameter_map, used_classes)`` for `npu_bridge.ge.resolve` (docs/INTERFACES.md).
+
+        parameter_map: dict key -> `AttrValue`, what the real NPUEstimator writes for this
+        config (`render_parameter_map`); when ``session_config`` already carries
+        NpuOptimizer(s), a tuple of their parameter_maps followed by that dict (the order of
+        `render_session_config`, merged by the resolver as the adapter reads them); used_classes: frozenset of the config-class names
+        given (e.g. {"MemoryConfig"}), which drive the class-level product rules.
+        """
+        custom_op = rewriter_config_pb2.RewriterConfig.CustomGraphOptimizer()
+        render_parameter_map(self, custom_op)
+        parameter_map = {}
+        for key in custom_op.parameter_map:
+            value = type(custom_op.parameter_map[key])()
+            value.CopyFrom(custom_op.parameter_map[key])
+            parameter_map[key] = value
+        # The estimator appends its NpuOptimizer after those of the user's session_config
+        # (render_session_config) and the adapter reads them all in order: then a tuple of
+        # the parameter_maps in that order, which the resolver merges (NPB106 on changes).
+        session_config = getattr(self, "_session_config", None)
+        if session_config is not None:
+            user = tuple(o.parameter_map for o in
+                         session_config.graph_options.rewrite_options.custom_optimizers
+                         if o.name == _NPU_OPTIMIZER)
+            if user:
+                return user + (parameter_map,), self._npu_used_classes()
+        return parameter_map, self._npu_used_classes()
+
+
+_NPU_ARG_NAMES = tuple(n for n in list(inspect.signature(NPURunConfig.__init__).parameters)[1:]
+                      if n not in _BASE_ARGS)
+
+
+# ---------------------------------------------------------------------------------------------
+# Rendering: what the real NPUEstimator writes (npu_bridge/config/_render.py).
+
+def render_parameter_map(run_config, custom_op):
+    """Fill `custom_op` (a `RewriterConfig.CustomGraphOptimizer`) like the real NPUEstimator.
+
+    Same keys, `AttrValue` fields and values as ``NPUEstimator.__load_graph_optimizers``
+    (hicann/tensorflow npu_estimator.py) writes for `run_config`, including the keys it always
+    writes (``use_off_line``, ``min_group_size``, ``enable_data_pre_proc``, ``hcom_parallel``,
+    ``job``/``task_index`` from TF_CONFIG, ...). Driven by the catalog rows
+    (``runconfig_arg``, ``field``, ``estimator_write``/``_value``/``_default``/``_requires``).
+    Sets the optimizer's name to "NpuOptimizer" when it has none. `run_config` is not changed.
+
+    Args:
+      run_config: an `NPURunConfig`.
+      custom_op: the `CustomGraphOptimizer` to fill (existing keys are overwritten).
+    Returns:
+      `custom_op`.
+    Raises:
+      TypeError: `run_config` is not an `NPURunConfig`.
+    """
+    if not isinstance(run_config, NPURunConfig):
+        raise TypeError("render_parameter_map: run_config must be an NPURunConfig, got %s"
+                        % type(run_config).__name__)
+    return _render.fill_parameter_map(run_config, custom_op)
+
+
+def render_session_config(run_config, session_defaults=True):
+    """The `ConfigProto` the real NPUEstimator makes of ``run_config.session_config``.
+
+    A copy of the user's ``session_config`` (a new ``ConfigProto`` when None; the user's
+    object is never modified), with the estimator's grappler list appended to
+    ``rewrite_options.optimizers`` ("pruning", ..., "layout", "GradFusionOptimizer") and a
+    new ``NpuOptimizer`` custom optimizer filled by `render_parameter_map` (like the real
+    one, added even when the user's config already has one).
+
+    With ``session_defaults`` (default), also what the real adapter's patched
+    ``tf.Session.__init__`` (``set_npu_default_config``) does to every session created from
+    it: ``allow_soft_placement`` True, ``log_device_placement`` False, ``remapping`` OFF and
+    XLA ``global_jit_level`` OFF. (``memory_optimization`` is turned OFF by that patch only
+    when it has to add the NpuOptimizer itself, never for an estimator config.)
+
+    Returns:
+      a new `tf.compat.v1.ConfigProto`.
+    """
+    return _render.session_config(run_config, session_defaults, render_parameter_map)

@@ -1,0 +1,353 @@
+"""The argument-type rules of the NPU config classes, shared by the classes themselves
+(`npu_bridge.config.npu_config`: checked at construction, NPB160) and by
+`npu-bridge lint` (`npu_bridge.tools.lint`: the same checks on literal arguments, statically).
+
+No TensorFlow here (lint never imports it). The rules come from the catalog (each argument's
+`parameter_map` row: field, type, when the estimator writes it) plus the few arguments the
+real `NPURunConfig` checks in Python itself (`NPU_ARG_RULES`, `CLASS_ARGS`).
+"""
+import numbers
+
+from npu_bridge.ge.diagnostics import Diagnostic as _Diagnostic
+from npu_bridge.ge.diagnostics import make as _make
+
+REAL_CONFIG = "hicann/tensorflow npu_config.py"
+_REAL_ESTIMATOR = "hicann/tensorflow npu_estimator.py (NPUEstimator.__load_graph_optimizers)"
+
+TYPE_CODE = "NPB160"      # an argument of a type the real estimator cannot write
+BOOL_INT_CODE = "NPB162"  # a bool argument given another int: protobuf stores True
+
+# Config class -> its arguments' prefix in the catalog's `runconfig_arg` column.
+CLASS_PREFIXES = {
+    "NPURunConfig": "",
+    "MemoryConfig": "memory_config",
+    "DumpConfig": "dump_config",
+    "ProfilingConfig": "profiling_config",
+    "ExperimentalConfig": "experimental_config",
+    "DynamicInputConfig": "dynamic_input_config",
+}
+
+# Arguments that take a config-class object (class -> argument -> class name).
+CLASS_ARGS = {
+    "NPURunConfig": {"profiling_config": "ProfilingConfig", "dump_config": "DumpConfig",
+                     "memory_config": "MemoryConfig", "experimental_config": "ExperimentalConfig",
+                     "dynamic_input_config": "DynamicInputConfig"},
+    "ExperimentalConfig": {"graph_memory_optimize_config": "GraphMemoryOptimizeConfig"},
+}
+
+# NPURunConfig arguments the real class checks in Python before anything is written
+# (util.check_positive_integer / check_nonnegative_integer, isinstance), in the order it
+# checks them: argument -> (kind, minimum). Their catalog rows are not used for the type.
+NPU_ARG_RULES = {
+    "iterations_per_loop": ("int", 1),
+    "mix_compile_mode": ("bool", None),
+    "jit_compile": ("str_or_bool", None),
+    "horovod_mode": ("bool", None),
+    "graph_run_mode": ("int", 0),
+    "enable_exception_dump": ("int", 0),
+}
+
+
+def problem(arg, value, message, code=TYPE_CODE):
+    """One problem of a constructor call, as a Diagnostic (code NPB160 unless given)."""
+    return _Diagnostic(code, "error", arg, value, message)
+
+
+# ---------------------------------------------------------------------------------------------
+# Type rules derived from the catalog.
+
+
+def catalog_options():
+    from npu_bridge.ge import catalog
+    return catalog.OPTIONS
+
+
+_ROWS_BY_ARG = None   # runconfig argument -> catalog row; built on first use
+
+
+def rows_by_arg():
+    global _ROWS_BY_ARG
+    rows = _ROWS_BY_ARG
+    if rows is None:
+        rows = {}
+        for row in catalog_options():
+            if row.key and row.runconfig_arg and row.estimator_write != "never":
+                rows.setdefault(row.runconfig_arg, row)
+        _ROWS_BY_ARG = rows
+    return rows
+
+_FIELD_TYPES = {"b": "a bool", "i": "an int", "s": "a str", "f": "a number"}
+
+
+_INT64 = (-2 ** 63, 2 ** 63 - 1)
+
+
+def _utf8_ok(text):
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _integer_like(value):
+    """What protobuf's integer fields take: an int (a bool is one), or any object with
+    `__index__` that is not text (numpy's integers and bool_)."""
+    return isinstance(value, numbers.Integral) or (
+        hasattr(type(value), "__index__") and not isinstance(value, (str, bytes)))
+
+
+def _matches_field(value, field, row):
+    """Whether the estimator can write `value` into AttrValue field `field` for `row`."""
+    if field == "b":
+        return _integer_like(value)
+    if field == "i":  # AttrValue.i is an int64: protobuf raises ValueError beyond it
+        # a bool is an int there: the real estimator writes `.i = value` and protobuf
+        # stores True/False as 1/0 (the value rules then apply to that 0/1)
+        return _integer_like(value) and _INT64[0] <= value <= _INT64[1]
+    if field == "f":
+        return isinstance(value, numbers.Real)
+    if field == "s":
+        if isinstance(value, str):  # the estimator's as_bytes raises on a lone surrogate
+            return _utf8_ok(value)
+        if isinstance(value, bytes):
+            return True
+        # Memory sizes are written as str(int) (real estimator).
+        return row.type == "bytes" and isinstance(value, numbers.Integral) \
+            and not isinstance(value, bool)
+    return False
+
+
+def write_field(value, row):
+    """The AttrValue field the estimator writes `value` to: the row's field, or an
+    alternative field of the row (`other_fields`) whose type the value has (e.g. a bool
+    `jit_compile` goes to `.b`, as older adapters wrote it)."""
+    if _matches_field(value, row.field, row):
+        return row.field
+    for alt in row.other_fields:
+        if _matches_field(value, alt, row):
+            return alt
+    return None
+
+
+def protobuf_error(field, value):
+    """The exception protobuf (4.25, upb) raises for `attr_value.FIELD = value`, as
+    "TypeError: ..." text, or None when it accepts the value (a bool is an int there)."""
+    name = type(value).__name__
+    if field == "s":
+        return None if isinstance(value, bytes) else "TypeError: expected bytes, %s found" % name
+    if field in ("i", "b"):
+        if not _integer_like(value):
+            return "TypeError: '%s' object cannot be interpreted as an integer" % name
+        if field == "i" and not _INT64[0] <= value <= _INT64[1]:
+            return "ValueError: Value out of range: %d (outside the int64 range of .i)" % value
+        return None
+    if field == "f":
+        if not isinstance(value, numbers.Real):
+            return "TypeError: must be real number, not %s" % name
+        try:
+            float(value)
+        except OverflowError:
+            return "OverflowError: int too large to convert to float"
+    return None
+
+
+def _allowed_types_text(row):
+    texts = [_FIELD_TYPES[row.field] + (" (a bool is written as 1/0)" if row.field == "i" else "")]
+    if row.field == "s" and row.type == "bytes":
+        texts.append("an int (bytes)")
+    texts += [_FIELD_TYPES[f] + " (older adapters' form)" for f in row.other_fields
+              if f in _FIELD_TYPES and _FIELD_TYPES[f] not in texts]
+    if row.estimator_write != "always":
+        texts.append("None")
+    return " or ".join(texts)
+
+
+def check_row_type(owner, arg, value, row, problems):
+    """Append a problem when `value` cannot be written the way the estimator writes `row`."""
+    if value is None:
+        if row.estimator_write == "always":
+            problems.append(problem(arg, None,
+                "%s=None: not allowed, expected %s; the real NPUEstimator always writes it to "
+                "parameter_map[%r].%s (source: %s)"
+                % (arg, _FIELD_TYPES[row.field], row.key, row.field, _REAL_ESTIMATOR)))
+        return
+    if write_field(value, row) is None:
+        got = type(value).__name__
+        if isinstance(value, numbers.Integral) and not isinstance(value, bool) \
+                and not _INT64[0] <= value <= _INT64[1]:
+            got += " outside the int64 range of AttrValue.i"
+        elif isinstance(value, str) and not _utf8_ok(value):
+            got += " that is not encodable as UTF-8"
+        raised = protobuf_error(row.field, value) if row.field != "s" else None
+        problems.append(problem(arg, value,
+            "%s=%r: expected %s, got %s; the real NPUEstimator writes it with "
+            "parameter_map[%r].%s = value%s (source: %s)"
+            % (arg, value, _allowed_types_text(row), got, row.key, row.field,
+               ", where protobuf raises " + raised if raised else "", _REAL_ESTIMATOR)))
+
+
+def _is_bool_int(value, row):
+    """Whether `value` is an int other than 0 and 1 (not a bool) for a `.b` row."""
+    return row.field == "b" and not isinstance(value, bool) \
+        and isinstance(value, numbers.Integral) and value not in (0, 1)
+
+
+def _bool_int_ge_parts(value, row, label):
+    """The GE part of NPB162, for both forms: (what GE gets for `row`'s "on" value, and, when
+    the row's GE key itself takes `value`, how to get it; `label` names what cannot express it
+    ("" otherwise))."""
+    from npu_bridge.ge import catalog
+    from npu_bridge.ge.rule_kinds import _formatter   # how each route formats a .b value
+    sent = ", ".join("%s %r (%s)" % (route.key, _formatter(route, "b")(True), route.level)
+                     for route in row.routes if route.level != "adapter")
+    advice = ""
+    ge_row = catalog.find(row.ge_key) if row.ge_key else None
+    if ge_row is not None and ge_row.allowed and str(value) in ge_row.allowed:
+        where = "a GE option"
+        if ge_row.levels:
+            where += " at the %s level" % " or ".join(ge_row.levels)
+        if ge_row.ir_option:
+            where += ", or the ir_option %s" % ge_row.ir_option
+        advice = ("; GE's own %s also takes %r (%s): to get it, set %s=%r directly as %s, "
+                  "which %s cannot express (source: %s)"
+                  % (row.ge_key, str(value), ge_row.notes or catalog.allowed_text(ge_row),
+                     row.ge_key, str(value), where, label, ge_row.source))
+    return sent or "its 'on' value", advice
+
+
+def bool_int_warning(arg, value, row):
+    """NPB162 (a warning) when `value`, an int other than 0 and 1, is given for an argument
+    the real NPUEstimator writes to an AttrValue `.b` field (`row.field == "b"`): protobuf
+    stores it as True, so GE gets the row's "on" value. Names what is sent, and, when the
+    row's GE key itself takes that number (its catalog row's allowed values), how to get it.
+    None otherwise. The one rule for every bool argument (catalog-driven)."""
+    if not _is_bool_int(value, row):
+        return None
+    sent, advice = _bool_int_ge_parts(value, row, arg)
+    message = ("%s=%r: a bool argument (allowed: True, False); the real NPUEstimator writes "
+               "it with parameter_map[%r].b = %r, which protobuf stores as True, so GE gets "
+               "%s (source: %s)" % (arg, value, row.key, value, sent, _REAL_ESTIMATOR))
+    return _make(BOOL_INT_CODE, arg, value, message + advice)
+
+
+def bool_int_entry_warning(label, value, row):
+    """NPB162 for the hand-written form of `bool_int_warning`: `label` (e.g.
+    `parameter_map["KEY"].b`) `= value`, `value` an int other than 0 and 1, `row` the key's
+    catalog row (a `.b` row): the same rule and GE part, worded for the entry; the option is
+    the row's key. None otherwise (`npu-bridge lint`)."""
+    if not _is_bool_int(value, row):
+        return None
+    sent, advice = _bool_int_ge_parts(value, row, label)
+    message = ("%s = %r: a bool field (allowed: True, False); protobuf stores %r in "
+               "AttrValue.b as True, so GE gets %s (source: protobuf AttrValue.b is a bool)"
+               % (label, value, value, sent))
+    return _make(BOOL_INT_CODE, row.key, value, message + advice)
+
+
+def _check_bool_int(arg, value, row, warnings):
+    if warnings is not None:
+        diag = bool_int_warning(arg, value, row)
+        if diag is not None:
+            warnings.append(diag)
+
+
+def check_instance(arg, value, cls, problems, exception_note=""):
+    if value is not None and not isinstance(value, cls):
+        problems.append(problem(arg, value, "%s=%r: expected a %s or None, got %s (source: %s%s)"
+                                 % (arg, value, cls.__name__, type(value).__name__,
+                                    REAL_CONFIG, exception_note)))
+
+
+def _check_bool(arg, value, problems):
+    if not isinstance(value, bool):
+        problems.append(problem(arg, value, "%s=%r: expected True or False, got %s (source: %s)"
+                                 % (arg, value, type(value).__name__, REAL_CONFIG)))
+
+
+def check_int(arg, value, problems, minimum, values=None):
+    """The real util.check_positive_integer / check_nonnegative_integer: `isinstance(value,
+    six.integer_types)`, which a bool passes (then written as 1/0 by `.i = value`). A value
+    below `minimum` goes to `values` when given (value problems the resolver reports too)."""
+    if not isinstance(value, numbers.Integral):
+        problems.append(problem(arg, value,
+                                 "%s=%r: expected an int >= %d (a bool counts as 1/0), got %s; "
+                                 "the real NPURunConfig raises TypeError ('must be int') "
+                                 "(source: %s, util.check_positive_integer / "
+                                 "check_nonnegative_integer)"
+                                 % (arg, value, minimum, type(value).__name__, REAL_CONFIG)))
+        return False
+    if value < minimum:
+        (problems if values is None else values).append(problem(
+            arg, value, "invalid value for %s: %r; allowed: an int >= %d (source: %s)"
+            % (arg, value, minimum, REAL_CONFIG), code="E10001"))
+        return False
+    if value > _INT64[1]:  # written to AttrValue.i: protobuf raises ValueError beyond int64
+        problems.append(problem(arg, value,
+                                 "%s=%r: must be at most %d (an int64, AttrValue.i; source: %s)"
+                                 % (arg, value, _INT64[1], _REAL_ESTIMATOR)))
+        return False
+    return True
+
+
+def check_class_args(owner, prefix, args, problems):
+    """Type-check the arguments of a config class against their catalog rows."""
+    for arg, value in args.items():
+        row = rows_by_arg().get(prefix + "." + arg)
+        if row is not None:
+            check_row_type(owner, arg, value, row, problems)
+
+
+
+def check_npu_arg(arg, value, problems, values=None):
+    """Type-check one `NPURunConfig` argument in `NPU_ARG_RULES` as the real class does;
+    True when it passed (then its value checks may follow). Value problems (an int below the
+    minimum: E10001) go to `values` when given, else to `problems`."""
+    kind, minimum = NPU_ARG_RULES[arg]
+    if kind == "int":
+        return check_int(arg, value, problems, minimum, values)
+    if kind == "bool":
+        before = len(problems)
+        _check_bool(arg, value, problems)
+        return len(problems) == before
+    # str_or_bool: jit_compile
+    if isinstance(value, str) and not _utf8_ok(value):
+        problems.append(problem(arg, value,
+                                 "%s=%r: not encodable as UTF-8 (the estimator writes it "
+                                 "with as_bytes; source: %s)" % (arg, value, _REAL_ESTIMATOR)))
+        return False
+    if not isinstance(value, (str, bool)):
+        problems.append(problem(arg, value,
+                                 "%s=%r: expected a str ('auto', 'true', 'false') or, as "
+                                 "older adapters took it, a bool; got %s (source: %s)"
+                                 % (arg, value, type(value).__name__, REAL_CONFIG)))
+        return False
+    return True
+
+
+class _NoInstance:
+    """Stands for a config class where only its name is at hand (lint): no literal is one."""
+
+
+def check_arg(owner, arg, value, problems, classes=None, warnings=None):
+    """Type-check one argument of config class `owner` (a name) as its constructor does,
+    appending NPB160 Diagnostics to `problems`, and, when `warnings` is a list, NPB162
+    (`bool_int_warning`) to it. `classes` maps class names to the classes
+    (npu_config); without it, only the name of a class argument's class is known, which is
+    all a literal needs. Value problems are left to the resolver."""
+    if owner == "NPURunConfig" and arg in NPU_ARG_RULES:
+        check_npu_arg(arg, value, problems, [])
+        return
+    class_name = CLASS_ARGS.get(owner, {}).get(arg)
+    if class_name is not None:
+        cls = (classes or {}).get(class_name) or type(class_name, (_NoInstance,), {})
+        check_instance(arg, value, cls, problems)
+        return
+    prefix = CLASS_PREFIXES.get(owner)
+    if prefix is not None:
+        row = rows_by_arg().get(prefix + "." + arg if prefix else arg)
+        if row is not None:
+            before = len(problems)
+            check_row_type(owner, arg, value, row, problems)
+            if len(problems) == before:
+                _check_bool_int(arg, value, row, warnings)

@@ -1,0 +1,518 @@
+"""Several ranks on TensorFlow's own collectives: the server, sessions, keys and timeouts.
+Notes: docs/design.md "Module notes"; docs/collectives.md.
+"""
+import atexit
+import json
+import os
+import threading
+import time
+import zlib
+
+# Defined before TensorFlow is imported: importing it installs the Session patch
+# (npu_bridge._check_sessions), which wraps BaseSession.run with this.
+def wrap_run(original):
+    """``BaseSession.run`` that gives collective runs their key in a multi-rank process and
+    turns a collective timeout into an error naming the collective and the missing ranks."""
+    def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
+        if not getattr(self, "_npu_cluster", False):
+            return original(self, fetches, feed_dict, options, run_metadata)
+        key = run_key(self, fetches)
+        if not key:
+            return original(self, fetches, feed_dict, options, run_metadata)
+        start_barrier()
+        try:
+            return original(self, fetches, feed_dict, _with_key(options, key), run_metadata)
+        except (tf.errors.DeadlineExceededError, tf.errors.UnavailableError,
+                tf.errors.AbortedError, tf.errors.CancelledError, tf.errors.InternalError) as err:
+            raise explain(err, self.graph, fetches) from err
+
+    run._npu_bridge_original = original
+    run.__doc__ = original.__doc__
+    run.__name__ = original.__name__
+    return run
+
+
+import tensorflow as tf  # noqa: E402 (after wrap_run, see above)
+from tensorflow.core.protobuf import config_pb2
+from tensorflow.python.ops import collective_ops
+
+from hccl.manage import ranktable as _ranks
+
+WORLD_KEY = 1
+RUN_KEY_WORLD = 0x5eed
+COLLECTIVE_TYPES = frozenset((
+    "CollectiveReduce", "CollectiveReduceV2", "CollectiveReduceV3", "CollectiveGather",
+    "CollectiveGatherV2", "CollectiveBcastSend", "CollectiveBcastRecv", "CollectiveBcastSendV2",
+    "CollectiveBcastRecvV2", "CollectiveAllToAllV2", "CollectiveAllToAllV3",
+    "CollectiveReduceScatterV2"))
+_ATTR_GROUP = "_npu_bridge_group_key"
+
+_lock = threading.RLock()
+_state = {"job": None, "server": None, "checked": None, "ready": False}
+_instances = {}        # group key -> collectives built so far
+_built = {}            # (group key, instance key) -> description
+_run_keys = {}         # (graph id, graph version, fetch ids) -> run key or 0
+_RUN_KEYS_LIMIT = 4096
+
+
+class CollectiveError(RuntimeError):
+    """A collective cannot be built or run as asked (not a member, no static shape...)."""
+
+
+_ENV_KEYS = ("RANK_SIZE", "RANK_ID", "RANK_TABLE_FILE", "JOB_ID", "NPU_BRIDGE_RANK_ADDRESSES",
+             "NPU_BRIDGE_PORT_BASE", "NPU_BRIDGE_JOB_DIR", "NPU_BRIDGE_COLLECTIVE_TIMEOUT")
+
+
+def active():
+    """True in a process of a job with several ranks (``RANK_SIZE`` > 1)."""
+    raw = os.environ.get("RANK_SIZE", "")
+    try:
+        return int(raw.strip()) > 1
+    except ValueError:
+        return False
+
+
+def job():
+    """The ``_ranks.Job`` of this process, None with one rank (parsed again when the job's
+    environment variables change; ``RankTableError`` when broken). Once this rank's server
+    runs, its job is fixed: the server cannot move."""
+    key = tuple(os.environ.get(k) for k in _ENV_KEYS)
+    with _lock:
+        if _state["server"] is not None:
+            return _state["job"]
+        if _state["checked"] != key:
+            _state["job"] = None
+            _state["checked"] = None
+            _state["job"] = _ranks.from_env()
+            _state["checked"] = key
+        return _state["job"]
+
+
+def _cluster_config(cfg=None):
+    out = config_pb2.ConfigProto()
+    if cfg is not None:
+        out.CopyFrom(cfg)
+    j = job()
+    out.experimental.collective_group_leader = "/job:worker/replica:0/task:0"
+    del out.device_filters[:]
+    out.device_filters.append("/job:worker/task:%d" % j.rank)
+    out.isolate_session_state = True
+    return out
+
+
+def _note(name, payload):
+    j = job()
+    try:
+        os.makedirs(j.job_dir, exist_ok=True)
+        with open(os.path.join(j.job_dir, "rank%d.%s" % (j.rank, name)), "a", encoding="utf-8") as fh:
+            fh.write(payload + "\n")
+    except OSError:
+        pass   # diagnostics only
+
+
+def _clear_own_notes(j):
+    for name in ("ready", "built", "done", "failed", "exit"):
+        try:
+            os.remove(os.path.join(j.job_dir, "rank%d.%s" % (j.rank, name)))
+        except OSError:
+            pass
+
+
+def _read_notes(rank, name):
+    path = os.path.join(job().job_dir, "rank%d.%s" % (rank, name))
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return [line.rstrip("\n") for line in fh if line.strip()]
+    except OSError:
+        return None
+
+
+def server():
+    """This rank's ``tf.distribute.Server`` (started on first use). Raises ``RankTableError``
+    when its address cannot be listened on (a port in use)."""
+    with _lock:
+        if _state["server"] is not None:
+            return _state["server"]
+        j = job()
+        address = j.addresses[j.rank]
+        host, _, port = address.rpartition(":")
+        if os.environ.get(_ranks.ENV_CHILD) != "1":   # the launcher checked its own ports
+            problem = _ranks.port_problem(host, int(port))
+            if problem:
+                raise _ranks.RankTableError("rank %d's TensorFlow server" % j.rank, [
+                    problem + " (choose other ports with %s or %s)" % (_ranks.ENV_PORT_BASE, _ranks.ENV_ADDRESSES)])
+        spec = tf.train.ClusterSpec({"worker": list(j.addresses)})
+        srv = tf.distribute.Server(spec, job_name="worker", task_index=j.rank,
+                                   config=_cluster_config(), start=True)
+        _state["server"] = srv
+        _clear_own_notes(j)   # an earlier job on the same addresses (no launcher) left them
+        _note("ready", "%f %d" % (time.time(), os.getpid()))
+        from hccl.manage import api
+        api.mark_initialized()  # pylint: disable=protected-access
+        atexit.register(_exit_barrier)
+        return srv
+
+
+def session_args(target, config):
+    """``(target, config)`` for a Session of this rank: the server's target when ``target``
+    is empty, and a copy of ``config`` with the cluster settings."""
+    srv = server()
+    if not target:
+        target = srv.target
+    return target, _cluster_config(config)
+
+
+# --- groups and keys ---------------------------------------------------------------------
+
+def group_key(group):
+    if group == _ranks.WORLD_GROUP:
+        return WORLD_KEY
+    # TensorFlow's keys are int32: group keys below 2**13, 2**18 instances per group
+    return 2 + zlib.crc32(group.encode("utf-8")) % (2 ** 13 - 2)
+
+
+def group_members(group):
+    from hccl.manage import api
+    return api.group_ranks(group)
+
+
+def _instance(gkey, kind, name, group, members):
+    with _lock:
+        count = _instances.get(gkey, 0) + 1
+        if count >= 2 ** 18:
+            raise CollectiveError("more than %d collectives built on group %r" % (2 ** 18 - 1, group))
+        _instances[gkey] = count
+        ikey = gkey * (2 ** 18) + count
+        _built[(gkey, ikey)] = "hccl_ops.%s %s (group %s, ranks %s)" % (kind, name, group, list(members))
+    _note("built", json.dumps([gkey, ikey, kind, name]))
+    return ikey
+
+
+def _members_checked(group, kind):
+    members = group_members(group)
+    me = job().rank
+    if me not in members:
+        raise CollectiveError("hccl_ops.%s on group %r: this rank (%d) is not a member %s; HCCL "
+                              "requires the caller to be in the group" % (kind, group, me, list(members)))
+    return members
+
+
+def _mark(tensor_or_op, gkey):
+    op = tensor_or_op if isinstance(tensor_or_op, tf.Operation) else tensor_or_op.op
+    op._set_attr(_ATTR_GROUP, tf.compat.v1.AttrValue(i=gkey))  # pylint: disable=protected-access
+
+
+_SCOPES = {"allreduce": "HcomAllReduce", "allreduce (gradient)": "HcomAllReduceGrad",
+           "reduce": "HcomReduce", "reduce_scatter": "HcomReduceScatter", "broadcast": "HcomBroadcast",
+           "send": "HcomSend"}
+_MERGE = {"sum": "Add", "prod": "Mul", "max": "Max", "min": "Min"}
+# CollectiveReduce's CPU kernels: float types, int32, int64; smaller ints go through int32.
+_WIDEN = {tf.int8: tf.int32, tf.int16: tf.int32, tf.uint8: tf.int32, tf.uint16: tf.int32}
+
+
+def all_reduce(tensor, reduction, group, kind="allreduce"):
+    """``tensor`` reduced over ``group`` with ``reduction`` (sum/prod/max/min)."""
+    members = _members_checked(group, kind)
+    gkey = group_key(group)
+    tensor = tf.convert_to_tensor(tensor)
+    wide = _WIDEN.get(tensor.dtype)
+    value = tf.cast(tensor, wide) if wide else tensor
+    with tf.name_scope(_SCOPES.get(kind, "HcomAllReduce")) as scope:
+        ikey = _instance(gkey, kind, "%s of %s" % (scope.rstrip("/"), tensor.op.name), group, members)
+        out = collective_ops.all_reduce(value, len(members), gkey, ikey, _MERGE[reduction], "Id")
+    _mark(out, gkey)
+    out = tf.cast(out, tensor.dtype) if wide else out
+    out.set_shape(tensor.shape)
+    return out
+
+
+def all_gather(tensor, group, kind="allgather"):
+    """The ``tensor`` of every member of ``group`` concatenated along axis 0, in group order."""
+    members = _members_checked(group, kind)
+    gkey = group_key(group)
+    tensor = tf.convert_to_tensor(tensor)
+    wide = _WIDEN.get(tensor.dtype)
+    value = tf.cast(tensor, wide) if wide else tensor
+    with tf.name_scope("HcomAllGather") as scope:
+        ikey = _instance(gkey, kind, "%s of %s" % (scope.rstrip("/"), tensor.op.name), group, members)
+        out = collective_ops.all_gather(value, len(members), gkey, ikey)
+    _mark(out, gkey)
+    return tf.cast(out, tensor.dtype) if wide else out
+
+
+def broadcast(tensor, root, group, kind="broadcast"):
+    """The value of ``tensor`` on the group rank ``root``, on every member of ``group``."""
+    members = _members_checked(group, kind)
+    gkey = group_key(group)
+    tensor = tf.convert_to_tensor(tensor)
+    if not tensor.shape.is_fully_defined():
+        raise CollectiveError("hccl_ops.%s of %r: its shape %s is not fully known; the receiving "
+                              "ranks need the static shape" % (kind, tensor.op.name, tensor.shape))
+    wide = _WIDEN.get(tensor.dtype)
+    dtype = wide or tensor.dtype
+    with tf.name_scope(_SCOPES.get(kind, "HcomBroadcast")) as scope:
+        ikey = _instance(gkey, kind, "%s of %s" % (scope.rstrip("/"), tensor.op.name), group, members)
+        if members.index(job().rank) == root:
+            value = tf.cast(tensor, wide) if wide else tensor
+            out = collective_ops.broadcast_send(value, tensor.shape, dtype, len(members), gkey, ikey)
+        else:
+            with tf.control_dependencies([tensor]):   # the input is still an input, as on the NPU
+                out = collective_ops.broadcast_recv(tensor.shape, dtype, len(members), gkey, ikey)
+    _mark(out, gkey)
+    out = tf.cast(out, tensor.dtype) if wide else out
+    out.set_shape(tensor.shape)
+    return out
+
+
+def pair_group(group, a, b, sr_tag):
+    """A two-rank group for send/receive between the group ranks ``a`` and ``b`` with tag
+    ``sr_tag``: ``(name, world ranks)``; both ranks name it the same."""
+    from hccl.manage import api
+    members = api.group_ranks(group)
+    pair = sorted((members[a], members[b]))
+    name = "__npu_bridge_p2p_%s_%d_%d_tag%d" % (group, pair[0], pair[1], sr_tag)
+    api.register_internal_group(name, pair)  # pylint: disable=protected-access
+    return name, pair
+
+
+def receive(shape, dtype, root, group):
+    """What the group rank ``root`` sends in ``group`` (a two-rank pair), of ``shape``."""
+    members = _members_checked(group, "receive")
+    if not shape.is_fully_defined():
+        raise CollectiveError("hccl_ops.receive: shape %s is not fully known" % shape)
+    gkey = group_key(group)
+    wide = _WIDEN.get(dtype)
+    with tf.name_scope("HcomReceive") as scope:
+        ikey = _instance(gkey, "receive", scope.rstrip("/"), group, members)
+        out = collective_ops.broadcast_recv(shape, wide or dtype, len(members), gkey, ikey)
+    _mark(out, gkey)
+    return tf.cast(out, dtype) if wide else out
+
+
+# --- Session.run: the run's collective_graph_key -----------------------------------------
+
+def _flatten(fetches, out, depth=0):
+    """The leaves of a fetch structure (lists, tuples, dicts by value: keys may be any
+    object, as MonitoredSession's hooks are)."""
+    if isinstance(fetches, dict):
+        for value in fetches.values():
+            _flatten(value, out, depth + 1)
+    elif isinstance(fetches, (list, tuple)) and depth < 16:
+        for value in fetches:
+            _flatten(value, out, depth + 1)
+    else:
+        out.append(fetches)
+    return out
+
+
+def _flat_ops(graph, fetches):
+    out = []
+    for item in _flatten(fetches, []):
+        if isinstance(item, str):
+            try:
+                item = graph.as_graph_element(item)
+            except (KeyError, ValueError, TypeError):
+                continue
+        if isinstance(item, tf.Operation):
+            out.append(item)
+        elif hasattr(item, "op") and isinstance(getattr(item, "op"), tf.Operation):
+            out.append(item.op)
+        elif isinstance(item, (tf.IndexedSlices, tf.SparseTensor)):
+            out.extend(t.op for t in (getattr(item, "values", None), getattr(item, "indices", None))
+                       if t is not None)
+    return out
+
+
+def _collectives(graph, fetches):
+    """The collective ops a run of ``fetches`` executes (inputs and control inputs walked)."""
+    stack, seen, found = _flat_ops(graph, fetches), set(), []
+    while stack:
+        op = stack.pop()
+        if id(op) in seen:
+            continue
+        seen.add(id(op))
+        if op.type in COLLECTIVE_TYPES:
+            found.append(op)
+        stack.extend(t.op for t in op.inputs)
+        stack.extend(op.control_inputs)
+    return found
+
+
+def collective_groups(graph, fetches):
+    """The group keys of the collectives a run of ``fetches`` executes (a frozenset)."""
+    groups = set()
+    for op in _collectives(graph, fetches):
+        try:
+            groups.add(op.get_attr(_ATTR_GROUP))
+        except ValueError:   # written with collective_ops directly
+            try:
+                size = op.get_attr("group_size")
+                groups.add(WORLD_KEY if size == job().size else op.get_attr("group_key"))
+            except ValueError:
+                groups.add(-1)
+    return frozenset(groups)
+
+
+def run_key(session, fetches):
+    """The ``collective_graph_key`` for a run of ``fetches``: 0 (none) when it executes no
+    collective; the world key when one is over the world group; else one from its groups."""
+    graph = session.graph
+    try:
+        key = (id(graph), graph.version, tuple(id(x) for x in _flatten(fetches, [])))
+    except TypeError:
+        key = None
+    found = _run_keys.get(key) if key is not None else None
+    if found is None:
+        groups = collective_groups(graph, fetches)
+        if not groups:
+            found = 0
+        elif WORLD_KEY in groups:
+            found = RUN_KEY_WORLD
+        else:
+            found = 0x100000 + zlib.crc32(repr(sorted(groups)).encode()) % (2 ** 30)   # int64 field
+        if key is not None:
+            if len(_run_keys) > _RUN_KEYS_LIMIT:
+                _run_keys.clear()
+            _run_keys[key] = (found, fetches)   # fetches kept: their ids stay theirs
+        return found
+    return found[0]
+
+
+def _with_key(options, key):
+    """``options`` (copied) with the run's collective key and, unless the caller set one, the
+    collective timeout as the run's ``timeout_in_ms``: one deadline per run, where an op-level
+    collective timeout would start one sleeping thread per collective execution in
+    TensorFlow's runtime (bench/bench_ranks.py: +30% per step of a small MLP)."""
+    out = config_pb2.RunOptions()
+    if options is not None:
+        out.CopyFrom(options)
+    if not out.experimental.collective_graph_key:
+        out.experimental.collective_graph_key = key
+    if not out.timeout_in_ms:
+        out.timeout_in_ms = int(job().timeout * 1000)
+    return out
+
+
+# --- the job folder: start barrier, timeouts, exit barrier ---------------------------------
+
+def _exits():
+    j = job()
+    out = {}
+    for r in range(j.size):
+        notes = _read_notes(r, "exit")
+        if notes:
+            out[r] = notes[-1]
+    return out
+
+
+def start_barrier():
+    """Wait until every rank's server is up (once), at most the collective timeout plus the
+    start-up allowance; raises ``CollectiveError`` naming the ranks that never came up or
+    that ended."""
+    if _state["ready"]:
+        return
+    j = job()
+    deadline = time.time() + max(j.timeout, 60.0) + 120.0
+    while True:
+        missing = [r for r in range(j.size) if _read_notes(r, "ready") is None]
+        exits = _exits()
+        ended = {r: why for r, why in exits.items() if r in missing}
+        if not missing:
+            _state["ready"] = True
+            return
+        if ended or time.time() > deadline:
+            raise CollectiveError(
+                "rank %d: the job's collectives cannot start: %s" % (j.rank, "; ".join(
+                    ["rank %d ended (%s) before its TensorFlow server started" % (r, why) for r, why in sorted(ended.items())]
+                    + (["rank(s) %s never started a TensorFlow server" % [r for r in missing if r not in ended]]
+                       if [r for r in missing if r not in ended] else []))))
+        time.sleep(0.05)
+
+
+def _timed_out_collectives(graph, fetches, err):
+    op = getattr(err, "op", None)
+    if op is not None and op.type in COLLECTIVE_TYPES:
+        return [op]
+    return _collectives(graph, fetches)
+
+
+def explain(err, graph, fetches):
+    """``err`` (a collective's failure) with what went wrong across the ranks, same type."""
+    j = job()
+    _note("failed", "%f" % time.time())   # ends the other ranks' exit barrier
+    # ranks whose script finished (in their exit barrier): wait briefly for how they ended
+    # (their TensorFlow server may hold their exit until this rank's collective is gone)
+    deadline = time.time() + 0.5
+    while time.time() < deadline:
+        exits = _exits()
+        if not [r for r in range(j.size) if r != j.rank and r not in exits and _read_notes(r, "done")]:
+            break
+        time.sleep(0.1)
+    exits = _exits()
+    lines = []
+    for r, why in sorted(exits.items()):
+        if r != j.rank:
+            lines.append("rank %d ended (%s) while rank %d waited in a collective" % (r, why, j.rank))
+    for r in range(j.size):
+        if r != j.rank and r not in exits and _read_notes(r, "done"):
+            lines.append("rank %d finished its script (it is exiting) while rank %d waited in a collective"
+                         % (r, j.rank))
+    built = {}
+    for r in range(j.size):
+        notes = _read_notes(r, "built") or []
+        built[r] = {tuple(json.loads(n)[:2]) for n in notes}
+    for op in _timed_out_collectives(graph, fetches, err):
+        try:
+            gkey, ikey = op.get_attr("group_key"), op.get_attr("instance_key")
+        except ValueError:
+            continue
+        what = _built.get((gkey, ikey), "collective %r (group key %d, instance %d)" % (op.name, gkey, ikey))
+        members = [r for r in range(j.size) if r == j.rank or any(k[0] == gkey for k in built[r])]
+        if gkey == WORLD_KEY:
+            members = list(range(j.size))
+        missing = [r for r in members if (gkey, ikey) not in built[r] and r not in exits]
+        if missing:
+            lines.append("%s was built on rank(s) %s but not on rank(s) %s: a collective built on "
+                         "some ranks only hangs the job on the NPU too (build the same graph on "
+                         "every rank; vendor FAQ multi-device_model_error.md)"
+                         % (what, [r for r in members if r not in missing], missing))
+        else:
+            lines.append("%s did not complete" % what)
+    text = "rank %d: collective failed after at most %g s (--collective-timeout): %s\n  - %s" % (
+        j.rank, j.timeout, type(err).__name__, "\n  - ".join(lines or ["no other rank reported a problem"]))
+    return type(err)(getattr(err, "node_def", None), getattr(err, "op", None),
+                     text + "\nTensorFlow said: " + _first_line(err.message))
+
+
+def _first_line(message):
+    lines = [ln.strip() for ln in str(message).splitlines() if ln.strip()]
+    useful = [ln for ln in lines if ln != "Graph execution error:"]
+    return (useful or lines or [""])[0]
+
+
+def _exit_barrier():
+    """At exit, wait (bounded) until every rank is done or ended, so that the group leader's
+    server outlives the others' last collective."""
+    j = _state["job"]
+    if j is None:
+        return
+    _note("done", "%f" % time.time())
+    deadline = time.time() + min(j.timeout, 60.0)
+    while time.time() < deadline:
+        exits = _exits()
+        if all(r == j.rank or r in exits or _read_notes(r, "done") or _read_notes(r, "failed")
+               for r in range(j.size)):
+            return
+        time.sleep(0.05)
+
+
+def session_kwargs(self, args, kwargs):
+    """``Session.__init__``'s arguments for this rank (``self`` is marked as a cluster
+    session): all by name, the target and config as ``session_args`` makes them."""
+    kw = dict(zip(("target", "graph", "config"), args))
+    kw.update(kwargs)
+    if not hasattr(self, "_session"):
+        self._session = None   # BaseSession.__del__ reads it if the job cannot start (below)
+    kw["target"], kw["config"] = session_args(kw.get("target") or "", kw.get("config"))
+    self._npu_cluster = True
+    return kw

@@ -1,0 +1,455 @@
+"""The GE graphs of a run, captured on the first run of each (session, fetch set, feed set)
+and planned with `npu_bridge.ge.memory_plan`. Notes: docs/design.md "Module notes".
+"""
+import os
+import threading
+
+import numpy as np
+import tensorflow as tf
+from tensorflow.python.client import session as _session_lib
+
+from npu_bridge.ge import records as _records
+from npu_bridge.hooks.session_guard import graph_key   # one GE graph per (session, fetches, feeds)
+from npu_bridge.ge import memory_plan as mp
+from npu_bridge.ge import npu_failures as _failures
+
+GRAPHS_PER_SESSION = 64     # bounded: a script building a new fetch set per step stays cheap
+
+_lock = threading.Lock()
+_seen = {}                  # graph key -> entry (or None: nothing to plan)
+
+_TYPE_MAP = {
+    "Placeholder": "Data", "PlaceholderV2": "Data",
+    "IteratorGetNext": "GetNext", "IteratorGetNextSync": "GetNext", "GetNext": "GetNext",
+    "IteratorGetNextAsOptional": "GetNext",
+    "Enter": "Enter", "RefEnter": "Enter",
+    "NextIteration": "NextIteration", "RefNextIteration": "NextIteration",
+    "Const": "Const", "HostConst": "Const",
+    "VariableV2": "VariableV2", "Variable": "VariableV2", "VarHandleOp": "VarHandleOp",
+    "TemporaryVariable": "VariableV2",
+}
+# outputs of unknown shape in TensorFlow that hold nothing (reserve_space_3 of the fused batch
+# norm: empty outside cuDNN; GE's BatchNorm has no such output): planned as 0 bytes
+_EMPTY_OUTPUTS = {"FusedBatchNormV3": (5,)}
+# ops of the host input pipeline (besides anything producing a variant: datasets)
+_HOST_TYPES = frozenset(("MakeIterator", "IteratorV2", "Iterator", "OneShotIterator",
+                         "AnonymousIteratorV2", "AnonymousIteratorV3", "IteratorToStringHandle",
+                         "IteratorFromStringHandleV2", "DeleteIterator", "MultiDeviceIterator"))
+
+
+def enable(on=True):
+    """Capture the graphs of every NPU session's runs from now on (off: `enable(False)`)."""
+    _records.capture[0] = bool(on)
+
+
+class Captured:
+    """One captured GE graph: `graph` (a `memory_plan.Graph`), `tf_types` (TF op type ->
+    count in the subgraph, host ops included), `placeholders` (name -> shape list or None)
+    of the Data inputs, `getnext` (names of GetNext nodes of unknown shape), `fetch_names`,
+    `ops` (the tf.Operation objects of the subgraph; held only during capture)."""
+
+    def __init__(self, graph, tf_types, fetch_names, dynamic_sources):
+        self.graph = graph
+        self.tf_types = tf_types
+        self.fetch_names = fetch_names
+        self.dynamic_sources = dynamic_sources
+
+
+def _shape(tensor):
+    shape = tensor.shape
+    if shape.rank is None:
+        return None
+    return tuple(shape.as_list())
+
+
+def _dtype(tensor):
+    return tensor.dtype.base_dtype.name
+
+
+def capture(graph, fetches, feed_dict=None, name="graph"):
+    """The GE graph of running `fetches` with `feed_dict` on `graph`: a `Captured`.
+
+    Fetches and feeds are read the way `Session.run` reads them (TensorFlow's own fetch
+    handler), so any fetch structure a session accepts works here. Raises what
+    `Session.run` would raise for a fetch that is not in the graph."""
+    feeds = {}
+    for key in (feed_dict or {}):
+        try:
+            el = graph.as_graph_element(key) if isinstance(key, str) else key
+        except (ValueError, KeyError, TypeError):
+            continue
+        if isinstance(el, tf.Tensor):
+            feeds[el.ref()] = el
+    handler = _session_lib._FetchHandler(graph, fetches, {})   # pylint: disable=protected-access
+    fetch_tensors = [t for t in handler.fetches() if isinstance(t, tf.Tensor)]
+    targets = list(handler.targets())
+    fed = {t.ref() for t in feeds.values()}
+    # walk back from the fetches, stopping at fed tensors: depth-first, post-order, so each
+    # op comes after its inputs (creation order is not topological under tf.cond); an edge
+    # into an op still being visited is a loop's back edge (NextIteration -> Merge): skipped
+    done = {}
+    ins = {}      # op id -> its input tensors (read once: the first read is the costly one)
+    active = set()
+    order = []
+    roots = [t.op for t in fetch_tensors] + targets
+    for r in roots:
+        if r._id in done:   # pylint: disable=protected-access
+            continue
+        stack = [(r, False)]
+        while stack:
+            op, expanded = stack.pop()
+            oid = op._id   # pylint: disable=protected-access
+            if expanded:
+                active.discard(oid)
+                if oid not in done:
+                    done[oid] = op
+                    order.append(op)
+                continue
+            if oid in done or oid in active:
+                continue
+            active.add(oid)
+            stack.append((op, True))
+            ins[oid] = op_inputs = tuple(op.inputs)
+            preds = [t.op for t in op_inputs if t.ref() not in fed] + list(op.control_inputs)
+            for p in reversed(preds):
+                pid = p._id   # pylint: disable=protected-access
+                if pid not in done and pid not in active:
+                    stack.append((p, False))
+    ops = _creation_order(order, fed, ins)
+    seen = done
+    tf_types = {}
+    for op in ops:
+        tf_types[op.type] = tf_types.get(op.type, 0) + 1
+    # host ops: the input pipeline, and ops feeding only host ops
+    host = set()
+    consumers = {}
+    for op in ops:
+        for t in ins[op._id]:
+            consumers.setdefault(t.op._id, []).append(op._id)   # pylint: disable=protected-access
+        for c in op.control_inputs:
+            consumers.setdefault(c._id, []).append(op._id)   # pylint: disable=protected-access
+    fetched = {t.op._id for t in fetch_tensors} | {o._id for o in targets}   # pylint: disable=protected-access
+    for op in reversed(ops):
+        oid = op._id   # pylint: disable=protected-access
+        if op.type in _HOST_TYPES or any(t.dtype is _VARIANT for t in op.outputs):
+            host.add(oid)
+        elif oid not in fetched and consumers.get(oid) and all(c in host for c in consumers[oid]):
+            host.add(oid)
+    nodes = []
+    data_names = []
+    # fed tensors the subgraph reads: the graph's Data inputs, in feed order
+    consumed = {i.ref() for op in ops for i in ins[op._id]} | {f.ref() for f in fetch_tensors}
+    used_feeds = [t for t in feeds.values() if t.ref() in consumed]
+    data_of = {}
+    for t in used_feeds:
+        dname = t.op.name if t.op.type.startswith("Placeholder") and t.value_index == 0 else t.name
+        data_of[t.ref()] = dname
+        nodes.append(mp.Node(dname, "Data", ((_shape(t), _dtype(t)),)))
+        data_names.append(dname)
+    dynamic_sources = []
+    names_of = {op._id: op.name for op in ops}   # pylint: disable=protected-access
+    for op in ops:
+        oid = op._id   # pylint: disable=protected-access
+        if oid in host:
+            continue
+        if op.type.startswith("Placeholder") and all(t.ref() in fed for t in op.outputs):
+            continue   # fed placeholder: its Data node is above
+        kind = _TYPE_MAP.get(op.type, op.type)
+        outputs = []
+        alias = []
+        any_alias = False
+        for t in op.outputs:
+            if op.type == "VarHandleOp":
+                shape = tf.TensorShape(op.get_attr("shape"))
+                outputs.append((tuple(shape.as_list()) if shape.rank is not None else None,
+                                op.get_attr("dtype").name))
+                alias.append(None)
+                continue
+            if op.type in _EMPTY_OUTPUTS and t.value_index in _EMPTY_OUTPUTS[op.type]:
+                outputs.append(((0,), _dtype(t)))
+                alias.append(None)
+                continue
+            outputs.append((_shape(t), _dtype(t)))
+            if t.dtype._is_ref_dtype and kind not in mp.VARIABLE_OPS and ins[op._id]:   # pylint: disable=protected-access
+                alias.append(0)
+                any_alias = True
+            else:
+                alias.append(None)
+        inputs = []
+        for t in ins[op._id]:
+            src = data_of.get(t.ref())
+            inputs.append((src, 0) if src is not None else (names_of[t.op._id], t.value_index))   # pylint: disable=protected-access
+        if kind == "GetNext" and any(s is None or None in s for s, _ in outputs):
+            dynamic_sources.append(op.name)
+        var_name = op.get_attr("shared_name").decode() if op.type == "VarHandleOp" else None
+        nodes.append(mp.Node(op.name, kind, tuple(outputs), tuple(
+            i for i in inputs if i[0] is not None), tuple(alias) if any_alias else None,
+            var_name=var_name or None))
+    # inputs produced by host ops are not in the GE graph, and a loop's back edge reads a
+    # later node: drop those references (an alias over a dropped input becomes its own)
+    names = set()
+    kept = []
+    for n in nodes:
+        if all(i[0] in names for i in n.inputs):
+            kept.append(n)
+        else:
+            kept.append(mp.Node(n.name, n.op, n.outputs,
+                                tuple(i for i in n.inputs if i[0] in names), None, n.var_name))
+        names.add(n.name)
+    nodes = kept
+    outputs = []
+    for t in fetch_tensors:
+        src = data_of.get(t.ref())
+        outputs.append((src, 0) if src is not None else (t.op.name, t.value_index))
+    outputs = tuple(o for o in outputs if o[0] in names)
+    g = mp.Graph(name, tuple(nodes), tuple(data_names), outputs)
+    cap = Captured(g, tf_types, [t.name for t in fetch_tensors] + [o.name for o in targets],
+                   dynamic_sources)
+    cap.facts = _facts(graph, ops, host)
+    return cap
+
+
+def _creation_order(ops, fed, ins):
+    """`ops` in a topological order that follows creation order where it can (Kahn's
+    algorithm, the smallest op id first: TensorFlow's order of building, which GE's default
+    topological sort keeps close to); a loop's back edge (NextIteration -> Merge) is not an
+    edge. Falls back to `ops` (a valid post-order) if a cycle remains."""
+    import heapq
+    ids = {op._id: op for op in ops}   # pylint: disable=protected-access
+    indeg = dict.fromkeys(ids, 0)
+    succ = {k: [] for k in ids}
+    for op in ops:
+        preds = {t.op._id for t in ins[op._id] if t.ref() not in fed   # pylint: disable=protected-access
+                 and t.op.type not in ("NextIteration", "RefNextIteration")}
+        preds |= {c._id for c in op.control_inputs}   # pylint: disable=protected-access
+        for p in preds:
+            if p in ids:
+                indeg[op._id] += 1   # pylint: disable=protected-access
+                succ[p].append(op._id)   # pylint: disable=protected-access
+    heap = [k for k, d in indeg.items() if d == 0]
+    heapq.heapify(heap)
+    out = []
+    while heap:
+        k = heapq.heappop(heap)
+        out.append(ids[k])
+        for n in succ[k]:
+            indeg[n] -= 1
+            if indeg[n] == 0:
+                heapq.heappush(heap, n)
+    return out if len(out) == len(ops) else ops
+
+
+def _iterator_type(op, depth=0):
+    """The op type of the iterator a GetNext reads (through string-handle ops)."""
+    if not op.inputs or depth > 4:
+        return ""
+    src = op.inputs[0].op
+    if src.type in ("IteratorFromStringHandle", "IteratorFromStringHandleV2"):
+        return _iterator_type(src, depth + 1)
+    return src.type
+
+
+def _zeros_init(init_op):
+    """Does variable initializer `init_op` (Assign / AssignVariableOp) write zeros (a Const of
+    zeros, a Fill of 0, ZerosLike)? Zeros are what a host-side initialization leaves anyway
+    (NPB174: only the other initializers are lost)."""
+    if len(init_op.inputs) < 2:
+        return False
+    value = init_op.inputs[1]
+    while value.op.type == "Identity" and value.op.inputs:
+        value = value.op.inputs[0]
+    kind = value.op.type
+    if kind == "ZerosLike":
+        return True
+    if kind == "Fill":
+        value = value.op.inputs[1]
+        while value.op.type == "Identity" and value.op.inputs:
+            value = value.op.inputs[0]
+    if value.op.type != "Const":
+        return False
+    # the Const's own value: not tf.get_static_value, which marks the tensor unfeedable
+    # (Graph.prevent_feeding) and so breaks Variable.load of that variable later
+    static = tf.make_ndarray(value.op.get_attr("value"))
+    return static.dtype.kind in "biufc" and not np.any(static)
+
+
+def _facts(graph, ops, host):
+    """`npu_failures.GraphFacts` of the subgraph `ops` (`host`: ids of its host ops)."""
+    f = _failures.GraphFacts()
+    init_ids = set()
+    for key in (tf.compat.v1.GraphKeys.GLOBAL_VARIABLES, tf.compat.v1.GraphKeys.LOCAL_VARIABLES):
+        for v in graph.get_collection(key):
+            init = getattr(v, "initializer", None)
+            if init is not None:
+                init_ids.add(init._id)   # pylint: disable=protected-access
+    for op in ops:
+        oid = op._id   # pylint: disable=protected-access
+        kind = op.type
+        if oid not in host:
+            if kind in _failures.V1_CONTROL:
+                f.v1_control.append((op.name, kind))
+                if kind in ("Merge", "RefMerge"):
+                    f.merges += 1
+            elif kind in _failures.DATA_DEPENDENT and any(
+                    mp.tensor_bytes(_shape(t), "int8") is None for t in op.outputs):
+                f.data_dependent.append((op.name, kind))
+            elif kind.startswith(("Apply", "ResourceApply", "ResourceSparseApply",
+                                  "SparseApply")):
+                f.training = True
+        if kind in ("IteratorGetNext", "IteratorGetNextSync"):
+            f.getnext.append((op.name, _iterator_type(op), any(
+                mp.tensor_bytes(_shape(t), "int8") is None for t in op.outputs)))
+        elif kind == "MakeIterator":
+            f.iterator_inits.append(op.name)
+        if oid in init_ids and not _zeros_init(op):
+            f.var_inits += 1
+        if any(t.dtype is _VARIANT for t in op.outputs):
+            for t in op.inputs:
+                if "Table" in t.op.type and t.dtype == tf.resource:
+                    f.tables_in_pipeline.append(t.op.name)
+    return f
+
+
+def _options_of(rec):
+    opts = rec.get("_memory_options")
+    if opts is None:
+        opts = mp.MemoryOptions.from_ge(rec["options"], env=os.environ)
+        rec["_memory_options"] = opts
+    return opts
+
+
+def note_run(session, fetches, feed_dict):
+    """Called by the Session patch before each run while capture is on: capture and plan the
+    graph of this (session, fetches, feeds) the first time it runs. Never fails the run: a
+    graph this module cannot read is left unplanned (and named in `unplanned`)."""
+    rec = getattr(session, "_npu_record", None)
+    if rec is None:
+        return
+    # keyed by the record (kept for the whole run), not the session's id, which a later
+    # session can reuse
+    fast = _fast_key(rec, fetches, feed_dict)
+    if fast is not None and fast in _fast_seen:
+        return
+    key = (id(rec), graph_key(session.graph, fetches, feed_dict, session))
+    if key in _seen:
+        if fast is not None:
+            if len(_fast_seen) > _FAST_LIMIT:
+                _fast_seen.clear()
+            _fast_seen.add(fast)
+        return
+    try:
+        _note_new(rec, key, session, fetches, feed_dict)
+    except Exception as err:   # pylint: disable=broad-except  (the user's run comes first)
+        _seen[key] = None
+        if len(unplanned) < 16:
+            unplanned.append("%s: %s: %s" % (rec.get("name"), type(err).__name__, err))
+
+
+_ELEMENT_TYPES = frozenset(t for t in (tf.Operation, tf.Tensor,
+                                        getattr(__import__("tensorflow.python.framework.ops",
+                                                           fromlist=["ops"]), "SymbolicTensor",
+                                                None)) if t is not None)
+_fast_seen = set()
+_VARIANT = tf.variant   # DTypes are interned: compared by identity
+_FAST_LIMIT = 4096
+
+
+def _fast_key(rec, fetches, feed_dict):
+    """A cheap key for a run whose fetches (one, or a flat list/tuple) and feed keys are graph
+    tensors and ops (alive with their graph, so their ids are stable): the ids in order.
+    None for anything else (graph_key then decides)."""
+    if type(fetches) in _ELEMENT_TYPES:
+        items = (id(fetches),)
+    elif type(fetches) in (list, tuple) and all(type(x) in _ELEMENT_TYPES for x in fetches):
+        items = tuple(map(id, fetches))
+    else:
+        return None
+    if feed_dict:
+        if not all(type(k) in _ELEMENT_TYPES for k in feed_dict):
+            return None
+        return (id(rec), items, tuple(map(id, feed_dict)))
+    return (id(rec), items, None)
+
+
+unplanned = []   # graphs whose capture or plan failed (bounded): "<session>: <error>"
+
+
+def _note_new(rec, key, session, fetches, feed_dict):
+    with _lock:
+        if key in _seen:
+            return
+        _seen[key] = None
+        graphs = rec.setdefault("graphs", [])
+        if len(graphs) >= GRAPHS_PER_SESSION:
+            return
+    try:
+        cap = capture(session.graph, fetches, feed_dict,
+                      name="%s/%d" % (rec["name"], len(rec.get("graphs", ())) + 1))
+    except Exception:   # not ours to judge: Session.run reports a bad fetch itself
+        return
+    if not any(n.outputs for n in cap.graph.nodes):
+        # host only (an iterator initializer): no GE memory, but its mistakes still count
+        for d in _failures.graph_findings(cap.graph.name, cap.facts, None, rec["options"],
+                                          _options_of(rec), os.environ):
+            cause = (d.code,) if d.code in _failures.PER_SESSION else (d.code, cap.graph.name)
+            _records.add_runtime_diagnostic(rec, cause, d)
+        return
+    try:
+        plan = mp.plan_graph(cap.graph, _options_of(rec))
+    except ValueError:   # a graph this walk could not order: no plan rather than a failed run
+        return
+    entry = {"captured": cap, "plan": plan}
+    with _lock:
+        graphs = rec.setdefault("graphs", [])
+        # one GE graph per distinct subgraph content of a session
+        sig = (frozenset(n.name for n in cap.graph.nodes), cap.graph.inputs, cap.graph.outputs)
+        if any(e.get("_sig") == sig for e in graphs):
+            return
+        entry["_sig"] = sig
+        graphs.append(entry)
+        _seen[key] = entry
+    findings = _failures.graph_findings(cap.graph.name, cap.facts, plan, rec["options"],
+                                        _options_of(rec), os.environ)
+    for d in findings:
+        # a configuration's finding (NPB172) once per session, a graph's once per graph
+        cause = (d.code,) if d.code in _failures.PER_SESSION else (d.code, cap.graph.name)
+        _records.add_runtime_diagnostic(rec, cause, d)
+    if len(graphs) > 1:
+        from npu_bridge.ge import memory_report
+        for d in _failures.session_findings(rec["name"], memory_report.session_plan(rec)):
+            _records.add_runtime_diagnostic(rec, (d.code,), d)
+
+
+def note_loss_scale_manager(name):
+    """Called when a loss-scale manager is created: NPB176 on the configuration resolved last
+    (or the next one) when control dependencies are active in the default graph."""
+    graph = tf.compat.v1.get_default_graph()
+    # pylint: disable=protected-access
+    deps = [c.name for ctl in getattr(graph, "_control_dependencies_stack", ())
+            for c in getattr(ctl, "_control_inputs_val", ())
+            if hasattr(c, "name")]
+    if not deps:
+        return
+    d = _failures.loss_scale_finding(name, deps)
+    recs = _records.records()
+    if recs:
+        _records.add_runtime_diagnostic(recs[-1], (d.code, name, tuple(deps)), d)
+    else:
+        _pending.append(d)
+
+
+_pending = []   # findings made before any configuration was resolved
+
+
+def take_pending():
+    """The findings made before any configuration was resolved (emptied)."""
+    out = list(_pending)
+    del _pending[:]
+    return out
+
+
+def reset():
+    """Forget what was captured (tests)."""
+    with _lock:
+        _seen.clear()
+        _fast_seen.clear()

@@ -1,0 +1,268 @@
+"""The static-memory concurrency guard of the Session patch (`npu_bridge.hooks.session_patch`).
+
+Under an effective `static_memory_policy` of 2 or 4, a run of one GE graph is refused while a
+different graph of the process executes (seed memoryconfig_constructor_zh.txt). `GUARD` is
+the process's one `ConcurrencyGuard`; `graph_key` says what GE compiles as one graph. What
+counts as a graph, and why QueueRunner ops do not, is in docs/design.md ("The Session patch").
+"""
+import threading
+import weakref
+
+import tensorflow as tf
+from tensorflow.python.framework import ops as _ops
+
+from npu_bridge.ge import records as _records
+
+POLICY_KEY = "ge.exec.staticMemoryPolicy"
+# Code of the run-time concurrency refusal (npu_bridge.ge.diagnostics.CODES).
+CONCURRENT_GRAPHS_CODE = "NPB123"
+
+_QUEUE_RUNNERS = tf.compat.v1.GraphKeys.QUEUE_RUNNERS
+_QR_CACHE_ATTR = "_npu_queue_runner_ops"
+SINGLE_FETCH = (_ops.Operation, tf.Tensor)
+# The exact classes of a graph's ops and tensors: run()'s fast path for one fetch, no feeds
+# (the key graph_key gives them); anything else goes through graph_key.
+SINGLE_FETCH_TYPES = frozenset(t for t in (_ops.Operation, getattr(_ops, "SymbolicTensor", None))
+                               if t is not None)
+
+
+def _flat_ids(fetches, out, depth=0):
+    if isinstance(fetches, (list, tuple)) and depth < 8:
+        for item in fetches:
+            _flat_ids(item, out, depth + 1)
+    elif isinstance(fetches, dict) and depth < 8:
+        for item in fetches.values():
+            _flat_ids(item, out, depth + 1)
+    elif isinstance(fetches, (str, bytes)):
+        out.append(fetches)     # names are equal by value
+    else:
+        out.append(id(fetches))  # alive for the whole run, so the id is unique meanwhile
+
+
+def graph_key(graph, fetches, feed_dict, session=None):
+    """What GE would compile as one graph: (session, tf.Graph, fetch set, feed set), hashable.
+    Each session has a GE session of its own, which builds its own graphs (hicann/tensorflow
+    SessionManager: one GE session per TF session), so the same subgraph run by two sessions
+    is two GE graphs."""
+    if isinstance(fetches, SINGLE_FETCH):
+        fetch_ids = id(fetches)
+    else:
+        flat = []
+        _flat_ids(fetches, flat)
+        fetch_ids = frozenset(flat)
+    feed_ids = frozenset(id(k) if not isinstance(k, str) else k for k in feed_dict) if feed_dict else None
+    return (id(session), id(graph), fetch_ids, feed_ids)
+
+
+def _policy_text(policy, ge_options):
+    """`static_memory_policy=<as set>`, with what it runs as when GE changes it."""
+    given = None
+    if ge_options is not None:
+        given = ge_options.global_options.get(POLICY_KEY)
+    if given is None or given == policy:
+        return policy, "static_memory_policy=%s" % policy
+    merged = str(ge_options.sources.get(POLICY_KEY, "")).startswith("env:")
+    return given, "static_memory_policy=%s (runs as %s%s)" % (
+        given, policy, " merged with GE_USE_STATIC_MEMORY" if merged else "")
+
+
+def concurrency_error(policy, ge_options=None, initialized_by=None):
+    """The `NpuConfigError` (NPB123) of a refused run; `policy` is the effective policy (2 or
+    4), `ge_options` the resolution GE was initialized with (for the value as the script set
+    it), `initialized_by` the session that initialized GE when it is not the refused one's."""
+    from npu_bridge.ge import NpuConfigError, catalog
+    from npu_bridge.ge.diagnostics import make
+    value, shown = _policy_text(policy, ge_options)
+    if initialized_by is not None:
+        shown += " (the process's: %s initialized GE with it)" % initialized_by
+    row = catalog.find("static_memory_policy")
+    allowed = row.allowed_text if row is not None else "0, 2, 3, 4, 1 (legacy)"
+    message = ("%s does not support graphs that execute concurrently: another graph of this "
+               "process is executing; run the graphs one after the other, or use "
+               "static_memory_policy 0 or 3; allowed: %s; GE key %s; source: seed "
+               "memoryconfig_constructor_zh.txt" % (shown, allowed, POLICY_KEY))
+    return NpuConfigError([make(CONCURRENT_GRAPHS_CODE, "static_memory_policy", value, message,
+                                severity="error")])
+
+
+def _fetch_names(fetches, out, depth=0):
+    if isinstance(fetches, (list, tuple)) and depth < 8:
+        for item in fetches:
+            _fetch_names(item, out, depth + 1)
+    elif isinstance(fetches, dict) and depth < 8:
+        for item in fetches.values():
+            _fetch_names(item, out, depth + 1)
+    elif fetches is not None:
+        out.append(fetches if isinstance(fetches, str) else getattr(fetches, "name", repr(fetches)))
+
+
+def describe_run(session, fetches):
+    """`Session#2 (created at train.py:40), graph 0x7f.. (12 ops), fetches ['loss:0']`: one
+    executing GE graph as NPB123 names it."""
+    name = (getattr(session, "_npu_record", None) or {}).get("name") or type(session).__name__
+    where = getattr(session, "_npu_created_at", None)
+    graph = getattr(session, "_graph", None)
+    names = []
+    _fetch_names(fetches, names)
+    shown = ", ".join(repr(n) for n in names[:4]) + (", ..." if len(names) > 4 else "")
+    ops = len(graph.get_operations()) if graph is not None else 0
+    return "%s%s, graph 0x%x (%d ops), fetches [%s]" % (
+        name, " (created at %s)" % where if where else "", id(graph), ops, shown)
+
+
+def _refusal(key, others, policy, session, fetches=None, running=()):
+    """The error for a run of graph `key` refused while the graphs `others` execute (named
+    from `running`: key -> (session, fetches)); recorded with the session's configuration
+    (`npu_bridge.ge.records`), once per set of graphs, so `npu-bridge run` fails on it even
+    when the script catches it or a thread dies of it."""
+    init = getattr(session, "_npu_ge_init", None)
+    rec = getattr(session, "_npu_record", None)
+    if init is not None:
+        other = init.owner if rec is None or init.owner != rec.get("name") else None
+        error = concurrency_error(policy, init.ge_options, other)
+    else:
+        error = concurrency_error(policy, getattr(session, "_npu_ge_options", None))
+    described = [describe_run(*running[k]) for k in others if k in running]
+    if described:
+        diag = error.diagnostics[0]
+        text = diag.message.replace(
+            "another graph of this process is executing",
+            "this run (%s) was refused while %s %s executing" % (
+                describe_run(session, fetches), "; ".join(described[:3]),
+                "is" if len(described) == 1 else "are"), 1)
+        from npu_bridge.ge import NpuConfigError
+        error = NpuConfigError([diag._replace(message=text)])
+    if rec is not None:
+        _records.add_runtime_diagnostic(rec, others | {key}, error.diagnostics[0])
+        _records.link(error, rec)
+    return error
+
+
+class ConcurrencyGuard:
+    """Which graphs guarded sessions execute now (`executing`: graph key -> number of runs,
+    only keys with a count > 0), and the QueueRunners started outside their graph's
+    collection (`started_runners`: id(graph) -> weak references; weak, since a runner holds
+    its ops, which hold the graph; the entry leaves when its graph is collected)."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.executing = {}
+        self.running = {}   # graph key -> (session, fetches) of its first run: NPB123 names it
+        self.started_runners = {}
+
+    def enter(self, key, policy, session=None, fetches=None):
+        """Count a run of graph `key` (fetching `fetches`) under `policy` ("2" or "4"); raises
+        `NpuConfigError` (NPB123, recorded with `session`'s record, naming both graphs) when
+        another graph is executing."""
+        # `executing` holds only keys with a count > 0, so "any other graph executing" is a
+        # size test, not a loop. acquire/try/finally: half the cost of `with`.
+        lock = self.lock
+        lock.acquire()
+        try:
+            executing = self.executing
+            count = executing.get(key, 0)
+            if len(executing) <= (1 if count else 0):
+                executing[key] = count + 1
+                if not count:
+                    self.running[key] = (session, fetches)
+                return
+            others = frozenset(k for k in executing if k != key)
+            running = {k: self.running[k] for k in others if k in self.running}
+        finally:
+            lock.release()
+        raise _refusal(key, others, policy, session, fetches, running)
+
+    def leave(self, key):
+        """The run of graph `key` that `enter` counted has ended."""
+        lock = self.lock
+        lock.acquire()
+        try:
+            executing = self.executing
+            count = executing[key] - 1
+            if count:
+                executing[key] = count
+            else:
+                del executing[key]
+                self.running.pop(key, None)
+        finally:
+            lock.release()
+
+    def executing_graphs(self):
+        """How many distinct graphs guarded sessions are executing now."""
+        with self.lock:
+            return len(self.executing)
+
+    def note_runner(self, graph, runner):
+        """`runner` (a QueueRunner of `graph` not in its collection) starts its threads."""
+        with self.lock:
+            refs = self.started_runners.get(id(graph))
+            if refs is None:
+                refs = self.started_runners[id(graph)] = []
+                weakref.finalize(graph, self.started_runners.pop, id(graph), None)
+            if not any(ref() is runner for ref in refs):
+                refs.append(weakref.ref(runner))
+
+    def may_have_runners(self, graph):
+        """Cheap first test of `is_queue_runner_run`: does `graph` have any QueueRunner?"""
+        # pylint: disable=protected-access
+        return bool(graph._collections.get(_QUEUE_RUNNERS)) or id(graph) in self.started_runners
+
+    def runners(self, graph):
+        """The graph's QueueRunners: its QUEUE_RUNNERS collection, then those started with
+        `create_threads` without being in it (and not collected since)."""
+        # pylint: disable=protected-access
+        runners = graph._collections.get(_QUEUE_RUNNERS) or []
+        refs = self.started_runners.get(id(graph))
+        if refs:
+            runners = runners + [r for r in (ref() for ref in refs) if r is not None]
+        return runners
+
+    def is_queue_runner_run(self, graph, fetches):
+        """True when every fetch is an op of one of the graph's QueueRunners: what QueueRunner
+        threads run, the host-side input pipeline on the NPU, not a GE graph, so never
+        refused. A graph without queue runners costs two dict lookups."""
+        runners = self.runners(graph)
+        if not runners:
+            return False
+        ops = _queue_runner_ops(graph, runners)
+        if isinstance(fetches, _ops.Operation):
+            return fetches in ops
+        if isinstance(fetches, (list, tuple)) and fetches:
+            return all(isinstance(f, _ops.Operation) and f in ops for f in fetches)
+        return False
+
+
+def _queue_runner_ops(graph, runners):
+    """The ops the graph's QueueRunners run (each one's enqueue_ops, close_op, cancel_op), as
+    a frozenset cached on the graph and rebuilt when the collection's length changes."""
+    cached = getattr(graph, _QR_CACHE_ATTR, None)
+    if cached is not None and cached[0] == len(runners):
+        return cached[1]
+    ops = set()
+    for runner in list(runners):
+        ops.update(getattr(runner, "enqueue_ops", None) or ())
+        for name in ("close_op", "cancel_op"):
+            op = getattr(runner, name, None)
+            if op is not None:
+                ops.add(op)
+    cached = (len(runners), frozenset(ops))
+    try:
+        setattr(graph, _QR_CACHE_ATTR, cached)
+    except AttributeError:
+        pass
+    return cached[1]
+
+
+def in_collection(graph, runner):
+    """True when `runner` is in `graph`'s QUEUE_RUNNERS collection."""
+    return runner in (graph._collections.get(_QUEUE_RUNNERS) or ())  # pylint: disable=protected-access
+
+
+GUARD = ConcurrencyGuard()
+
+
+# Imported first (before TensorFlow), this module's `import tensorflow` ran
+# `npu_bridge._check_sessions` while it was half loaded; that left the patch to us.
+if globals().pop("patch_when_loaded", False):
+    from npu_bridge.hooks import session_patch as _session_patch
+    _session_patch.patch(inject_defaults=False)

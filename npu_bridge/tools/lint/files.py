@@ -1,0 +1,214 @@
+"""Files and the run: `lint_source`, `lint_file`, `lint_paths` (file discovery, the size
+limit, `# noqa` comments and the process pool)."""
+import ast
+import concurrent.futures
+import gc
+import multiprocessing
+import os
+import re
+import stat
+import sys
+
+from npu_bridge.ge import plugin_args as _plugin_args
+from npu_bridge.tools.lint.checks import Finding, _catalog, _check_group
+from npu_bridge.tools.lint.prefilter import _candidate_lines
+from npu_bridge.tools.lint.visitor import _Collector
+
+# Files above this size are reported (NBL002) instead of parsed: bounded time per file.
+DEFAULT_MAX_BYTES = 2 * 1024 * 1024
+
+
+# flake8's inline suppression: `# noqa` (every code on the line) or `# noqa: CODE,CODE`.
+_NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Za-z0-9]+(?:[,\s]+[A-Za-z0-9]+)*))?", re.I)
+
+
+
+class Selection:
+    """Which findings are kept, as flake8 and ruff choose them: `select` and `ignore` hold codes
+    or code prefixes (`NPB1`, `NBL`); a code is kept when it matches `select` (empty: every
+    code) and no longer `ignore` prefix than the `select` one it matches. Infos are kept only
+    with `infos=True` (the command line keeps them; the API leaves them out by default)."""
+
+    def __init__(self, select=(), ignore=(), infos=False):
+        self.select = tuple(sorted({c.upper() for c in select}))
+        self.ignore = tuple(sorted({c.upper() for c in ignore}))
+        self.infos = bool(infos)
+        self._memo = {}
+
+    def __getstate__(self):   # (sent to pool workers: the memo stays behind)
+        return {"select": self.select, "ignore": self.ignore, "infos": self.infos, "_memo": {}}
+
+    def keeps(self, code, severity):
+        if severity == "info" and not self.infos:
+            return False
+        found = self._memo.get(code)
+        if found is None:
+            chosen = max((len(s) for s in self.select if code.startswith(s)), default=-1) \
+                if self.select else 0
+            ignored = max((len(i) for i in self.ignore if code.startswith(i)), default=-1)
+            found = self._memo[code] = chosen >= 0 and ignored < max(chosen, 1)
+        return found
+
+
+def _selection(ignore, select=(), infos=False):
+    return ignore if isinstance(ignore, Selection) else Selection(select, ignore, infos)
+
+
+def _suppressed(findings, source, chosen):
+    if not findings:
+        return findings
+    findings = [f for f in findings if chosen.keeps(f.code, f.severity)]
+    if not findings:
+        return findings
+    if isinstance(source, bytes):
+        source = source.decode("utf-8", "replace")
+    lines = source.splitlines()
+    out = []
+    for f in findings:
+        text = lines[f.line - 1] if 0 < f.line <= len(lines) else ""
+        m = _NOQA.search(text) if "noqa" in text.lower() else None
+        if m and (not m.group("codes") or f.code.upper() in
+                  {c.upper() for c in re.split(r"[,\s]+", m.group("codes")) if c}):
+            continue
+        out.append(f)
+    return out
+
+
+def lint_source(source, path="<string>", product=None, env=None, ignore=(), select=(),
+                infos=False):
+    """Findings of one file's source (str or bytes), sorted by position. Kept: the codes
+    `Selection(select, ignore, infos)` keeps (`ignore` may also be a `Selection`), except on
+    a line whose `# noqa` comment names them (or names none).
+
+    Never raises for bad input: a syntax error is finding NBL001.
+    """
+    chosen = _selection(ignore, select, infos)
+    try:
+        tree = ast.parse(source, filename=path)
+    except (SyntaxError, ValueError, UnicodeError, MemoryError, RecursionError) as err:
+        line = getattr(err, "lineno", None) or 1
+        col = getattr(err, "offset", None) or 1
+        msg = getattr(err, "msg", None) or str(err)
+        return [f for f in [Finding(path, line, max(col, 1), "NBL001", "error",
+                                    "file does not parse: %s" % msg)]
+                if chosen.keeps(f.code, f.severity)]
+    class_lines, names = set(), set()
+    lines = _candidate_lines(source, class_lines, names)
+    collector = _Collector(lines, sorted(class_lines), source, names)
+    try:
+        if lines:
+            collector.visit_module(tree)
+    except RecursionError:
+        return [f for f in [Finding(path, 1, 1, "NBL001", "error",
+                                    "file nests too deeply to check")]
+                if chosen.keeps(f.code, f.severity)]
+    findings = [Finding(path, line, col, code, sev, msg, opt)
+                for line, col, code, sev, msg, opt in collector.findings]
+    from npu_bridge.tools import lint_npu   # NPU-only failure kinds a static read can find
+    findings += [Finding(path, *f) for f in lint_npu.findings(tree, source)]
+    if not collector.groups:
+        return sorted(_suppressed(findings, source, chosen))
+    cat = _catalog()
+    env = {} if env is None else env
+    seen = set()
+    for group in collector.groups:
+        for line, col, code, sev, msg, opt in _check_group(group, cat, product, env):
+            f = Finding(path, line, col, code, sev, msg, opt)
+            if f not in seen:
+                seen.add(f)
+                findings.append(f)
+    return sorted(_suppressed(findings, source, chosen))
+
+
+def lint_file(path, product=None, env=None, max_bytes=DEFAULT_MAX_BYTES, ignore=(), select=(),
+              infos=False):
+    """Findings of one file (selected as `lint_source` selects them); unreadable (NBL003)
+    and oversized (NBL002) files are findings."""
+    chosen = _selection(ignore, select, infos)
+    try:
+        info = os.stat(path)
+        if not stat.S_ISREG(info.st_mode):  # a FIFO or device would block or never end
+            found = [Finding(path, 1, 1, "NBL003", "error",
+                             "cannot read file: not a regular file")]
+        elif info.st_size > max_bytes:
+            found = [Finding(path, 1, 1, "NBL002", "warning",
+                             "file is %d bytes, above the %d-byte limit: not checked"
+                             % (info.st_size, max_bytes))]
+        else:
+            with open(path, "rb") as fh:
+                source = fh.read(max_bytes + 1)
+            return lint_source(source, path, product, env, chosen)
+    except OSError as err:
+        found = [Finding(path, 1, 1, "NBL003", "error", "cannot read file: %s" % (
+            err.strerror or err))]
+    return [f for f in found if chosen.keeps(f.code, f.severity)]
+
+
+def iter_python_files(paths):
+    """Files to check: each file given, and every `*.py` under each folder (hidden folders
+    and `__pycache__` skipped, symlinked folders not followed), in sorted order."""
+    for path in paths:
+        if os.path.isdir(path):
+            for root, dirs, files in os.walk(path):
+                dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != "__pycache__")
+                for name in sorted(files):
+                    if name.endswith(".py"):
+                        yield os.path.join(root, name)
+        else:
+            yield path
+
+
+def _lint_many(args):
+    paths, product, env, max_bytes, chosen = args
+    # Each file's syntax tree is thousands of GC-tracked nodes freed by reference counting;
+    # the cyclic collector only re-scans them (a third of the time). Off while linting a
+    # batch, back on (collecting whatever cycles there are) after it.
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return [f for p in paths for f in lint_file(p, product, env, max_bytes, chosen)]
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def lint_paths(paths, product=None, env=None, max_bytes=DEFAULT_MAX_BYTES, jobs=None, ignore=(),
+               select=(), infos=False, progress=None):
+    """Findings of every file under `paths`, sorted (selected as `lint_source` selects
+    them); `(findings, number_of_files)`. `progress(done, total)`, when given, is called
+    after each batch of files.
+
+    Uses a process pool of `jobs` workers (default: the CPU count) when there are many files.
+    """
+    chosen = _selection(ignore, select, infos)
+    files = list(iter_python_files(paths))
+    jobs = jobs or os.cpu_count() or 1
+    if jobs <= 1 or len(files) < 64:
+        if progress is None:
+            return sorted(_lint_many((files, product, env, max_bytes, chosen))), len(files)
+        findings = []
+        for i in range(0, len(files), 32):
+            findings.extend(_lint_many((files[i:i + 32], product, env, max_bytes, chosen)))
+            progress(min(i + 32, len(files)), len(files))
+        return sorted(findings), len(files)
+    # Batches of up to 128 files (fewer round trips), at least 4 per worker (balance).
+    chunk = max(8, min(128, len(files) // (jobs * 4) or 1))
+    batches = [(files[i:i + chunk], product, env, max_bytes, chosen)
+               for i in range(0, len(files), chunk)]
+    findings = []
+    # Workers are forked on Linux, after the catalog and the resolver
+    # are loaded here, so no worker loads them again (nor anything else: TensorFlow never).
+    _catalog()
+    _plugin_args.spec()
+    from npu_bridge.ge import resolve  # noqa: F401  (loaded before the fork)
+    context = None
+    if sys.platform.startswith("linux"):   # (macOS: fork is unsafe there, spawn stays)
+        context = multiprocessing.get_context("fork")
+    done = 0
+    with concurrent.futures.ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+        for batch, part in zip(batches, pool.map(_lint_many, batches)):
+            findings.extend(part)
+            done += len(batch[0])
+            if progress is not None:
+                progress(done, len(files))
+    return sorted(findings), len(files)

@@ -1,0 +1,186 @@
+"""`npu-bridge memory SCRIPT ARGS`: run a script as `run` does and print GE's memory plan of
+each graph (largest tensors, peak point, each memory option's effect); `--plot FILE.png|.svg`
+draws live memory over the schedule with the no-reuse line and the budget line.
+Rules: docs/memory.md.
+"""
+import dataclasses
+import os
+import sys
+
+from npu_bridge.ge import memory_plan as mp
+
+PLOT_SIZE = (8.0, 4.5)   # inches
+PLOT_DPI = 100           # -> 800 x 450 pixels
+
+
+def add_parser(sub, product_type):
+    """Add the `memory` command to the `npu-bridge` subparsers `sub`."""
+    import argparse
+    p = sub.add_parser(
+        "memory", help="run a script and print GE's memory plan of each graph",
+        description="Run SCRIPT as `npu-bridge run` does (no report), capture each GE graph "
+                    "of its sessions and print the plan GE's memory assigner would make: "
+                    "feature map with and without reuse, variables, weights, the largest "
+                    "tensors, the peak point, the budget and what each memory option changes "
+                    "(docs/memory.md).",
+        epilog="Exit code: the script's own when it fails; else 1 when a graph does not fit, "
+               "else 0.")
+    p.add_argument("--product", type=product_type, help="target product id (else soc_config, "
+                   "else $NPU_BRIDGE_PRODUCT)")
+    p.add_argument("--plot", metavar="FILE", help="draw the largest graph's plan to FILE "
+                   "(.png or .svg)")
+    p.add_argument("--top", type=int, default=5, help="largest tensors listed per graph")
+    p.add_argument("--workspace", type=int, default=0, metavar="BYTES",
+                   help="assumed operator workspace per node (default 0: unknown on a CPU)")
+    p.add_argument("--fp16", action="store_true",
+                   help="assume float32 feature maps run as float16 (mixed precision)")
+    p.add_argument("script", metavar="SCRIPT")
+    rest = p.add_argument("args", metavar="ARGS", nargs=argparse.REMAINDER)
+    rest.required = False
+    return p
+
+
+def _row(label, nbytes, note=""):
+    return "    %-34s %12s  %s" % (label, mp.mib(nbytes), note)
+
+
+def plan_lines(rec, assumptions, top=5):
+    """Text lines of the plan of one record's graphs."""
+    from npu_bridge.ge import memory_report
+    base = memory_report.session_plan(rec, assumptions=assumptions)
+    if base is None:
+        return []
+    o = base.options
+    lines = ["%s (product %s, static_memory_policy %d, reuse %s): feature-map budget %s (%s), "
+             "variable budget %s (%s)" % (rec["name"], o.product or "none", o.policy,
+                                          "on" if o.reuse else "off", mp.mib(o.graph_budget),
+                                          o.graph_budget_source, mp.mib(o.var_budget),
+                                          o.var_budget_source)]
+    off = memory_report.session_plan(rec, dataclasses.replace(o, reuse=False), assumptions)
+    for g, v, g_off in zip(base.graphs, base.verdicts, off.graphs):
+        lines.append("  graph %s: %d nodes, %d inputs, %d outputs" % (
+            g.name, g.nodes, g.num_inputs, g.num_outputs))
+        if g.dynamic:
+            lines.append("    " + mp.summary_line(g, v, o).split(": ", 1)[1])
+            continue
+        lines.append(_row("feature map (reuse %s)" % ("on" if o.reuse else "off"),
+                          g.feature_map, "%d blocks" % len(g.blocks)))
+        lines.append(_row("largest live set (GE's minimum)", g.largest_live,
+                          "peak at node %s (step %d of %d)" % (g.peak_node, g.peak_step + 1,
+                                                               g.nodes)
+                          if g.peak_step is not None else ""))
+        lines.append(_row("no reuse (sum of blocks)", g.no_reuse))
+        lines.append(_row("variables", g.variables))
+        lines.append(_row("weights on device", g.weights,
+                          "(%s external)" % mp.mib(g.external_weights) if g.external_weights
+                          else ""))
+        lines.append("    fits: %s%s" % ({True: "yes", False: "NO", None: "unknown"}[v.fits],
+                                         " - " + (v.message or v.reason) if v.fits is not True
+                                         else ""))
+        if g.largest:
+            lines.append("    largest tensors:")
+            for name, nbytes in g.largest[:top]:
+                lines.append("      %12s  %s" % (mp.mib(nbytes), name))
+        lines.append("    reuse off (ge.exec.disableReuseMemory=1): feature map %s (%+.1f MiB), "
+                     "fits %s" % (mp.mib(g_off.feature_map),
+                                  (g_off.feature_map - g.feature_map) / 2 ** 20,
+                                  {True: "yes", False: "NO", None: "unknown"}[
+                                      mp.verdict(g_off.feature_map, base.variables, o).fits]))
+    alt = base.policy_alternatives
+    lines.append("  session: feature map %s under policy %d; policy 0 (each graph its own): %s; "
+                 "policy 2 (one pool, the largest graph): %s; variables %s; fits %s%s" % (
+                     mp.mib(base.feature_map), o.policy, mp.mib(alt["0"]), mp.mib(alt["2"]),
+                     mp.mib(base.variables),
+                     {True: "yes", False: "NO", None: "unknown"}[base.session_verdict.fits],
+                     " - " + base.session_verdict.message if base.session_verdict.message
+                     else ""))
+    if o.external_weights:
+        lines.append("  ge.externalWeight: %s of constants off the device" % mp.mib(
+            sum(g.external_weights for g in base.graphs)))
+    if o.huge_pages:
+        lines.append("  ge.variableUse1gHugePage: variables rounded up to %s" % mp.mib(
+            base.variables))
+    return lines
+
+
+def plot(plan, options, path, variables=0):
+    """Draw `plan` (a static `GraphPlan`): live feature-map memory after each node, the pool
+    (sum of the blocks so far), the no-reuse total so far, and the budget left for the feature
+    map (feature-map budget minus `variables`). Writes `path` (.png: PLOT_SIZE at PLOT_DPI,
+    800 x 450 pixels; .svg). Raises ValueError for another suffix or a dynamic plan."""
+    suffix = os.path.splitext(path)[1].lower()
+    if suffix not in (".png", ".svg"):
+        raise ValueError("--plot %r: give a .png or .svg file name" % path)
+    if plan.dynamic:
+        raise ValueError("graph %s is dynamic: nothing to draw" % plan.name)
+    import matplotlib
+    matplotlib.use("Agg")
+    from matplotlib.figure import Figure
+    fig = Figure(figsize=PLOT_SIZE, dpi=PLOT_DPI)
+    ax = fig.add_subplot(1, 1, 1)
+    steps = range(1, len(plan.steps) + 1)
+    scale = 2 ** 20
+    ax.step(steps, [s[1] / scale for s in plan.steps], where="post", label="live (reuse)")
+    ax.plot(steps, [s[2] / scale for s in plan.steps], label="pool: sum of blocks")
+    ax.plot(steps, [s[3] / scale for s in plan.steps], linestyle="--", label="no reuse")
+    top = max(s[3] for s in plan.steps) if plan.steps else 0
+    if options.graph_budget is not None:
+        budget = (options.graph_budget - variables) / scale
+        ax.axhline(budget, color="red", linestyle=":", label="budget %s (%s)" % (
+            mp.mib(options.graph_budget - variables), options.product or "graph_memory_max_size"))
+        if top and budget > 20 * top / scale:
+            ax.set_yscale("log")
+    if plan.peak_step is not None:
+        ax.annotate("peak: %s" % plan.peak_node[:40], (plan.peak_step + 1,
+                                                       plan.largest_live / scale),
+                    fontsize=8)
+    ax.set_xlabel("node in topological order")
+    ax.set_ylabel("MiB")
+    ax.set_title("GE memory plan: %s (%d nodes)" % (plan.name, plan.nodes), fontsize=10)
+    ax.legend(fontsize=8, loc="upper left")
+    fig.tight_layout()
+    fig.savefig(path, format=suffix[1:])
+    return path
+
+
+def run(args, finish_run):
+    """The `memory` command: run the script with capture on, print the plans."""
+    from npu_bridge.ge import records as _records
+    from npu_bridge.tools import runner as _runner
+    problem = _runner.script_problem(args.script)
+    if problem:
+        raise ValueError(problem)
+    if args.plot and os.path.splitext(args.plot)[1].lower() not in (".png", ".svg"):
+        raise ValueError("--plot %r: give a .png or .svg file name" % args.plot)
+    _records.clear()
+    _records.capture[0] = True
+    assumptions = mp.Assumptions(workspace_bytes=args.workspace,
+                                 float32_as_fp16=True if args.fp16 else None)
+    result = _runner.run_script(args.script, args.args, product=args.product)
+    lines = []
+    worst = None
+    bad = False
+    from npu_bridge.ge import memory_report
+    for rec in _records.records():
+        lines.extend(plan_lines(rec, assumptions, args.top))
+        s = memory_report.session_plan(rec, assumptions=assumptions)
+        if s is None:
+            continue
+        bad = bad or s.session_verdict.fits is False or any(
+            v.fits is False for v in s.verdicts)
+        for g in s.graphs:
+            if not g.dynamic and (worst is None or g.feature_map > worst[0].feature_map):
+                worst = (g, s.options, s.variables)
+    if not lines:
+        lines.append("no GE graph ran (no NPU session was run)")
+    if args.plot:
+        if worst is None:
+            lines.append("plot NOT written: no static graph")
+        else:
+            plot(worst[0], worst[1], args.plot, worst[2])
+            lines.append("plot: %s (graph %s)" % (args.plot, worst[0].name))
+    sys.stdout.flush()
+    print("\n".join(lines))
+    if result.script_exit_code:
+        return result.script_exit_code
+    return 1 if bad else 0
