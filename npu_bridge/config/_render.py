@@ -21,11 +21,6 @@ from npu_bridge.ge.config_schema import ESTIMATOR_GRAPPLER_OPTIMIZERS
 
 _NPU_OPTIMIZER = "NpuOptimizer"
 
-# STOPGAP (catalog gap): when profiling is enabled the real estimator writes
-# profiling_options = "" for a None value; the catalog has no column for "None written as".
-_NONE_WRITTEN_AS = {"profiling_options": ""}
-
-
 def _field_value(obj, name):
     """An argument's stored value: the real classes keep most as `_name`, a few as `name`."""
     private = "_" + name
@@ -83,8 +78,8 @@ def _estimator_value(row, run_config):
     if value is None:
         if not container and row.estimator_default is not None:
             value = row.estimator_default
-        elif row.key in _NONE_WRITTEN_AS:
-            value = _NONE_WRITTEN_AS[row.key]
+        elif row.estimator_none_as is not None:
+            value = row.estimator_none_as
     if value is None:
         return False, None
     return True, value

@@ -17,6 +17,7 @@ from tensorflow.core.protobuf import rewriter_config_pb2
 from npu_bridge.ge.diagnostics import Diagnostic as _Diagnostic
 from npu_bridge.ge.diagnostics import NpuConfigError
 from npu_bridge.ge.argtypes import REAL_CONFIG as _REAL_CONFIG, TYPE_CODE
+from npu_bridge.ge.config_schema import BY_NAME as _SCHEMA, memory_seed_form as _memory_seed_form
 
 __all__ = [
     "NPURunConfig", "ProfilingConfig", "MemoryConfig", "DumpConfig", "ExperimentalConfig",
@@ -66,7 +67,7 @@ class NpuArgumentError(NpuConfigError, TypeError):
 
 # Type rules (derived from the catalog; shared with `npu-bridge lint`, which never imports
 # TensorFlow): npu_bridge/ge/argtypes.py.
-from npu_bridge.ge.argtypes import (NPU_ARG_RULES,  # noqa: E402
+from npu_bridge.ge.argtypes import (  # noqa: E402
     check_class_args as _check_class_args, check_instance as _check_instance,
     check_int as _check_int, check_row_type as _check_row_type, problem as _problem,
     catalog_options as _catalog_options, rows_by_arg as _rows_by_arg, bool_int_warning,
@@ -106,6 +107,34 @@ def _user_set(obj, path):
     return True
 
 
+def _args(local_vars):
+    """A constructor's arguments (its `locals()` before anything else), argument -> value."""
+    return {k: v for k, v in local_vars.items() if k not in ("self", "__class__")}
+
+
+def _checked(owner, values, problems=()):
+    """`problems` (the class's own checks), then the type problems of `values` against their
+    catalog rows and of the config-class arguments (class `owner`'s schema row)."""
+    cls = _SCHEMA[owner]
+    problems = list(problems)
+    if cls.row_types:
+        _check_class_args(owner, {a: v for a, v in values.items() if a not in cls.nested},
+                          problems)
+    for arg, name in cls.nested.items():
+        _check_instance(arg, values[arg], _CLASSES[name], problems)
+    return problems
+
+
+def _store(obj, owner, values, problems):
+    """Raise one `NpuArgumentError` with `problems`, or store `values` as the real class does:
+    its public attributes (schema) under their name, the others as `_<name>`."""
+    if problems:
+        raise NpuArgumentError(owner, problems)
+    public = _SCHEMA[owner].public
+    for arg, value in values.items():
+        setattr(obj, arg if arg in public else "_" + arg, value)
+
+
 class ProfilingConfig:
     """Profiling settings for `NPURunConfig(profiling_config=...)`.
 
@@ -123,14 +152,8 @@ class ProfilingConfig:
     @_legacy_args.accept("ProfilingConfig")   # arguments of release r1.1.1: NPB108 warning
     @_records_user_args
     def __init__(self, enable_profiling=False, profiling_options=None):
-        problems = []
-        _check_class_args("ProfilingConfig", "profiling_config",
-                          {"enable_profiling": enable_profiling,
-                           "profiling_options": profiling_options}, problems)
-        if problems:
-            raise NpuArgumentError("ProfilingConfig", problems)
-        self._enable_profiling = enable_profiling
-        self._profiling_options = profiling_options
+        values = _args(locals())
+        _store(self, "ProfilingConfig", values, _checked("ProfilingConfig", values))
 
 
 class MemoryConfig:
@@ -162,20 +185,12 @@ class MemoryConfig:
     @_records_user_args
     def __init__(self, atomic_clean_policy=0, static_memory_policy=0,
                  memory_optimization_policy=None, variable_use_1g_huge_page=0):
-        if isinstance(memory_optimization_policy, numbers.Integral) \
-                and not isinstance(memory_optimization_policy, bool) \
-                and memory_optimization_policy in (0, 1, 2) \
-                and (variable_use_1g_huge_page == 0
-                     and not isinstance(variable_use_1g_huge_page, bool)):
+        if _memory_seed_form(memory_optimization_policy, variable_use_1g_huge_page):
             # the seed's three-argument form: MemoryConfig(a, s, variable_use_1g_huge_page)
             memory_optimization_policy, variable_use_1g_huge_page = \
                 None, memory_optimization_policy
-        problems = []
-        _check_class_args("MemoryConfig", "memory_config",
-                          {"atomic_clean_policy": atomic_clean_policy,
-                           "static_memory_policy": static_memory_policy,
-                           "memory_optimization_policy": memory_optimization_policy,
-                           "variable_use_1g_huge_page": variable_use_1g_huge_page}, problems)
+        values = _args(locals())
+        problems = _checked("MemoryConfig", values)
         if isinstance(memory_optimization_policy, numbers.Integral) and problems:
             problems.append(_problem(
                 "memory_optimization_policy", memory_optimization_policy,
@@ -183,12 +198,7 @@ class MemoryConfig:
                 "third argument is memory_optimization_policy, a str; an int 0, 1 or 2 there "
                 "is read as variable_use_1g_huge_page, the seed's prototype, only when "
                 "variable_use_1g_huge_page is not also given: pass it by keyword)"))
-        if problems:
-            raise NpuArgumentError("MemoryConfig", problems)
-        self._atomic_clean_policy = atomic_clean_policy
-        self._static_memory_policy = static_memory_policy
-        self._memory_optimization_policy = memory_optimization_policy
-        self._variable_use_1g_huge_page = variable_use_1g_huge_page
+        _store(self, "MemoryConfig", values, problems)
 
 
 class DumpConfig:
@@ -208,24 +218,8 @@ class DumpConfig:
     def __init__(self, enable_dump=False, dump_path=None, dump_step=None, dump_mode="output",
                  enable_dump_debug=False, dump_debug_mode="all", dump_data="tensor",
                  dump_layer=None):
-        problems = []
-        _check_class_args("DumpConfig", "dump_config",
-                          {"enable_dump": enable_dump, "dump_path": dump_path,
-                           "dump_step": dump_step, "dump_mode": dump_mode,
-                           "enable_dump_debug": enable_dump_debug,
-                           "dump_debug_mode": dump_debug_mode, "dump_data": dump_data,
-                           "dump_layer": dump_layer}, problems)
-        if problems:
-            raise NpuArgumentError("DumpConfig", problems)
-        self._enable_dump = enable_dump
-        self._dump_path = dump_path
-        self._dump_step = dump_step
-        self._dump_mode = dump_mode
-        self._enable_dump_debug = enable_dump_debug
-        self._dump_debug_mode = dump_debug_mode
-        # Public in the real class.
-        self.dump_data = dump_data
-        self.dump_layer = dump_layer
+        values = _args(locals())   # dump_data and dump_layer public, as in the real class
+        _store(self, "DumpConfig", values, _checked("DumpConfig", values))
 
 
 class GraphMemoryOptimizeConfig:
@@ -242,16 +236,15 @@ class GraphMemoryOptimizeConfig:
 
     @_records_user_args
     def __init__(self, recompute=None, graph_slice=None):
+        values = _args(locals())
         problems = []
-        for arg, value in (("recompute", recompute), ("graph_slice", graph_slice)):
+        for arg, value in values.items():
             if value is not None and value not in ("auto", "manual"):
                 problems.append(_problem(arg, value, "%s=%r: allowed values are 'auto', "
                                          "'manual' or None (source: %s)"
                                          % (arg, value, _REAL_CONFIG), code="E10001"))
-        if problems:
-            raise NpuArgumentError("GraphMemoryOptimizeConfig", problems)
-        self._recompute = recompute
-        self._graph_slice = graph_slice
+        _store(self, "GraphMemoryOptimizeConfig", values,
+               _checked("GraphMemoryOptimizeConfig", values, problems))
 
 
 class ExperimentalConfig:
@@ -273,31 +266,8 @@ class ExperimentalConfig:
                  graph_memory_optimize_config=None, enable_graph_parallel=None,
                  graph_parallel_option_path=None, graph_compiler_cache_dir=None,
                  resource_config_path=None, accelerate_train_mode=None):
-        problems = []
-        _check_class_args("ExperimentalConfig", "experimental_config", {
-            "logical_device_cluster_deploy_mode": logical_device_cluster_deploy_mode,
-            "logical_device_id": logical_device_id,
-            "model_deploy_mode": model_deploy_mode,
-            "model_deploy_devicelist": model_deploy_devicelist,
-            "enable_graph_parallel": enable_graph_parallel,
-            "graph_parallel_option_path": graph_parallel_option_path,
-            "graph_compiler_cache_dir": graph_compiler_cache_dir,
-            "resource_config_path": resource_config_path,
-            "accelerate_train_mode": accelerate_train_mode}, problems)
-        _check_instance("graph_memory_optimize_config", graph_memory_optimize_config,
-                        GraphMemoryOptimizeConfig, problems)
-        if problems:
-            raise NpuArgumentError("ExperimentalConfig", problems)
-        self._logical_device_cluster_deploy_mode = logical_device_cluster_deploy_mode
-        self._logical_device_id = logical_device_id
-        self._model_deploy_mode = model_deploy_mode
-        self._model_deploy_devicelist = model_deploy_devicelist
-        self._graph_memory_optimize_config = graph_memory_optimize_config
-        self._enable_graph_parallel = enable_graph_parallel
-        self._graph_parallel_option_path = graph_parallel_option_path
-        self._graph_compiler_cache_dir = graph_compiler_cache_dir
-        self._resource_config_path = resource_config_path
-        self._accelerate_train_mode = accelerate_train_mode
+        values = _args(locals())
+        _store(self, "ExperimentalConfig", values, _checked("ExperimentalConfig", values))
 
 
 class NpuExecutePlacement(enum.Enum):
@@ -324,39 +294,23 @@ class DynamicInputConfig:
 
     @_records_user_args
     def __init__(self, input_shape, dynamic_dims, dynamic_node_type, compile_hybrid_mode):
-        problems = []
-        _check_class_args("DynamicInputConfig", "dynamic_input_config",
-                          {"input_shape": input_shape, "dynamic_dims": dynamic_dims,
-                           "dynamic_node_type": dynamic_node_type,
-                           "compile_hybrid_mode": compile_hybrid_mode}, problems)
-        if problems:
-            raise NpuArgumentError("DynamicInputConfig", problems)
-        self._input_shape = input_shape
-        self._dynamic_dims = dynamic_dims
-        self._dynamic_node_type = dynamic_node_type
-        self._compile_hybrid_mode = compile_hybrid_mode
+        values = _args(locals())
+        _store(self, "DynamicInputConfig", values, _checked("DynamicInputConfig", values))
+
+
+# The config classes by name (the schema's `nested` names them).
+_CLASSES = {cls.__name__: cls for cls in (ProfilingConfig, MemoryConfig, DumpConfig,
+                                          GraphMemoryOptimizeConfig, ExperimentalConfig,
+                                          DynamicInputConfig)}
 
 
 # ---------------------------------------------------------------------------------------------
 # NPURunConfig.
 
-# Arguments handled by tf.estimator.RunConfig itself.
-_BASE_ARGS = ("model_dir", "tf_random_seed", "save_summary_steps", "save_checkpoints_steps",
-              "save_checkpoints_secs", "session_config", "keep_checkpoint_max",
-              "keep_checkpoint_every_n_hours", "log_step_count_steps", "train_distribute",
-              "eval_distribute")
-
-# Arguments the real class keeps as public attributes (everything else is `_<name>`).
-_PUBLIC_ATTRS = frozenset((
-    "mix_compile_mode", "enable_data_pre_proc", "is_tailing_optimization",
-    "variable_format_optimize", "horovod_mode", "graph_run_mode", "op_debug_level",
-    "enable_scope_fusion_passes", "enable_exception_dump", "topo_sorting_mode",
-    "aoe_config_file", "insert_op_file", "stream_sync_timeout", "event_sync_timeout"))
-
+_RUN = _SCHEMA["NPURunConfig"]
+_BASE_ARGS = _RUN.base_args   # arguments handled by tf.estimator.RunConfig itself
 # Arguments that take a config-class object.
-_CLASS_ARGS = {"profiling_config": ProfilingConfig, "dump_config": DumpConfig,
-               "memory_config": MemoryConfig, "experimental_config": ExperimentalConfig,
-               "dynamic_input_config": DynamicInputConfig}
+_CLASS_ARGS = {arg: _CLASSES[name] for arg, name in _RUN.nested.items()}
 
 
 def _ps_strategy_classes():
@@ -381,7 +335,7 @@ def _check_npu_args(args, problems, values=None):
     ps-mode check NPB161) to `values` when given, else to `problems` too. Each a Diagnostic."""
     values = problems if values is None else values
     ok = {}
-    for arg in NPU_ARG_RULES:   # the real class's own type checks, in its order (argtypes)
+    for arg in _RUN.checks:   # the real class's own type checks, in its order (schema)
         value = args[arg]
         ok[arg] = check_npu_arg(arg, value, problems, values)
         if arg == "mix_compile_mode" and ok[arg] and value and ok["iterations_per_loop"] \
@@ -399,7 +353,7 @@ def _check_npu_args(args, problems, values=None):
         _check_instance(arg, args[arg], cls, problems)
     for arg, value in args.items():
         row = _rows_by_arg().get(arg)
-        if row is not None and arg not in NPU_ARG_RULES:
+        if row is not None and arg not in _RUN.checks:
             _check_row_type("NPURunConfig", arg, value, row, problems)
     # Parameter-server mode needs both a TF_CONFIG cluster and a ParameterServerStrategy.
     cluster = _tf_config_cluster()
@@ -589,7 +543,7 @@ class NPURunConfig(tf.estimator.RunConfig):
 
     def _assign_npu_args(self, npu_args):
         for arg, value in npu_args.items():
-            setattr(self, arg if arg in _PUBLIC_ATTRS else "_" + arg, value)
+            setattr(self, arg if arg in _RUN.public else "_" + arg, value)
 
     def _npu_args(self):
         """The current NPU argument values (not the RunConfig ones), by argument name."""
@@ -709,8 +663,7 @@ class NPURunConfig(tf.estimator.RunConfig):
         return parameter_map, self._npu_used_classes()
 
 
-_NPU_ARG_NAMES = tuple(n for n in list(inspect.signature(NPURunConfig.__init__).parameters)[1:]
-                      if n not in _BASE_ARGS)
+_NPU_ARG_NAMES = tuple(n for n in _RUN.params if n not in _BASE_ARGS)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -3,49 +3,21 @@
 `npu-bridge lint` (`npu_bridge.tools.lint`: the same checks on literal arguments, statically).
 
 No TensorFlow here (lint never imports it). The rules come from the catalog (each argument's
-`parameter_map` row: field, type, when the estimator writes it) plus the few arguments the
-real `NPURunConfig` checks in Python itself (`NPU_ARG_RULES`, `CLASS_ARGS`).
+`parameter_map` row: field, type, when the estimator writes it) and from the classes' schema
+(`npu_bridge.ge.config_schema`: argument prefixes, nested classes, the few arguments the real
+`NPURunConfig` checks in Python itself).
 """
 import numbers
 
 from npu_bridge.ge.diagnostics import Diagnostic as _Diagnostic
 from npu_bridge.ge.diagnostics import make as _make
+from npu_bridge.ge.config_schema import BY_NAME as _CLASSES
 
 REAL_CONFIG = "hicann/tensorflow npu_config.py"
 _REAL_ESTIMATOR = "hicann/tensorflow npu_estimator.py (NPUEstimator.__load_graph_optimizers)"
 
 TYPE_CODE = "NPB160"      # an argument of a type the real estimator cannot write
 BOOL_INT_CODE = "NPB162"  # a bool argument given another int: protobuf stores True
-
-# Config class -> its arguments' prefix in the catalog's `runconfig_arg` column.
-CLASS_PREFIXES = {
-    "NPURunConfig": "",
-    "MemoryConfig": "memory_config",
-    "DumpConfig": "dump_config",
-    "ProfilingConfig": "profiling_config",
-    "ExperimentalConfig": "experimental_config",
-    "DynamicInputConfig": "dynamic_input_config",
-}
-
-# Arguments that take a config-class object (class -> argument -> class name).
-CLASS_ARGS = {
-    "NPURunConfig": {"profiling_config": "ProfilingConfig", "dump_config": "DumpConfig",
-                     "memory_config": "MemoryConfig", "experimental_config": "ExperimentalConfig",
-                     "dynamic_input_config": "DynamicInputConfig"},
-    "ExperimentalConfig": {"graph_memory_optimize_config": "GraphMemoryOptimizeConfig"},
-}
-
-# NPURunConfig arguments the real class checks in Python before anything is written
-# (util.check_positive_integer / check_nonnegative_integer, isinstance), in the order it
-# checks them: argument -> (kind, minimum). Their catalog rows are not used for the type.
-NPU_ARG_RULES = {
-    "iterations_per_loop": ("int", 1),
-    "mix_compile_mode": ("bool", None),
-    "jit_compile": ("str_or_bool", None),
-    "horovod_mode": ("bool", None),
-    "graph_run_mode": ("int", 0),
-    "enable_exception_dump": ("int", 0),
-}
 
 
 def problem(arg, value, message, code=TYPE_CODE):
@@ -290,20 +262,20 @@ def check_int(arg, value, problems, minimum, values=None):
     return True
 
 
-def check_class_args(owner, prefix, args, problems):
-    """Type-check the arguments of a config class against their catalog rows."""
+def check_class_args(owner, args, problems):
+    """Type-check the arguments of config class `owner` (a name) against their catalog rows."""
+    cls = _CLASSES[owner]
     for arg, value in args.items():
-        row = rows_by_arg().get(prefix + "." + arg)
+        row = rows_by_arg().get(cls.path(arg))
         if row is not None:
             check_row_type(owner, arg, value, row, problems)
 
 
-
 def check_npu_arg(arg, value, problems, values=None):
-    """Type-check one `NPURunConfig` argument in `NPU_ARG_RULES` as the real class does;
-    True when it passed (then its value checks may follow). Value problems (an int below the
-    minimum: E10001) go to `values` when given, else to `problems`."""
-    kind, minimum = NPU_ARG_RULES[arg]
+    """Type-check one `NPURunConfig` argument of its own checks (schema `own_checks`) as the
+    real class does; True when it passed (then its value checks may follow). Value problems
+    (an int below the minimum: E10001) go to `values` when given, else to `problems`."""
+    kind, minimum = _CLASSES["NPURunConfig"].checks[arg]
     if kind == "int":
         return check_int(arg, value, problems, minimum, values)
     if kind == "bool":
@@ -335,17 +307,19 @@ def check_arg(owner, arg, value, problems, classes=None, warnings=None):
     (`bool_int_warning`) to it. `classes` maps class names to the classes
     (npu_config); without it, only the name of a class argument's class is known, which is
     all a literal needs. Value problems are left to the resolver."""
-    if owner == "NPURunConfig" and arg in NPU_ARG_RULES:
+    cls = _CLASSES.get(owner)
+    if cls is None:
+        return
+    if arg in cls.checks:
         check_npu_arg(arg, value, problems, [])
         return
-    class_name = CLASS_ARGS.get(owner, {}).get(arg)
+    class_name = cls.nested.get(arg)
     if class_name is not None:
-        cls = (classes or {}).get(class_name) or type(class_name, (_NoInstance,), {})
-        check_instance(arg, value, cls, problems)
+        inner = (classes or {}).get(class_name) or type(class_name, (_NoInstance,), {})
+        check_instance(arg, value, inner, problems)
         return
-    prefix = CLASS_PREFIXES.get(owner)
-    if prefix is not None:
-        row = rows_by_arg().get(prefix + "." + arg if prefix else arg)
+    if cls.row_types:
+        row = rows_by_arg().get(cls.path(arg))
         if row is not None:
             before = len(problems)
             check_row_type(owner, arg, value, row, problems)

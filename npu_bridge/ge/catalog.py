@@ -65,6 +65,8 @@ class Option:
     estimator_value: Any = None
     estimator_default: Any = None
     estimator_requires: Optional[str] = None
+    estimator_none_as: Any = None
+    plugin_none_as: Optional[str] = None
     routes: Tuple[Route, ...] = ()
     levels: Tuple[str, ...] = ()
     adapter_check: str = "none"

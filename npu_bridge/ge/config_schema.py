@@ -5,6 +5,7 @@ class, the attributes it keeps public), and what the real `NPUEstimator` writes 
 catalog rows. The config classes, lint, the CLI and the Session patch read it; the signatures
 are the reference ``npu_options.json`` ``classes`` (tests/ge/test_config_schema.py).
 """
+import functools
 import numbers
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -50,7 +51,7 @@ class ConfigClass:
         object.__setattr__(self, "nested", MappingProxyType(dict(self.nested)))
         object.__setattr__(self, "public", frozenset(self.public))
 
-    @property
+    @functools.cached_property
     def params(self):
         """The argument names, in order."""
         return tuple(arg for arg, _ in self.signature)
@@ -59,6 +60,11 @@ class ConfigClass:
     def defaults(self):
         """argument -> default (`REQUIRED` where there is none)."""
         return dict(self.signature)
+
+    @functools.cached_property
+    def checks(self):
+        """argument -> (kind, minimum) of `own_checks`, in order."""
+        return {arg: (kind, minimum) for arg, kind, minimum in self.own_checks}
 
     @property
     def argument(self):

@@ -20,10 +20,6 @@ SIGNATURE = (
 PARAMS = tuple(arg for arg, _ in SIGNATURE)
 DEFAULTS = dict(SIGNATURE)
 
-# What the real function's own code sends for an argument left None, where it sends one:
-# it always forwards str(aoe_config_file). The catalog has no "None sent as" column
-# (npu_config keeps its own such table for the estimator, _NONE_WRITTEN_AS).
-SENT_WHEN_NONE = {"aoe_config_file": "None"}
 # AttrValue field of an argument's row -> (the type the function accepts, how it is named).
 FIELD_TYPES = {"b": (bool, "a bool"), "i": (int, "an int"), "s": (str, "a str")}
 
@@ -40,7 +36,8 @@ class Spec:
     * `sent_key`: argument -> the key it is sent under (the row's `plugin_key`, where the
       real plugin spells a key itself, else its GE key);
     * `unread`: argument -> that key, where GE does not read it (NPB135);
-    * `sent_when_none`: `SENT_WHEN_NONE`.
+    * `sent_when_none`: argument -> what the function sends for it left None, where it sends
+      something (the row's `plugin_none_as`: it always forwards str(aoe_config_file)).
     """
 
     def __init__(self):
@@ -48,10 +45,11 @@ class Spec:
         from npu_bridge.ge.scopes import SCOPES
         self.params = PARAMS
         self.defaults = dict(DEFAULTS)
-        self.sent_when_none = dict(SENT_WHEN_NONE)
         self.rows = {arg: catalog.find(arg) for arg in PARAMS}
         if not all(row is not None and row.key for row in self.rows.values()):
             raise ValueError("an argument of %s without a parameter_map row" % OWNER)
+        self.sent_when_none = {arg: row.plugin_none_as for arg, row in self.rows.items()
+                               if row.plugin_none_as is not None}
         arg_of = {row.key: arg for arg, row in self.rows.items()}
         self.requires = {arg: arg_of[catalog.find(row.estimator_requires).key]
                          for arg, row in self.rows.items() if row.estimator_requires}

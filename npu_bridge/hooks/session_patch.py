@@ -22,6 +22,7 @@ from tensorflow.python.training import queue_runner_impl as _queue_runner_impl
 
 from npu_bridge.hooks import cluster as _cluster, session_guard
 from npu_bridge.ge import records as _records
+from npu_bridge.ge.config_schema import ESTIMATOR_GRAPPLER_OPTIMIZERS as _ESTIMATOR_GRAPPLER
 from npu_bridge.estimator.npu import util as _util
 from npu_bridge.ge.initialization import GE_INIT_CODE, GE_INITIALIZATION, guarded_policy
 from npu_bridge.hooks.session_guard import CONCURRENT_GRAPHS_CODE, GUARD, SINGLE_FETCH_TYPES as \
@@ -87,9 +88,6 @@ def apply_npu_session_defaults(config, _has_npu_optimizer=None):
 # Grappler optimizers only the NPU stack implements: the NpuOptimizer custom optimizer (the
 # configuration carrier) and the NPU's gradient fusion pass the estimator's list ends with.
 NPU_ONLY_OPTIMIZERS = frozenset((_NPU_OPTIMIZER, "GradFusionOptimizer"))
-# The grappler list the real NPUEstimator appends to rewrite_options.optimizers is
-# `_util.ESTIMATOR_GRAPPLER_OPTIMIZERS`, read when used: `util` may still be importing
-# TensorFlow (which installs this patch) when this module is loaded.
 
 
 def cpu_session_config(config):
@@ -118,7 +116,7 @@ def cpu_session_config(config):
         for o in kept:
             customs.add().CopyFrom(o)
     names = list(rewrite.optimizers)
-    estimator = _util.ESTIMATOR_GRAPPLER_OPTIMIZERS
+    estimator = _ESTIMATOR_GRAPPLER   # the grappler list the real NPUEstimator appends
     n = len(estimator)
     while len(names) >= n and tuple(names[-n:]) == estimator:
         del names[-n:]

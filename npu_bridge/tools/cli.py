@@ -602,26 +602,13 @@ def _cmd_lint(args):
 
 def _argument_text(runconfig_arg):
     """`memory_config.static_memory_policy` -> `NPURunConfig(memory_config=MemoryConfig(...))`."""
-    from npu_bridge.tools.lint import CONFIG_CLASSES
+    from npu_bridge.ge import config_schema
 
-    best = ("NPURunConfig", "")
-    for cls, prefix in CONFIG_CLASSES.items():
-        if prefix and runconfig_arg.startswith(prefix) and len(prefix) > len(best[1]):
-            best = (cls, prefix)
-    cls, prefix = best
-    arg = runconfig_arg[len(prefix):]
-    inner = "%s(%s=...)" % (cls, arg)
-    if not prefix:
-        return inner
-    parts = prefix.rstrip(".").split(".")
-    wrap = {v.rstrip(".").rsplit(".", 1)[-1]: k for k, v in CONFIG_CLASSES.items() if v}
-    for attr in reversed(parts):
-        inner = "%s=%s" % (attr, inner)
-        outer = "NPURunConfig" if attr == parts[0] else None
-        if outer is None:
-            parent = parts[parts.index(attr) - 1]
-            outer = wrap.get(parent, parent)
-        inner = "%s(%s)" % (outer, inner)
+    cls, arg = config_schema.owner(runconfig_arg)
+    inner = "%s(%s=...)" % (cls.name, arg)
+    while cls.prefix:   # wrapped in the class that takes it, up to NPURunConfig
+        cls, arg = config_schema.owner(cls.prefix)
+        inner = "%s(%s=%s)" % (cls.name, arg, inner)
     return inner
 
 
@@ -692,12 +679,12 @@ def _explain_code(text):
 def _explain_config_argument(text):
     """`npu-bridge explain memory_config`: an NPURunConfig argument that takes a config
     class, with the options of that class (each explained by its own name)."""
-    from npu_bridge.ge import catalog
-    from npu_bridge.tools.lint import CONFIG_CLASSES
+    from npu_bridge.ge import catalog, config_schema
 
-    for cls, prefix in CONFIG_CLASSES.items():
-        if not prefix or prefix.rstrip(".").rsplit(".", 1)[-1] != text:
+    for config in config_schema.CLASSES:
+        if not config.prefix or config.argument != text:
             continue
+        cls, prefix = config.name, config.prefix + "."
         args = sorted(r.runconfig_arg[len(prefix):] for r in catalog.OPTIONS
                       if r.runconfig_arg and r.runconfig_arg.startswith(prefix)
                       and "." not in r.runconfig_arg[len(prefix):])
@@ -705,7 +692,7 @@ def _explain_config_argument(text):
                 "argument: %s" % _argument_text(prefix + "...").replace("(...=...)", "(...)"),
                 "takes: %s(...)" % cls,
                 "options: %s" % (", ".join(args) or "-"),
-                "explain each: npu-bridge explain %s.<option>" % prefix.rstrip(".")]
+                "explain each: npu-bridge explain %s.<option>" % config.prefix]
     return None
 
 
@@ -713,12 +700,11 @@ def _explain_names():
     """Every name `explain` takes: the catalog's (parameter_map keys, NPURunConfig and
     config-class arguments, GE keys, ir_option names), the arguments taking a config class
     (`memory_config`) and the diagnostic codes (the resolver's and lint's)."""
-    from npu_bridge.ge import catalog
+    from npu_bridge.ge import catalog, config_schema
     from npu_bridge.ge.diagnostics import CODES
-    from npu_bridge.tools.lint import CONFIG_CLASSES
 
     names = list(catalog.all_names())
-    names.extend(p.rstrip(".").rsplit(".", 1)[-1] for p in CONFIG_CLASSES.values() if p)
+    names.extend(c.argument for c in config_schema.CLASSES if c.prefix)
     names.extend(CODES)
     return list(dict.fromkeys(names))
 

@@ -21,10 +21,6 @@ _CONST_ONE = "one"
 # ---------------------------------------------------------------------------------------------
 # Argument checks (the real util's messages and exception types, used by the config classes).
 
-# Grappler optimizers the real NPUEstimator appends to rewrite_options.optimizers (read by the
-# Session patch as `util.ESTIMATOR_GRAPPLER_OPTIMIZERS`).
-from npu_bridge.ge.config_schema import ESTIMATOR_GRAPPLER_OPTIMIZERS  # noqa: E402,F401
-
 def check_not_none(value, name):
     """Raise ValueError when `value` is None."""
     if value is None:

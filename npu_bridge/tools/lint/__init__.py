@@ -2,7 +2,8 @@
 them). Laid out as flake8/pyflakes are: `files` (discovery, `# noqa`, the pool), `prefilter`
 (candidate lines), `literals` (literal folding), `scopes`, `visitor` (per-statement-type
 handlers), `checks` (groups resolved by `npu_bridge.ge.resolve` into findings) and `schema`
-(the config classes' signatures). How it reads a script: docs/lint.md.
+(the callables it follows; the config classes' schema is `npu_bridge.ge.config_schema`).
+How it reads a script: docs/lint.md.
 """
 from npu_bridge.ge import plugin_args as _plugin_args  # noqa: F401  (the module lint's plugin checks use)
 from npu_bridge.tools.lint.checks import (LINT_CODES, NAME_FIELD_CODES, Finding,  # noqa: F401
@@ -12,11 +13,11 @@ from npu_bridge.tools.lint.files import (DEFAULT_MAX_BYTES, Selection,  # noqa: 
 from npu_bridge.tools.lint.literals import (ATTR_FIELDS, SCALAR_FIELDS, LiteralAttr,  # noqa: F401
                                       LiteralList, _NOT_LITERAL, literal_value)
 from npu_bridge.tools.lint.prefilter import _text_lines  # noqa: F401
-from npu_bridge.tools.lint.schema import CONFIG_CLASSES, CONFIG_SIGNATURES, PLUGIN_FUNCTION  # noqa: F401
+from npu_bridge.tools.lint.schema import PLUGIN_FUNCTION  # noqa: F401
 from npu_bridge.tools.lint.scopes import _local_names  # noqa: F401
 from npu_bridge.tools.lint.visitor import _Collector, close_names  # noqa: F401
 
-__all__ = ["ATTR_FIELDS", "CONFIG_CLASSES", "CONFIG_SIGNATURES", "DEFAULT_MAX_BYTES", "Finding",
-           "LINT_CODES", "LiteralAttr", "Selection", "LiteralList", "NAME_FIELD_CODES", "PLUGIN_FUNCTION",
+__all__ = ["ATTR_FIELDS", "DEFAULT_MAX_BYTES", "Finding", "LINT_CODES", "LiteralAttr",
+           "Selection", "LiteralList", "NAME_FIELD_CODES", "PLUGIN_FUNCTION",
            "SCALAR_FIELDS", "close_names", "iter_python_files", "known_codes", "lint_file",
            "lint_paths", "lint_source", "literal_value"]

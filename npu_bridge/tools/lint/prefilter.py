@@ -3,12 +3,13 @@ names, `parameter_map`, custom optimizers, and the names those lines bind), so t
 skips every statement spanning none of them."""
 import re
 
-from npu_bridge.tools.lint.schema import (CONFIG_CLASSES, PLUGIN_FUNCTION, _CUSTOM_GRAPH_OPTIMIZER,
+from npu_bridge.ge.config_schema import BY_NAME as _CLASSES
+from npu_bridge.tools.lint.schema import (PLUGIN_FUNCTION, _CUSTOM_GRAPH_OPTIMIZER,
                                     _CUSTOM_OPTIMIZERS)
 
 # Lines that can hold what lint looks for; statements spanning none are skipped unvisited.
 _CANDIDATE = re.compile(r"parameter_map|%s|%s|" % (_CUSTOM_OPTIMIZERS, _CUSTOM_GRAPH_OPTIMIZER)
-                        + "|".join(list(CONFIG_CLASSES) + [PLUGIN_FUNCTION]))
+                        + "|".join(list(_CLASSES) + [PLUGIN_FUNCTION]))
 _CANDIDATE_B = re.compile(_CANDIDATE.pattern.encode())
 
 
@@ -19,7 +20,7 @@ _CANDIDATE_B = re.compile(_CANDIDATE.pattern.encode())
 _OWNER = r"([A-Za-z_]\w*)\s*\.\s*parameter_map\b"
 _PM_ALIAS = r"\b([A-Za-z_]\w*)\s*(?::[^=\n]*)?=[^=\n]*\bparameter_map\s*(?:#[^\n]*)?$"
 _CLASS_ALIAS = r"\b(?:%s)\s+as\s+([A-Za-z_]\w*)" % "|".join(
-    list(CONFIG_CLASSES) + [PLUGIN_FUNCTION])
+    list(_CLASSES) + [PLUGIN_FUNCTION])
 _OPT_BOUND = r"\b([A-Za-z_]\w*)\s*=[^=\n]*\b%s\s*\.\s*add\s*\(" % _CUSTOM_OPTIMIZERS
 _NAMES = re.compile("|".join((_OWNER, _PM_ALIAS, _CLASS_ALIAS, _OPT_BOUND)))
 _NAMES_B = re.compile(_NAMES.pattern.encode())

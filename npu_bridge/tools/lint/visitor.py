@@ -5,13 +5,15 @@ import ast
 import bisect
 
 from npu_bridge.ge import argtypes as _argtypes, plugin_args as _plugin_args
+from npu_bridge.ge.config_schema import BY_NAME as _CLASSES, CLASSES as _CLASS_ROWS
+from npu_bridge.ge.config_schema import REQUIRED as _REQUIRED
+from npu_bridge.ge.config_schema import memory_seed_form as _memory_seed_form
 from npu_bridge.tools.lint.checks import _catalog
 from npu_bridge.tools.lint.literals import (ATTR_FIELDS, SCALAR_FIELDS, _NOT_LITERAL,
     _attr_for_field, _dotted, literal_value)
 from npu_bridge.tools.lint.prefilter import _text_lines, _word_lines
-from npu_bridge.tools.lint.schema import (CONFIG_CLASSES, CONFIG_SIGNATURES, PLUGIN_FUNCTION,
-                                    _CALLABLES, _CUSTOM_GRAPH_OPTIMIZER, _CUSTOM_OPTIMIZERS,
-                                    _NPU_OPTIMIZER)
+from npu_bridge.tools.lint.schema import (PLUGIN_FUNCTION, _CALLABLES, _CUSTOM_GRAPH_OPTIMIZER,
+                                          _CUSTOM_OPTIMIZERS, _NPU_OPTIMIZER)
 from npu_bridge.tools.lint.scopes import (_EXPR_FIELDS, _FUNCTION_POINT, _LOOP_TYPES, _MATCH,
     _MISSING, _NESTED, _RAISE, _SCOPE_TYPES, _SCOPES, _TRY, _Entry, _Group, _Scope, _catch_all,
     _exit_kinds)
@@ -376,7 +378,7 @@ class _Collector:
             if value_node is not None:
                 cls = self._class_ref(value_node)
                 if cls is None and isinstance(value_node, ast.Call) \
-                        and self._class_name(value_node) in CONFIG_CLASSES:
+                        and self._class_name(value_node) in _CLASSES:
                     config = value_node
             is_map = isinstance(value_node, ast.Attribute) and value_node.attr == "parameter_map"
             if is_map:
@@ -532,7 +534,8 @@ class _Collector:
         group.classes.add(name)
         group.class_pos.setdefault(name, (node.lineno, node.col_offset + 1))
         plugin = name == PLUGIN_FUNCTION
-        params = _plugin_args.PARAMS if plugin else CONFIG_SIGNATURES.get(name, ())
+        params = _plugin_args.PARAMS if plugin else (
+            _CLASSES[name].params if name in _CLASSES else ())
         check = id(node) not in self._checked_calls
         self._checked_calls.add(id(node))
         arguments = []
@@ -568,7 +571,7 @@ class _Collector:
         for arg_name, value, where in arguments:
             if isinstance(value, ast.Call):
                 inner = self._class_name(value)
-                if inner in CONFIG_CLASSES:
+                if inner in _CLASSES:
                     if id(value) not in group.calls:
                         self._config_call(value, inner, group)
                     continue
@@ -583,7 +586,7 @@ class _Collector:
                         saved, self._cur = self._cur, scope
                         try:
                             inner = self._class_name(call)
-                            if inner in CONFIG_CLASSES:
+                            if inner in _CLASSES:
                                 self._config_call(call, inner, group)
                         finally:
                             self._cur = saved
@@ -593,7 +596,7 @@ class _Collector:
                 problems, warnings = [], []
                 _argtypes.check_arg(name, arg_name, literal, problems, warnings=warnings)
                 if check and (problems or warnings):
-                    opt = _catalog().by_arg.get(CONFIG_CLASSES[name] + arg_name)
+                    opt = _catalog().by_arg.get(_CLASSES[name].path(arg_name))
                     for diag in problems + warnings:
                         self.findings.append((where.lineno, where.col_offset + 1,
                                               diag.code, diag.severity, diag.message,
@@ -601,7 +604,7 @@ class _Collector:
                 if problems:
                     # the constructor refuses it (NPB160): never written, nothing to resolve
                     literal = _NOT_LITERAL
-            group.entries.append(_Entry(CONFIG_CLASSES[name] + arg_name, None,
+            group.entries.append(_Entry(_CLASSES[name].path(arg_name), None,
                                         literal, where.lineno,
                                         where.col_offset + 1, "%s(%s=...)" % (name, arg_name)))
 
@@ -622,8 +625,8 @@ class _Collector:
         close = close_names(kw.arg, list(params) + list(legacy.ARGUMENTS.get(name, ())),
                             n=2, cutoff=0.75)
         folded = kw.arg.casefold()
-        owners = [(cls, arg) for cls, other in CONFIG_SIGNATURES.items() if cls != name
-                  for arg in other if arg.casefold() == folded] \
+        owners = [(cls.name, arg) for cls in _CLASS_ROWS if cls.name != name
+                  for arg in cls.params if arg.casefold() == folded] \
             if name != PLUGIN_FUNCTION else ()
         if close:
             message += "; did you mean %s?" % " or ".join(repr(c) for c in close)
@@ -635,7 +638,7 @@ class _Collector:
     def _too_many_positional(self, node, name, params):
         self_arg = 0 if name == PLUGIN_FUNCTION else 1   # a class counts self, as Python does
         given = len(node.args) + self_arg
-        if name == "DynamicInputConfig":   # no defaults
+        if name in _CLASSES and all(d is _REQUIRED for _, d in _CLASSES[name].signature):
             takes = "takes %d positional arguments" % (len(params) + 1)
         else:   # (every argument of npu_resource_init has a default)
             takes = "takes from %d to %d positional arguments" % (self_arg, len(params) + self_arg)
@@ -706,14 +709,11 @@ def _adds_custom_optimizer(node):
 
 
 def _memory_config_seed_form(arguments):
-    """As `MemoryConfig` reads them (npu_config.py): an int 0, 1 or 2 given as
-    memory_optimization_policy (a str in the real signature), with variable_use_1g_huge_page
-    left at 0, is the seed's three-argument form `MemoryConfig(a, s, variable_use_1g_huge_page)`."""
+    """As `MemoryConfig` reads them (`config_schema.memory_seed_form`): the seed's
+    three-argument form `MemoryConfig(a, s, variable_use_1g_huge_page)`."""
     given = {arg_name: literal_value(value) for arg_name, value, _ in arguments}
-    third = given.get("memory_optimization_policy", _NOT_LITERAL)
-    if isinstance(third, int) and not isinstance(third, bool) and third in (0, 1, 2) \
-            and given.get("variable_use_1g_huge_page", 0) == 0 \
-            and not isinstance(given.get("variable_use_1g_huge_page"), bool):
+    if _memory_seed_form(given.get("memory_optimization_policy", _NOT_LITERAL),
+                         given.get("variable_use_1g_huge_page", 0)):
         return [("variable_use_1g_huge_page" if arg_name == "memory_optimization_policy"
                  else arg_name, value, where) for arg_name, value, where in arguments
                 if arg_name != "variable_use_1g_huge_page"]
