@@ -17,7 +17,7 @@ setup(
         "absl-py==2.5.1",
         "numpy==1.26.4",
         "protobuf==4.25.9",
-        # tf.contrib in the TF 1.x mode (npu_bridge/hooks/tf1_contrib.py, docs/contrib.md): the
+        # tf.contrib in the TF 1.x mode (npu_bridge/hooks/tf1_moved.py, docs/contrib.md): the
         # releases made for TF 2.15, and what pip resolved for them
         "tf-slim==1.1.0",
         "tensorflow-probability==0.23.0",

@@ -8,11 +8,23 @@ import textwrap
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
+# Put before every scenario: `err(key, fn)` records in `errors` what fn raised (AttributeError,
+# ImportError: how the mode refuses a name) as [type name, message].
+PRELUDE = """\
+errors = {}
+def err(key, fn):
+    try:
+        fn()
+    except (AttributeError, ImportError) as e:
+        errors[key] = [type(e).__name__, str(e)]
+"""
+
+
 def run_scenario(tmp_path, code, timeout=600):
-    """Run `code` as a script in `tmp_path` (a fresh interpreter: the mode is process-wide);
-    it prints one `RESULT <json>` line."""
+    """Run `code` (after PRELUDE) as a script in `tmp_path` (a fresh interpreter: the mode is
+    process-wide); it prints one `RESULT <json>` line."""
     script = tmp_path / "scenario.py"
-    script.write_text(textwrap.dedent(code))
+    script.write_text(PRELUDE + textwrap.dedent(code))
     env = {k: v for k, v in os.environ.items() if k != "NPU_BRIDGE_TF2"}
     env["PYTHONPATH"] = os.pathsep.join([REPO] + [p for p in [os.environ.get("PYTHONPATH")] if p])
     env["TF_CPP_MIN_LOG_LEVEL"] = "3"

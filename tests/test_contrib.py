@@ -55,12 +55,6 @@ r["forms"] = {
 r["lazy_after_forms"] = [m for m in heavy if m in sys.modules]
 dist = tf.contrib.distributions.Normal(0.0, 1.0)
 r["tfp"] = type(dist).__module__.startswith("tensorflow_probability")
-errors = {}
-def err(key, fn):
-    try:
-        fn()
-    except (AttributeError, ImportError) as e:
-        errors[key] = [type(e).__name__, str(e)]
 err("quantize", lambda: quantize.create_training_graph())
 err("learn", lambda: learn.Experiment)
 err("cloud", lambda: cloud.BigQueryReader)

@@ -139,12 +139,6 @@ for res in (False, True):
     r["adam_%s" % res] = lazy_run(tf.train.AdamOptimizer, res)
 r["lazy_is_v1"] = issubclass(tf.contrib.opt.LazyAdamOptimizer, tf.train.Optimizer)
 
-errors = {}
-def err(key, fn):
-    try:
-        fn()
-    except (AttributeError, ImportError) as e:
-        errors[key] = [type(e).__name__, str(e)]
 for name in ("seq2seq.ScheduledEmbeddingTrainingHelper", "seq2seq.CustomHelper",
              "seq2seq.BeamSearchDecoder", "opt.AdamWOptimizer", "opt.LARSOptimizer",
              "opt.NadamOptimizer", "opt.MovingAverageOptimizer", "graph_editor.reroute_ts",
