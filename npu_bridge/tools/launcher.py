@@ -139,6 +139,10 @@ class Job:
         self.tails = {info.rank: [] for info in self.infos}
         self.lock = threading.Lock()
         self.messages = []
+        # set by the signal handlers of `run`: wait() stops the job at its next turn. A
+        # KeyboardInterrupt raised by the handler itself could land inside Popen.poll() between
+        # acquiring and releasing its _waitpid_lock, and the later Popen.wait() would hang.
+        self.interrupt = threading.Event()
 
     def report_path(self, rank):
         return os.path.join(self.report_dir, "rank%d.report.json" % rank)
@@ -179,6 +183,8 @@ class Job:
         deadline, failed = None, None
         try:
             while len(self.codes) < self.size:
+                if self.interrupt.is_set():
+                    raise KeyboardInterrupt
                 for info, proc in zip(self.infos, self.procs):
                     if info.rank in self.codes:
                         continue
@@ -319,21 +325,23 @@ def run_job(args, report_path):
     hosts = [h.strip() for h in args.hosts.split(",")] if args.hosts else None
     job = Job(args.ranks, args.script, args.args, table_path=args.rank_table, hosts=hosts,
               timeout=args.collective_timeout, child_args=child_args)
-    old = signal.getsignal(signal.SIGTERM)
+    old = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGINT)}
 
-    def on_term(signum, frame):
-        raise KeyboardInterrupt
+    def on_signal(signum, frame):
+        job.interrupt.set()   # acted on by job.wait() (see Job.interrupt)
 
     interrupted = False
     try:
-        signal.signal(signal.SIGTERM, on_term)
+        for sig in old:
+            signal.signal(sig, on_signal)
         job.start()
         codes = job.wait()
     except KeyboardInterrupt:
         interrupted = True
         codes = dict(job.codes)
     finally:
-        signal.signal(signal.SIGTERM, old)
+        for sig, handler in old.items():
+            signal.signal(sig, handler)
     code = 130 if interrupted else worst(codes)
     base = report.build_run_report(
         script=os.path.abspath(args.script), argv=[args.script] + list(args.args), cwd=os.getcwd(),
