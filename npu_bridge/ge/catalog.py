@@ -150,7 +150,7 @@ OPTIONS: Tuple[Option, ...] = tuple(_build(s) for s in _rows.ROWS)
 """Every row, parameter_map rows first (in the reference order), then the GE rows."""
 
 PARAMETER_MAP_KEYS: Tuple[str, ...] = tuple(o.key for o in OPTIONS if o.key)
-"""The 107 `parameter_map` keys the real adapter reads, in reference order."""
+"""The `parameter_map` keys the real adapter reads, in reference order."""
 
 BY_KEY: Mapping[str, Option] = MappingProxyType({o.key: o for o in OPTIONS if o.key})
 BY_GE_KEY: Mapping[str, Option] = MappingProxyType(
