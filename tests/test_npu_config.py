@@ -683,3 +683,59 @@ def test_an_estimator_session_config_tells_the_resolver_its_user_keys():
     hand.CopyFrom(rendered)
     hand.graph_options.rewrite_options.custom_optimizers[-1].parameter_map["use_off_line"].b = False
     assert rendered_user_set(hand) is None   # edited: a map of the user's own
+
+
+def test_configs_rendering_the_same_map_keep_their_own_user_keys():
+    # one passes enable_data_pre_proc at its default, the other leaves it: byte-identical
+    # NpuOptimizers, different user keys; the later render must not take the earlier's place
+    from npu_bridge.estimator.npu.npu_config import rendered_user_set
+    explicit, unset = NPURunConfig(enable_data_pre_proc=True), NPURunConfig()
+    first, second = render_session_config(explicit), render_session_config(unset)
+    assert first.SerializeToString(deterministic=True) == \
+        second.SerializeToString(deterministic=True)
+    assert rendered_user_set(first).keys == explicit._npu_user_keys() == {"enable_data_pre_proc"}
+    assert rendered_user_set(second).keys == unset._npu_user_keys() == frozenset()
+    # a copy is no longer known by identity: by content, only the keys both renders say the
+    # user set count as the user's (so no notice for a key one of them left to its default)
+    copy = tf.compat.v1.ConfigProto()
+    copy.CopyFrom(first)
+    assert rendered_user_set(copy).keys == frozenset()
+    edited = render_session_config(explicit)
+    edited.graph_options.rewrite_options.custom_optimizers[-1].parameter_map["use_off_line"].b = \
+        False
+    assert rendered_user_set(edited) is None   # edited since: a map of the user's own
+
+
+def test_estimators_rendering_the_same_map_give_their_sessions_their_own_user_keys(tmp_path):
+    from npu_bridge.estimator.npu.npu_estimator import NPUEstimator, NPUEstimatorSpec
+    from npu_bridge.ge import records as _records
+    from npu_bridge.hooks.session_patch import RESOLUTIONS
+
+    def model_fn(features, labels, mode):
+        loss = tf.reduce_mean(tf.compat.v1.layers.dense(features, 1) - labels)
+        step = tf.compat.v1.train.get_or_create_global_step()
+        return NPUEstimatorSpec(mode=mode, loss=loss,
+                                train_op=tf.compat.v1.assign_add(step, 1))
+
+    def input_fn():
+        return tf.compat.v1.data.Dataset.from_tensors(([[1.0]], [[0.0]])).repeat()
+
+    def estimator(name, **kwargs):
+        return NPUEstimator(model_fn=model_fn, config=NPURunConfig(
+            model_dir=str(tmp_path / name), save_checkpoints_steps=1000, **kwargs))
+
+    explicit = estimator("explicit", enable_data_pre_proc=True)
+    unset = estimator("unset")
+    RESOLUTIONS.clear()
+
+    def session_deprecations(est):
+        count = len(_records.records())
+        with tf.Graph().as_default():
+            est.train(input_fn, steps=1)
+        found = [r for r in _records.records()[count:] if r["kind"] == "session"]
+        assert found
+        return {d.option for r in found for d in r["options"].diagnostics if d.code == "NPB105"}
+
+    assert session_deprecations(explicit) == {"enable_data_pre_proc"}
+    assert session_deprecations(unset) == set()
+    assert session_deprecations(explicit) == {"enable_data_pre_proc"}

@@ -126,11 +126,8 @@ def session_config(run_config, session_defaults, fill):
     custom_op = rewrite.custom_optimizers.add()
     custom_op.name = _NPU_OPTIMIZER
     fill(run_config, custom_op)
-    if len(_RENDERED) >= 256:
-        _RENDERED.clear()
     from npu_bridge.ge import UserSet
-    _RENDERED[custom_op.SerializeToString(deterministic=True)] = UserSet(
-        "NPURunConfig", run_config._npu_user_keys())
+    remember(config, UserSet("NPURunConfig", run_config._npu_user_keys()))
     if session_defaults:
         config.allow_soft_placement = True
         config.log_device_placement = False
@@ -140,7 +137,45 @@ def session_config(run_config, session_defaults, fill):
     return config
 
 
-_RENDERED = {}   # the NpuOptimizer render_session_config appended (serialized) -> UserSet
+# Rendered ConfigProtos -> UserSet. By identity first: two NPURunConfigs can render
+# byte-identical maps with different user keys (an argument given at its default, or left
+# unset). `_BY_ID` holds the config itself, so its id stays its own while it is an entry,
+# and the NpuOptimizer bytes it had (an edited config is the user's own). By content for a
+# copy (TF's Estimator deep-copies its RunConfig): the keys every same-content render says
+# the user set, so a collision drops the user-only notices rather than inventing them.
+_BY_ID = {}       # id(config) -> (config, NpuOptimizer bytes, UserSet)
+_RENDERED = {}    # NpuOptimizer bytes -> UserSet (intersection over the renders)
+_LIMIT = 256
+
+
+def _npu_bytes(config):
+    customs = [o for o in config.graph_options.rewrite_options.custom_optimizers
+               if o.name == _NPU_OPTIMIZER] if config is not None else []
+    return customs[-1].SerializeToString(deterministic=True) if customs else None
+
+
+def remember(config, user_set):
+    """Record `user_set` as the `UserSet` of `config` (a ConfigProto rendered for an
+    NPURunConfig, or an estimator's own copy of one) for `rendered_user_set`."""
+    blob = _npu_bytes(config)
+    if blob is None:
+        return
+    for table in (_BY_ID, _RENDERED):
+        if len(table) >= _LIMIT:
+            table.clear()
+    _BY_ID[id(config)] = (config, blob, user_set)
+    seen = _RENDERED.get(blob)
+    if seen is not None and seen != user_set:
+        from npu_bridge.ge import UserSet
+        user_set = UserSet(user_set.owner, seen.keys & user_set.keys)
+    _RENDERED[blob] = user_set
+
+
+def identity_user_set(config):
+    """The `UserSet` remembered for this very object (no check of its content), else None:
+    cheap enough for the Session patch's per-session cache key."""
+    entry = _BY_ID.get(id(config))
+    return entry[2] if entry is not None and entry[0] is config else None
 
 
 def rendered_user_set(config):
@@ -149,8 +184,10 @@ def rendered_user_set(config):
     through the NPURunConfig, the others its defaults), for `resolve(config, user_set=...)`;
     None for any other config (a hand-written map, or one edited since: every key is the
     user's)."""
-    customs = [o for o in config.graph_options.rewrite_options.custom_optimizers
-               if o.name == _NPU_OPTIMIZER] if config is not None else []
-    if not customs:
+    blob = _npu_bytes(config)
+    if blob is None:
         return None
-    return _RENDERED.get(customs[-1].SerializeToString(deterministic=True))
+    entry = _BY_ID.get(id(config))
+    if entry is not None and entry[0] is config and entry[1] == blob:
+        return entry[2]
+    return _RENDERED.get(blob)

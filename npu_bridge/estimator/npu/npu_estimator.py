@@ -16,6 +16,7 @@ from npu_bridge.ge import records as _records
 from npu_bridge.estimator.npu import util
 from npu_bridge.estimator.npu.npu_config import NPURunConfig
 from npu_bridge.estimator.npu.npu_config import render_session_config
+from npu_bridge.estimator.npu.npu_config import remember_user_set, rendered_user_set
 from npu_bridge.estimator.npu.npu_hook import NPUBroadcastGlobalVariablesHook
 from npu_bridge.estimator.npu.npu_hook import NPUCheckpointSaverHook
 from npu_bridge.estimator.npu.npu_hook import NPUInfeedOutfeedSessionHook
@@ -161,6 +162,11 @@ class NPUEstimator(tf.estimator.Estimator):
         super().__init__(model_fn=self._npu_augment_model_fn(model_fn, model_dir, config),
                          model_dir=model_dir, config=config, params=params or {},
                          warm_start_from=warm_start_from)
+        # TF's Estimator keeps a deep copy of the session config and hands that object to
+        # its sessions: it is known by identity too (configs rendering the same map differ)
+        user_set = rendered_user_set(config.session_config)
+        if user_set is not None and self._session_config is not None:
+            remember_user_set(self._session_config, user_set)
         # Estimator refuses subclasses that override its members (TPUEstimator, which replaces
         # this one for its loops, is exempted by name): the step hooks of `train`, and the
         # user's StopAtStepHooks they follow, are chosen on the instance, after that check.
