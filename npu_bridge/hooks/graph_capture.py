@@ -293,8 +293,11 @@ def _zeros_init(init_op):
         # a splat or short list (how zeros and ones are stored): the values as written, without
         # make_ndarray expanding them to the whole shape (an empty list is zeros)
         return not any(getattr(proto, _SPLAT_FIELDS[proto.dtype]))
-    static = tf.make_ndarray(proto)
-    return static.dtype.kind in "biufc" and not np.any(static)
+    dtype = tf.as_dtype(proto.dtype)
+    if not (dtype.is_floating or dtype.is_integer or dtype.is_complex or dtype.is_bool):
+        return False   # strings, resources: not a value that can be zeros
+    # by the TensorFlow dtype: bfloat16's numpy kind is "V", not "f"
+    return not np.any(tf.make_ndarray(proto))
 
 
 # TensorProto value field of the dtypes whose values compare to 0 as stored (not half/bfloat16,
