@@ -293,3 +293,24 @@ def test_reading_a_zeros_initializer_leaves_it_feedable():
     with tf.compat.v1.Session(graph=graph) as sess:
         var.load(5, session=sess)
         assert sess.run(var) == 5
+
+
+@pytest.mark.parametrize("dtype", [tf.float32, tf.float64, tf.int32, tf.int64, tf.bool,
+                                   tf.float16, tf.bfloat16, tf.int8, tf.uint8])
+def test_the_zeros_check_of_an_initializer_agrees_with_its_value(dtype):
+    # the check reads splat Consts from their TensorProto: it must say what make_ndarray of
+    # the value says, for splats, short lists, whole-buffer values and -0.0
+    import numpy as np
+    cases = {"zeros": np.zeros([3, 4]), "ones": np.ones([3, 4]), "one_nonzero": np.eye(3)[0],
+             "negative_zero": np.full([2, 2], -0.0), "big": np.zeros([64, 64])}
+    big_nonzero = np.zeros([64, 64])
+    big_nonzero[63, 63] = 1
+    cases["big_nonzero"] = big_nonzero
+    graph = tf.Graph()
+    with graph.as_default():
+        for name, value in cases.items():
+            value = value.astype(dtype.as_numpy_dtype)
+            var = tf.compat.v1.Variable(tf.constant(value, dtype=dtype), name=name,
+                                        use_resource=False)
+            want = not np.any(value)
+            assert _graph_capture._zeros_init(var.initializer) == want, name   # pylint: disable=protected-access

@@ -3,7 +3,7 @@
 "Module notes".
 """
 import difflib
-from dataclasses import dataclass, field as _field
+from dataclasses import dataclass, field as _field, fields as _fields
 from types import MappingProxyType
 from typing import Any, Mapping, Optional, Tuple
 
@@ -118,9 +118,31 @@ def value_text(v):
 _show = value_text
 
 
-def _route(spec):
+OPTION_COLUMNS = tuple(f.name for f in _fields(Option))
+ROUTE_COLUMNS = tuple(f.name for f in _fields(Route))
+
+
+def _check_columns(spec, known, what):
+    """Raise ValueError naming `what`, each column of `spec` not in `known`, a close known
+    column and the known ones (a misspelled column is an error, never silently dropped)."""
+    unknown = set(spec).difference(known)
+    if unknown:
+        bad = []
+        for name in sorted(unknown, key=str):
+            close = difflib.get_close_matches(str(name), known, n=1)
+            bad.append("%r%s" % (name, " (did you mean %r?)" % close[0] if close else ""))
+        raise ValueError("%s has unknown column(s) %s; known columns: %s"
+                         % (what, ", ".join(bad), ", ".join(known)))
+
+
+def _row_name(spec):
+    return spec.get("key") or spec.get("ge_key") or spec.get("name") or spec.get("ir_option")
+
+
+def _route(spec, row="?"):
     if isinstance(spec, Route):
         return spec
+    _check_columns(spec, ROUTE_COLUMNS, "catalog row %r, route %r" % (row, spec.get("key")))
     spec = dict(spec)
     if spec.get("value_map") is not None:
         spec["value_map"] = MappingProxyType(dict(spec["value_map"]))
@@ -128,8 +150,10 @@ def _route(spec):
 
 
 def _build(spec):
+    name = _row_name(spec)
+    _check_columns(spec, OPTION_COLUMNS, "catalog row %r" % (name,))
     spec = dict(spec)
-    spec["routes"] = tuple(_route(r) for r in spec.get("routes", ()))
+    spec["routes"] = tuple(_route(r, name) for r in spec.get("routes", ()))
     for name in ("allowed", "products", "levels"):
         if spec.get(name) is not None:
             spec[name] = tuple(spec[name])
@@ -150,7 +174,7 @@ OPTIONS: Tuple[Option, ...] = tuple(_build(s) for s in _rows.ROWS)
 """Every row, parameter_map rows first (in the reference order), then the GE rows."""
 
 PARAMETER_MAP_KEYS: Tuple[str, ...] = tuple(o.key for o in OPTIONS if o.key)
-"""The 107 `parameter_map` keys the real adapter reads, in reference order."""
+"""The `parameter_map` keys the real adapter reads, in reference order."""
 
 BY_KEY: Mapping[str, Option] = MappingProxyType({o.key: o for o in OPTIONS if o.key})
 BY_GE_KEY: Mapping[str, Option] = MappingProxyType(
@@ -293,7 +317,17 @@ def _conds(spec):
     return tuple((k, tuple(t) if isinstance(t, list) else t) for k, t in spec or ())
 
 
+# the columns of a `_rows.CROSS_RULES` row ("if": CrossRule.when, "any": any_of, "quiet": the
+# `allowed` of a "notice" row)
+CROSS_COLUMNS = ("kind", "if", "code", "source", "failure", "severity", "needs", "others", "any",
+                 "option", "max_groups", "level", "allowed", "quiet", "default", "shares", "env",
+                 "invalid_code", "message")
+
+
 def _cross(spec):
+    _check_columns(spec, CROSS_COLUMNS, "cross-option rule %s %s (%s)"
+                   % (spec.get("kind"), spec.get("code"), spec.get("option")
+                      or ", ".join(str(k) for k, _ in spec.get("if") or ())))
     rule = CrossRule(kind=spec["kind"], when=_conds(spec["if"]), code=spec["code"],
                      source=spec["source"], failure=spec.get("failure", "error"),
                      severity=spec.get("severity"), needs=_conds(spec.get("needs")),

@@ -78,8 +78,8 @@ def _entry_effect(key, attr):
             return (None, value, (), (make(
                 "NPB100", repr(key), value,
                 "parameter_map key %r (%s) is not a string: the real adapter only reads string "
-                "keys (the %d of reference npu_options.json; docs/options.md)"
-                % (key, type(key).__name__, len(catalog.PARAMETER_MAP_KEYS))),))
+                "keys (reference npu_options.json; docs/options.md)"
+                % (key, type(key).__name__)),))
         old = legacy.key_diagnostic(key, field, value)   # a key of an older release
         if old is not None:
             return (None, value, (), (old,))
@@ -87,9 +87,9 @@ def _entry_effect(key, attr):
         hint = ("; did you mean %s?" % " or ".join(repr(c) for c in close)) if close else ""
         return (None, value, (), (make("NPB100", key, value,
                                        "unknown parameter_map key %r: the real adapter "
-                                       "ignores it%s; source: the %d keys the adapter reads "
-                                       "(reference npu_options.json; docs/options.md)"
-                                       % (key, hint, len(catalog.PARAMETER_MAP_KEYS))),))
+                                       "ignores it%s; source: the parameter_map keys the "
+                                       "real adapter reads (reference npu_options.json; "
+                                       "docs/options.md)" % (key, hint)),))
     field, value = _value_of(attr, spec[1])
     return _effect(spec, key, field, value)
 

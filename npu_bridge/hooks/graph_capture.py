@@ -72,33 +72,40 @@ def capture(graph, fetches, feed_dict=None, name="graph"):
     Fetches and feeds are read the way `Session.run` reads them (TensorFlow's own fetch
     handler), so any fetch structure a session accepts works here. Raises what
     `Session.run` would raise for a fetch that is not in the graph."""
-    feeds = {}
+    # pylint: disable=protected-access
+    # Tensors and ops are keyed by id(): a graph keeps one Tensor object per output and one
+    # Operation per node for its lifetime (Graph._get_tensor_by_tf_output), and ids are
+    # cheaper than Tensor.ref(). Each op's type, name, inputs and control inputs are read
+    # from TensorFlow once (each read crosses into C++).
+    feeds = {}    # id(tensor) -> fed tensor
     for key in (feed_dict or {}):
         try:
             el = graph.as_graph_element(key) if isinstance(key, str) else key
         except (ValueError, KeyError, TypeError):
             continue
         if isinstance(el, tf.Tensor):
-            feeds[el.ref()] = el
-    handler = _session_lib._FetchHandler(graph, fetches, {})   # pylint: disable=protected-access
+            feeds[id(el)] = el
+    handler = _session_lib._FetchHandler(graph, fetches, {})
     fetch_tensors = [t for t in handler.fetches() if isinstance(t, tf.Tensor)]
     targets = list(handler.targets())
-    fed = {t.ref() for t in feeds.values()}
+    fed = feeds
     # walk back from the fetches, stopping at fed tensors: depth-first, post-order, so each
     # op comes after its inputs (creation order is not topological under tf.cond); an edge
     # into an op still being visited is a loop's back edge (NextIteration -> Merge): skipped
     done = {}
-    ins = {}      # op id -> its input tensors (read once: the first read is the costly one)
+    ins = {}      # op id -> its input tensors
+    ctl = {}      # op id -> its control inputs
+    typ = {}      # op id -> op type
     active = set()
     order = []
     roots = [t.op for t in fetch_tensors] + targets
     for r in roots:
-        if r._id in done:   # pylint: disable=protected-access
+        if r._id_value in done:
             continue
         stack = [(r, False)]
         while stack:
             op, expanded = stack.pop()
-            oid = op._id   # pylint: disable=protected-access
+            oid = op._id_value
             if expanded:
                 active.discard(oid)
                 if oid not in done:
@@ -109,80 +116,88 @@ def capture(graph, fetches, feed_dict=None, name="graph"):
                 continue
             active.add(oid)
             stack.append((op, True))
-            ins[oid] = op_inputs = tuple(op.inputs)
-            preds = [t.op for t in op_inputs if t.ref() not in fed] + list(op.control_inputs)
+            ins[oid] = op_inputs = op.inputs
+            ctl[oid] = controls = op.control_inputs
+            typ[oid] = op.type
+            preds = [t.op for t in op_inputs if id(t) not in fed]
+            preds.extend(controls)
             for p in reversed(preds):
-                pid = p._id   # pylint: disable=protected-access
+                pid = p._id_value
                 if pid not in done and pid not in active:
                     stack.append((p, False))
-    ops = _creation_order(order, fed, ins)
-    seen = done
+    ops = _creation_order(order, fed, ins, ctl, typ)
     tf_types = {}
     for op in ops:
-        tf_types[op.type] = tf_types.get(op.type, 0) + 1
+        kind = typ[op._id_value]
+        tf_types[kind] = tf_types.get(kind, 0) + 1
     # host ops: the input pipeline, and ops feeding only host ops
+    variant = set()   # ids of ops with a variant output (datasets, iterators' handles)
     host = set()
     consumers = {}
     for op in ops:
-        for t in ins[op._id]:
-            consumers.setdefault(t.op._id, []).append(op._id)   # pylint: disable=protected-access
-        for c in op.control_inputs:
-            consumers.setdefault(c._id, []).append(op._id)   # pylint: disable=protected-access
-    fetched = {t.op._id for t in fetch_tensors} | {o._id for o in targets}   # pylint: disable=protected-access
+        oid = op._id_value
+        for t in ins[oid]:
+            consumers.setdefault(t.op._id_value, []).append(oid)
+        for c in ctl[oid]:
+            consumers.setdefault(c._id_value, []).append(oid)
+        if any(t.dtype is _VARIANT for t in op.outputs):
+            variant.add(oid)
+    fetched = {t.op._id_value for t in fetch_tensors} | {o._id_value for o in targets}
     for op in reversed(ops):
-        oid = op._id   # pylint: disable=protected-access
-        if op.type in _HOST_TYPES or any(t.dtype is _VARIANT for t in op.outputs):
+        oid = op._id_value
+        if typ[oid] in _HOST_TYPES or oid in variant:
             host.add(oid)
         elif oid not in fetched and consumers.get(oid) and all(c in host for c in consumers[oid]):
             host.add(oid)
     nodes = []
     data_names = []
     # fed tensors the subgraph reads: the graph's Data inputs, in feed order
-    consumed = {i.ref() for op in ops for i in ins[op._id]} | {f.ref() for f in fetch_tensors}
-    used_feeds = [t for t in feeds.values() if t.ref() in consumed]
+    consumed = {id(i) for op in ops for i in ins[op._id_value]} | {id(f) for f in fetch_tensors}
+    used_feeds = [t for t in feeds.values() if id(t) in consumed]
     data_of = {}
     for t in used_feeds:
         dname = t.op.name if t.op.type.startswith("Placeholder") and t.value_index == 0 else t.name
-        data_of[t.ref()] = dname
+        data_of[id(t)] = dname
         nodes.append(mp.Node(dname, "Data", ((_shape(t), _dtype(t)),)))
         data_names.append(dname)
     dynamic_sources = []
-    names_of = {op._id: op.name for op in ops}   # pylint: disable=protected-access
+    names_of = {op._id_value: op.name for op in ops}
     for op in ops:
-        oid = op._id   # pylint: disable=protected-access
+        oid = op._id_value
         if oid in host:
             continue
-        if op.type.startswith("Placeholder") and all(t.ref() in fed for t in op.outputs):
+        op_type = typ[oid]
+        if op_type.startswith("Placeholder") and all(id(t) in fed for t in op.outputs):
             continue   # fed placeholder: its Data node is above
-        kind = _TYPE_MAP.get(op.type, op.type)
+        kind = _TYPE_MAP.get(op_type, op_type)
         outputs = []
         alias = []
         any_alias = False
         for t in op.outputs:
-            if op.type == "VarHandleOp":
+            if op_type == "VarHandleOp":
                 shape = tf.TensorShape(op.get_attr("shape"))
                 outputs.append((tuple(shape.as_list()) if shape.rank is not None else None,
                                 op.get_attr("dtype").name))
                 alias.append(None)
                 continue
-            if op.type in _EMPTY_OUTPUTS and t.value_index in _EMPTY_OUTPUTS[op.type]:
+            if op_type in _EMPTY_OUTPUTS and t.value_index in _EMPTY_OUTPUTS[op_type]:
                 outputs.append(((0,), _dtype(t)))
                 alias.append(None)
                 continue
             outputs.append((_shape(t), _dtype(t)))
-            if t.dtype._is_ref_dtype and kind not in mp.VARIABLE_OPS and ins[op._id]:   # pylint: disable=protected-access
+            if t.dtype._is_ref_dtype and kind not in mp.VARIABLE_OPS and ins[oid]:
                 alias.append(0)
                 any_alias = True
             else:
                 alias.append(None)
         inputs = []
-        for t in ins[op._id]:
-            src = data_of.get(t.ref())
-            inputs.append((src, 0) if src is not None else (names_of[t.op._id], t.value_index))   # pylint: disable=protected-access
+        for t in ins[oid]:
+            src = data_of.get(id(t))
+            inputs.append((src, 0) if src is not None else (names_of[t.op._id_value], t.value_index))
         if kind == "GetNext" and any(s is None or None in s for s, _ in outputs):
-            dynamic_sources.append(op.name)
-        var_name = op.get_attr("shared_name").decode() if op.type == "VarHandleOp" else None
-        nodes.append(mp.Node(op.name, kind, tuple(outputs), tuple(
+            dynamic_sources.append(names_of[oid])
+        var_name = op.get_attr("shared_name").decode() if op_type == "VarHandleOp" else None
+        nodes.append(mp.Node(names_of[oid], kind, tuple(outputs), tuple(
             i for i in inputs if i[0] is not None), tuple(alias) if any_alias else None,
             var_name=var_name or None))
     # inputs produced by host ops are not in the GE graph, and a loop's back edge reads a
@@ -199,33 +214,34 @@ def capture(graph, fetches, feed_dict=None, name="graph"):
     nodes = kept
     outputs = []
     for t in fetch_tensors:
-        src = data_of.get(t.ref())
+        src = data_of.get(id(t))
         outputs.append((src, 0) if src is not None else (t.op.name, t.value_index))
     outputs = tuple(o for o in outputs if o[0] in names)
     g = mp.Graph(name, tuple(nodes), tuple(data_names), outputs)
     cap = Captured(g, tf_types, [t.name for t in fetch_tensors] + [o.name for o in targets],
                    dynamic_sources)
-    cap.facts = _facts(graph, ops, host)
+    cap.facts = _facts(graph, ops, host, ins, typ, names_of, variant)
     return cap
 
 
-def _creation_order(ops, fed, ins):
+def _creation_order(ops, fed, ins, ctl, typ):
     """`ops` in a topological order that follows creation order where it can (Kahn's
     algorithm, the smallest op id first: TensorFlow's order of building, which GE's default
     topological sort keeps close to); a loop's back edge (NextIteration -> Merge) is not an
     edge. Falls back to `ops` (a valid post-order) if a cycle remains."""
+    # pylint: disable=protected-access
     import heapq
-    ids = {op._id: op for op in ops}   # pylint: disable=protected-access
+    ids = {op._id_value: op for op in ops}
     indeg = dict.fromkeys(ids, 0)
     succ = {k: [] for k in ids}
-    for op in ops:
-        preds = {t.op._id for t in ins[op._id] if t.ref() not in fed   # pylint: disable=protected-access
-                 and t.op.type not in ("NextIteration", "RefNextIteration")}
-        preds |= {c._id for c in op.control_inputs}   # pylint: disable=protected-access
+    for oid in ids:
+        preds = {p for p in (t.op._id_value for t in ins[oid] if id(t) not in fed)
+                 if typ.get(p) not in _BACK_EDGE_TYPES}
+        preds.update(c._id_value for c in ctl[oid])
         for p in preds:
             if p in ids:
-                indeg[op._id] += 1   # pylint: disable=protected-access
-                succ[p].append(op._id)   # pylint: disable=protected-access
+                indeg[oid] += 1
+                succ[p].append(oid)
     heap = [k for k, d in indeg.items() if d == 0]
     heapq.heapify(heap)
     out = []
@@ -237,6 +253,9 @@ def _creation_order(ops, fed, ins):
             if indeg[n] == 0:
                 heapq.heappush(heap, n)
     return out if len(out) == len(ops) else ops
+
+
+_BACK_EDGE_TYPES = frozenset(("NextIteration", "RefNextIteration"))
 
 
 def _iterator_type(op, depth=0):
@@ -269,42 +288,60 @@ def _zeros_init(init_op):
         return False
     # the Const's own value: not tf.get_static_value, which marks the tensor unfeedable
     # (Graph.prevent_feeding) and so breaks Variable.load of that variable later
-    static = tf.make_ndarray(value.op.get_attr("value"))
-    return static.dtype.kind in "biufc" and not np.any(static)
+    proto = value.op.get_attr("value")
+    if not proto.tensor_content and proto.dtype in _SPLAT_FIELDS:
+        # a splat or short list (how zeros and ones are stored): the values as written, without
+        # make_ndarray expanding them to the whole shape (an empty list is zeros)
+        return not any(getattr(proto, _SPLAT_FIELDS[proto.dtype]))
+    dtype = tf.as_dtype(proto.dtype)
+    if not (dtype.is_floating or dtype.is_integer or dtype.is_complex or dtype.is_bool):
+        return False   # strings, resources: not a value that can be zeros
+    # by the TensorFlow dtype: bfloat16's numpy kind is "V", not "f"
+    return not np.any(tf.make_ndarray(proto))
 
 
-def _facts(graph, ops, host):
-    """`npu_failures.GraphFacts` of the subgraph `ops` (`host`: ids of its host ops)."""
+# TensorProto value field of the dtypes whose values compare to 0 as stored (not half/bfloat16,
+# stored as bit patterns, where -0.0 is not 0)
+_SPLAT_FIELDS = {tf.float32.as_datatype_enum: "float_val", tf.float64.as_datatype_enum: "double_val",
+                 tf.int32.as_datatype_enum: "int_val", tf.int64.as_datatype_enum: "int64_val",
+                 tf.bool.as_datatype_enum: "bool_val"}
+
+
+def _facts(graph, ops, host, ins, typ, names_of, variant):
+    """`npu_failures.GraphFacts` of the subgraph `ops` (`host`: ids of its host ops; `ins`,
+    `typ`, `names_of`: op id -> inputs, type, name; `variant`: ids of ops with a variant
+    output), as `capture` read them."""
+    # pylint: disable=protected-access
     f = _failures.GraphFacts()
     init_ids = set()
     for key in (tf.compat.v1.GraphKeys.GLOBAL_VARIABLES, tf.compat.v1.GraphKeys.LOCAL_VARIABLES):
         for v in graph.get_collection(key):
             init = getattr(v, "initializer", None)
             if init is not None:
-                init_ids.add(init._id)   # pylint: disable=protected-access
+                init_ids.add(init._id_value)
     for op in ops:
-        oid = op._id   # pylint: disable=protected-access
-        kind = op.type
+        oid = op._id_value
+        kind = typ[oid]
         if oid not in host:
             if kind in _failures.V1_CONTROL:
-                f.v1_control.append((op.name, kind))
+                f.v1_control.append((names_of[oid], kind))
                 if kind in ("Merge", "RefMerge"):
                     f.merges += 1
             elif kind in _failures.DATA_DEPENDENT and any(
                     mp.tensor_bytes(_shape(t), "int8") is None for t in op.outputs):
-                f.data_dependent.append((op.name, kind))
+                f.data_dependent.append((names_of[oid], kind))
             elif kind.startswith(("Apply", "ResourceApply", "ResourceSparseApply",
                                   "SparseApply")):
                 f.training = True
         if kind in ("IteratorGetNext", "IteratorGetNextSync"):
-            f.getnext.append((op.name, _iterator_type(op), any(
+            f.getnext.append((names_of[oid], _iterator_type(op), any(
                 mp.tensor_bytes(_shape(t), "int8") is None for t in op.outputs)))
         elif kind == "MakeIterator":
-            f.iterator_inits.append(op.name)
+            f.iterator_inits.append(names_of[oid])
         if oid in init_ids and not _zeros_init(op):
             f.var_inits += 1
-        if any(t.dtype is _VARIANT for t in op.outputs):
-            for t in op.inputs:
+        if oid in variant:
+            for t in ins[oid]:
                 if "Table" in t.op.type and t.dtype == tf.resource:
                     f.tables_in_pipeline.append(t.op.name)
     return f

@@ -257,3 +257,38 @@ def test_suggestions_ignore_case():
     assert catalog.suggest("Precison_Mode")[0] == "precision_mode"
     assert catalog.suggest("hccl_ALGORITHM")[0] == "HCCL_algorithm"
     assert catalog.suggest("sump_mode") == ["dump_mode", "dump_debug_mode"]
+
+
+# ---- a row's columns are the catalog's own: a misspelled column is an import error, not a
+# column silently dropped (the notice rows' `quiet` once was)
+def test_a_misspelled_option_column_names_the_row_the_column_and_the_known_ones():
+    with pytest.raises(ValueError) as info:
+        catalog._build({"key": "my_key", "field": "s", "adapter_defualt": "1"})
+    text = str(info.value)
+    assert "catalog row 'my_key'" in text and "'adapter_defualt'" in text
+    assert "did you mean 'adapter_default'?" in text
+    assert "known columns:" in text and "estimator_write" in text and "plugin_key" in text
+
+
+def test_a_row_without_key_is_named_by_its_other_names():
+    with pytest.raises(ValueError, match=r"catalog row 'ge\.x'.*'rul'.*did you mean 'rule'"):
+        catalog._build({"ge_key": "ge.x", "rul": "bool"})
+    with pytest.raises(ValueError, match=r"catalog row 'my_key', route 'ge\.y'.*'whn'"
+                                         r".*did you mean 'when'.*known columns: level, key"):
+        catalog._build({"key": "my_key", "routes": [{"level": "session", "key": "ge.y",
+                                                      "whn": "always"}]})
+
+
+def test_a_misspelled_cross_rule_column_names_the_rule():
+    spec = {"kind": "notice", "if": [("input_fusion_size", "set")],
+            "option": "input_fusion_size", "quiett": [131072], "code": "NPB122",
+            "failure": "docs", "source": "test"}
+    with pytest.raises(ValueError) as info:
+        catalog._cross(spec)
+    text = str(info.value)
+    assert "cross-option rule notice NPB122 (input_fusion_size)" in text
+    assert "'quiett'" in text and "did you mean 'quiet'?" in text
+    assert "known columns:" in text and "invalid_code" in text
+    del spec["quiett"]
+    assert catalog._cross(dict(spec, quiet=[131072])).allowed == (131072,)
+

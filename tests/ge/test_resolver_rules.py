@@ -52,6 +52,11 @@ def test_case3_legacy_policy_1_runs_as_2_with_a_warning():
 def test_case4_typo_suggests_the_right_key():
     errs = errors_of(lambda: resolve(proto(sump_mode="all"), env={}))
     assert errs[0].code == "NPB100" and "'dump_mode'" in errs[0].message
+    # the source names the catalog, not its size: a new row changes no message (issue 14)
+    assert errs[0].message == (
+        "unknown parameter_map key 'sump_mode': the real adapter ignores it; did you mean "
+        "'dump_mode' or 'dump_debug_mode'?; source: the parameter_map keys the real adapter "
+        "reads (reference npu_options.json; docs/options.md)")
 
 
 def test_case5_value_in_the_wrong_attr_value_field():

@@ -271,7 +271,9 @@ def test_resolve_bad_product_type_and_non_string_key():
     from tensorflow.core.framework.attr_value_pb2 import AttrValue
     err = err_of(lambda: resolve({5: AttrValue(i=2)}, env={}))
     (d,) = err.diagnostics[:1]
-    assert d.code == "NPB100" and d.option == "5" and "not a string" in d.message
+    assert d.code == "NPB100" and d.option == "5" and d.message == (
+        "parameter_map key 5 (int) is not a string: the real adapter only reads string keys "
+        "(reference npu_options.json; docs/options.md)")
     # the diagnostic survives the JSON round trip of the error's partial result
     assert "5 (int)" in str(err)
 
