@@ -20,14 +20,15 @@ def err(key, fn):
 """
 
 
-def run_scenario(tmp_path, code, timeout=600):
+def run_scenario(tmp_path, code, timeout=600, env=None):
     """Run `code` (after PRELUDE) as a script in `tmp_path` (a fresh interpreter: the mode is
-    process-wide); it prints one `RESULT <json>` line."""
+    process-wide), with `env` added to the environment; it prints one `RESULT <json>` line."""
     script = tmp_path / "scenario.py"
     script.write_text(PRELUDE + textwrap.dedent(code))
-    env = {k: v for k, v in os.environ.items() if k != "NPU_BRIDGE_TF2"}
+    extra, env = env or {}, {k: v for k, v in os.environ.items() if k != "NPU_BRIDGE_TF2"}
     env["PYTHONPATH"] = os.pathsep.join([REPO] + [p for p in [os.environ.get("PYTHONPATH")] if p])
     env["TF_CPP_MIN_LOG_LEVEL"] = "3"
+    env.update(extra)
     proc = subprocess.run([sys.executable, str(script)], cwd=str(tmp_path), env=env,
                           capture_output=True, text=True, timeout=timeout)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-5000:]

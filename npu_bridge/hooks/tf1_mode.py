@@ -6,7 +6,7 @@ import sys
 import threading
 import types
 
-from npu_bridge.hooks import tf1_contrib
+from npu_bridge.hooks import keras2, tf1_contrib
 from npu_bridge.hooks.tf1_contrib import (  # noqa: F401  (part of this module's API)
     MissingTF1APIError, MissingTF1AttributeError, MissingTF1ModuleError)
 
@@ -129,6 +129,7 @@ def enable():
         tf.__path__[:0] = [p for p in v1_dirs if p not in tf.__path__]
         tf.__getattr__ = _tensorflow_getattr_factory(tf, v1)
         tf1_contrib.patch_loaded_modules()   # tf.contrib, moved names (lazily resolved)
+        keras2.use_legacy_optimizers_loaded()   # keras.optimizers.Adam: the graph-mode one
         _tolerate_str_enum_values()
         tf.__all__ = sorted(n for n in tf.__dict__ if not n.startswith("_")) + [
             n for n in getattr(tf, "_names_with_underscore", [])]
@@ -340,7 +341,8 @@ class _TF1ModeFinder:
         if _enabled:
             if tf1_contrib.handles(fullname):   # tf.contrib, tensorflow.examples, moved names
                 return tf1_contrib.find_spec(fullname)
-            if fullname in tf1_contrib.PATCHED:   # a real module some moved names go onto
+            # a real module some moved names (or the legacy Keras optimizers) go onto
+            if fullname in tf1_contrib.PATCHED or fullname in keras2.LEGACY_OPTIMIZERS:
                 return self._wrapped_spec(fullname, path, target, _PatchingLoader)
             return None
         if fullname != "tensorflow" or not self.handle_tensorflow:
@@ -370,10 +372,11 @@ class _TF1ModeFinder:
 
 class _PatchingLoader(_WrappingLoader):
     """A real module's loader, then the module's `tf1_contrib.MOVED` names
-    (`tf1_contrib.patch_module`)."""
+    (`tf1_contrib.patch_module`) and `keras2.LEGACY_OPTIMIZERS`."""
 
     def after(self, module):
         tf1_contrib.patch_module(module)
+        keras2.use_legacy_optimizers(module)
 
 
 def _ensure_finder():
