@@ -19,7 +19,7 @@ from npu_bridge.estimator.npu.npu_config import (
     MemoryConfig, NpuArgumentError, NpuExecutePlacement, NPURunConfig, ProfilingConfig,
     render_parameter_map, render_session_config)
 
-REFERENCE = os.environ.get("NPU_BRIDGE_REFERENCE", "/work/shared/reference")
+from _reference import REFERENCE  # noqa: E402  (tests/_reference.py)
 _OPTIONS_JSON = os.path.join(REFERENCE, "npu_options.json")
 
 

@@ -192,8 +192,8 @@ def test_find_resolves_every_kind_of_name():
     assert catalog.find("no_such_option") is None
 
 
-_OPTIONS_JSON = os.path.join(os.environ.get("NPU_BRIDGE_REFERENCE", "/work/shared/reference"),
-                             "npu_options.json")
+from _reference import REFERENCE  # noqa: E402  (tests/_reference.py)
+_OPTIONS_JSON = os.path.join(REFERENCE, "npu_options.json")
 
 
 def test_catalog_covers_the_reference_keys_and_columns():

@@ -13,7 +13,7 @@ import pytest
 from npu_bridge.ge import catalog, config_schema
 from npu_bridge.ge.config_schema import BY_NAME, CLASSES, REQUIRED
 
-REFERENCE = os.environ.get("NPU_BRIDGE_REFERENCE", "/work/shared/reference")
+from _reference import REFERENCE  # noqa: E402  (tests/_reference.py)
 _OPTIONS_JSON = os.path.join(REFERENCE, "npu_options.json")
 
 
