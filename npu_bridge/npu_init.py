@@ -11,7 +11,10 @@ from tensorflow.core.protobuf.rewriter_config_pb2 import RewriterConfig
 from tensorflow.python.client import session
 from tensorflow.python.training import session_run_hook
 
+from npu_bridge.hooks import keras2 as _keras2
 from npu_bridge.hooks import session_patch as _session_patch
+
+_keras2.check_legacy_keras("npu_bridge.npu_init")
 from npu_bridge.estimator.npu.npu_config import NPURunConfig  # noqa: F401
 from npu_bridge.estimator.npu.npu_config import ProfilingConfig  # noqa: F401
 from npu_bridge.estimator.npu.npu_config import MemoryConfig  # noqa: F401

@@ -19,6 +19,25 @@ def keras_class(module_name, class_name, api_lookup):
     return api_lookup()
 
 
+def check_legacy_keras(what):
+    """Raise ImportError when TF_USE_LEGACY_KERAS asks for tf_keras and it cannot be imported:
+    TF 2.15's tf.keras is then unusable, and so tensorflow_estimator (its import uses
+    tf.keras), which `what` needs. Stock TF fails the same way, less clearly. Touches no tf.keras."""
+    value = os.environ.get("TF_USE_LEGACY_KERAS")
+    if value not in ("true", "True", "1"):   # TF's own test (KerasLazyLoader)
+        return
+    try:
+        import tf_keras  # noqa: F401
+    except ImportError as e:
+        raise ImportError(
+            "%s needs tf.estimator and tf.keras, but TF_USE_LEGACY_KERAS=%s (environment) "
+            "routes tf.keras to the tf_keras package, which cannot be imported (%s); "
+            "TensorFlow 2.15's tensorflow_estimator cannot be imported without it either. "
+            "Install tf_keras (pip install tf_keras) or unset TF_USE_LEGACY_KERAS (Keras 2.15); "
+            "`import npu_bridge` alone gives the TF 1.x mode without them" % (what, value, e)
+        ) from e
+
+
 # The TF 1.x mode: public Keras modules whose optimizer names give Keras 2.15's legacy
 # (graph-mode) classes, `<module>.legacy.<name>`, as TF 1.15's tf.keras and standalone Keras
 # 2.2/2.3 had (Keras 2.15's new ones cannot train in graph mode). tf.keras (the v1 Keras API)

@@ -75,6 +75,12 @@ def library_tensorflow():
     return _library_tf
 
 
+def _path_entries(paths):
+    """The str entries of a module's `__path__`: TF 2.15 puts None there for a lazily loaded
+    package that is missing (tf_keras under TF_USE_LEGACY_KERAS=1)."""
+    return [p for p in paths if isinstance(p, str)]
+
+
 def _is_lazy(value):
     from tensorflow.python.util.lazy_loader import LazyLoader
     return isinstance(value, LazyLoader)
@@ -124,7 +130,7 @@ def enable():
             elif existing is not None and existing is old:
                 sys.modules[key] = value
         # The v1 Keras / estimator / legacy-layers API folders, as tf.compat.v1 has them.
-        v1_dirs = [p for p in v1.__path__
+        v1_dirs = [p for p in _path_entries(v1.__path__)
                    if os.path.normpath(p) != os.path.normpath(api_v1_dir)]
         tf.__path__[:0] = [p for p in v1_dirs if p not in tf.__path__]
         tf.__getattr__ = _tensorflow_getattr_factory(tf, v1)
