@@ -463,6 +463,27 @@ def test_options_and_lint_product_flag_beats_soc_config(capsys, tmp_path, monkey
     assert code == 1 and "variable_use_1g_huge_page" in out
 
 
+def test_options_product_flag_still_refuses_an_unknown_soc_config(capsys, monkeypatch):
+    monkeypatch.delenv("NPU_BRIDGE_PRODUCT", raising=False)
+    code, out, _ = _main(capsys, "options", "--product", "atlas-inference",
+                         "--set", "soc_config=Ascend910B9")
+    assert code == 1, out
+    assert "error NPB111 [soc_config]" in out and "'Ascend910B9' (from soc_config)" in out
+    assert "Ascend910B1/B2" in out
+    # a known SoC of another product: warning NPB115 naming both, the flag wins, exit 0
+    code, out, _ = _main(capsys, "options", "--product", "atlas-inference",
+                         "--set", "soc_config=Ascend910B1")
+    assert code == 0 and out.splitlines()[0] == "product: atlas-inference"
+    assert "warning NPB115" in out and "atlas-a2-training" in out and "wins" in out
+
+
+def test_lint_product_flag_still_reports_an_unknown_soc_config(capsys, tmp_path):
+    src = tmp_path / "f.py"
+    src.write_text('custom_op.parameter_map["soc_config"].s = b"Ascend999"\n')
+    code, out, _ = _main(capsys, "lint", "--product", "atlas-training", str(src))
+    assert code == 1 and "NPB111 error" in out and "'Ascend999' (from soc_config)" in out
+
+
 def test_run_refuses_symlink_report_before_running(tmp_path, capsys):
     target = tmp_path / "target.txt"
     target.write_text("keep")

@@ -153,7 +153,10 @@ def render_options():
             _cell(old.releases)))
     lines += ["", "## Products", "",
               "Target precedence: `product=` / `--product` > the `soc_config` option > "
-              "`$NPU_BRIDGE_PRODUCT`; none: product rules skipped (one info, NPB110).", "",
+              "`$NPU_BRIDGE_PRODUCT`; none: product rules skipped (one info, NPB110). "
+              "A `soc_config` under an explicit product is still checked: an unknown SoC "
+              "name is error NPB111, one of another product warning NPB115 (the explicit "
+              "product wins).", "",
               "| id | names | on-chip memory (bytes) | memory source |", "| --- | --- | --- | --- |"]
     for p in products.PRODUCTS.values():
         lines.append("| `%s` | %s | %s | %s |" % (p.id, " / ".join(p.seed_names),

@@ -238,16 +238,20 @@ def target(product, soc, env, diags):
         where_product = "forced_product() / --product"
     elif not isinstance(product, str):
         check_product_arg("resolve()/resolve_ge()", product)
-    for name, where in ((product, where_product), (soc, "soc_config"),
-                        (env.get(PRODUCT_ENV), "$" + PRODUCT_ENV)):
+    for i, (name, where) in enumerate(((product, where_product), (soc, "soc_config"),
+                                       (env.get(PRODUCT_ENV), "$" + PRODUCT_ENV))):
         if name:
             pid = lookup(name)
             if pid is None:
                 diags.append(make("NPB111", where.strip("=$"), name,
                                   unknown_message(name, where)))
-            elif name is product and soc and isinstance(soc, str):
+            if i == 0 and soc and isinstance(soc, str):
+                # the explicit product wins, but soc_config still goes to GE: check it
                 soc_pid = lookup(soc)
-                if soc_pid is not None and soc_pid != pid:
+                if soc_pid is None:
+                    diags.append(make("NPB111", "soc_config", soc,
+                                      unknown_message(soc, "soc_config")))
+                elif pid is not None and soc_pid != pid:
                     diags.append(make("NPB115", "soc_config", soc,
                                       "the target product %s (%s %s) and soc_config=%r (%s) "
                                       "disagree; %s wins; source: target precedence product= > "

@@ -82,6 +82,28 @@ def test_explicit_product_disagreeing_with_soc_config_warns_naming_both():
                                          product="atlas-a2-training", env={}))
 
 
+def test_unknown_soc_config_is_npb111_also_when_a_product_is_forced():
+    # the explicit product decides the rules, but GE would refuse an unknown SoC name
+    def npb111(call):
+        return [d for d in err_of(call).diagnostics if d.code == "NPB111"]
+    for call in (lambda: resolve({"soc_config": "Ascend999"}, product="atlas-training", env={}),
+                 lambda: resolve_ge(global_options={"ge.socVersion": "Ascend999"},
+                                    product="atlas-training", env={})):
+        (d,) = npb111(call)
+        assert d.option == "soc_config" and d.value == "Ascend999"
+        assert "from soc_config" in d.message and "Ascend910B1/B2" in d.message
+    with forced_product("atlas-inference"):
+        (d,) = npb111(lambda: resolve({"soc_config": "Ascend910B9"}, env={}))
+    assert d.value == "Ascend910B9" and d.option == "soc_config"
+    # an unknown forced product and an unknown soc_config: both reported
+    with forced_product("atlas-nope"):
+        found = npb111(lambda: resolve({"soc_config": "Ascend999"}, env={}))
+    assert sorted(d.value for d in found) == ["Ascend999", "atlas-nope"]
+    # the product still wins for the rules; a known SoC of that product: no finding
+    opts = resolve({"soc_config": "Ascend910B1"}, product="atlas-a2-training", env={})
+    assert opts.product == "atlas-a2-training" and "NPB111" not in codes(opts)
+
+
 # ---- 9. messages name a source a user's clone has
 def test_product_messages_point_to_readme_not_design():
     err = err_of(lambda: resolve({}, product="nope", env={}))
