@@ -107,12 +107,18 @@ def test_plan_lines_report_ge_message_when_over_budget():
     assert "reuse off (ge.exec.disableReuseMemory=1): feature map 7.0 MiB (+3.0 MiB), fits NO" \
         in lines
     assert "feature-map budget 97.7 KiB (graph_memory_max_size)" in lines
+    # a small graph: the difference in its own unit (KiB), not a MiB figure rounded to 0.0
+    # (1024 float32 = 4 KiB + 32 -> blocks of 4.5 KiB: 4 with reuse, 7 without)
+    small = _chain_graph(shape=(1024,))
+    rec["graphs"] = [{"captured": SimpleNamespace(graph=small), "plan": mp.plan_graph(small)}]
+    lines = "\n".join(memory_cli.plan_lines(rec, mp.Assumptions()))
+    assert "feature map 31.5 KiB (+13.5 KiB)" in lines, lines
 
 
-def _chain_graph(n=6):
-    nodes = [mp.Node("x", "Data", (((256, 1024), F),))]
+def _chain_graph(n=6, shape=(256, 1024)):
+    nodes = [mp.Node("x", "Data", ((shape, F),))]
     prev = "x"
     for i in range(n):
-        nodes.append(mp.Node("r%d" % i, "Relu", (((256, 1024), F),), ((prev, 0),)))
+        nodes.append(mp.Node("r%d" % i, "Relu", ((shape, F),), ((prev, 0),)))
         prev = "r%d" % i
     return mp.Graph("chain", tuple(nodes), ("x",), ((prev, 0),))

@@ -822,3 +822,82 @@ def test_a_refused_run_config_keeps_the_older_release_arguments_it_was_given():
     found = [(d.code, d.option) for d in rec["options"].diagnostics if d.code == "NPB108"]
     assert found == [("NPB108", "enable_auto_mix_precision")]
     assert "E10001" in [d.code for d in error.diagnostics]
+
+
+# ---------------------------------------------------------------------------------------------
+# Wrong arguments: Python's TypeError, naming the class, with the schema's hint (as lint's NBL012)
+
+_ALL_CLASSES = (NPURunConfig, MemoryConfig, DumpConfig, ProfilingConfig, ExperimentalConfig,
+                GraphMemoryOptimizeConfig, DynamicInputConfig)
+_DYNAMIC = ("x:-1,3", "1;2", "1", 0)   # DynamicInputConfig's four required arguments
+
+
+@pytest.mark.parametrize("call,kwargs,message", [
+    (MemoryConfig, dict(static_memory_policy=2, input_fusion_size=5),
+     "MemoryConfig.__init__() got an unexpected keyword argument 'input_fusion_size'; "
+     "it is an argument of NPURunConfig(input_fusion_size=...)"),
+    (MemoryConfig, dict(static_memroy_policy=2),
+     "MemoryConfig.__init__() got an unexpected keyword argument 'static_memroy_policy'; "
+     "did you mean 'static_memory_policy'?"),
+    (NPURunConfig, dict(static_memory_policy=2),
+     "NPURunConfig.__init__() got an unexpected keyword argument 'static_memory_policy'; "
+     "it is an argument of MemoryConfig(static_memory_policy=...)"),
+    (DumpConfig, dict(enable_dumps=True),
+     "DumpConfig.__init__() got an unexpected keyword argument 'enable_dumps'; "
+     "did you mean 'enable_dump' or 'enable_dump_debug'?"),
+    (ProfilingConfig, dict(dump_path="/tmp/d"),
+     "ProfilingConfig.__init__() got an unexpected keyword argument 'dump_path'; "
+     "it is an argument of DumpConfig(dump_path=...)"),
+    (ExperimentalConfig, dict(recompute="auto"),
+     "ExperimentalConfig.__init__() got an unexpected keyword argument 'recompute'; "
+     "it is an argument of GraphMemoryOptimizeConfig(recompute=...)"),
+    (GraphMemoryOptimizeConfig, dict(graph_slices="auto"),
+     "GraphMemoryOptimizeConfig.__init__() got an unexpected keyword argument 'graph_slices'; "
+     "did you mean 'graph_slice'?"),
+    (DynamicInputConfig, dict(input_shapes="x:-1,3"),   # before the missing ones, as Python
+     "DynamicInputConfig.__init__() got an unexpected keyword argument 'input_shapes'; "
+     "did you mean 'input_shape'?"),
+])
+def test_wrong_keyword_is_pythons_type_error_naming_the_class_with_a_hint(call, kwargs, message):
+    with pytest.raises(TypeError) as info:
+        call(**kwargs)
+    assert type(info.value) is TypeError   # what Python raises: `except TypeError` still works
+    assert str(info.value) == message
+
+
+@pytest.mark.parametrize("cls", _ALL_CLASSES, ids=lambda c: c.__name__)
+def test_wrong_keyword_and_positional_overflow_name_the_class_as_python_does(cls):
+    """The message starts as Python's own (the undecorated __init__'s), for every class."""
+    init = inspect.unwrap(cls.__init__)
+    self = object.__new__(cls)
+    with pytest.raises(TypeError) as plain:
+        init(self, zz_unknown=1)
+    with pytest.raises(TypeError) as ours:
+        cls(zz_unknown=1)
+    assert str(ours.value) == str(plain.value)   # no hint for a name like no other
+    assert str(ours.value).startswith(cls.__name__ + ".__init__() got an unexpected keyword")
+    too_many = [None] * (len(inspect.signature(init).parameters) + 1)
+    with pytest.raises(TypeError) as plain:
+        init(self, *too_many[1:])
+    with pytest.raises(TypeError) as ours:
+        cls(*too_many[1:])
+    assert type(ours.value) is TypeError
+    assert str(ours.value) == str(plain.value)
+    assert str(ours.value).startswith(cls.__name__ + ".__init__() takes ")
+
+
+def test_positional_overflow_messages():
+    with pytest.raises(TypeError) as info:
+        MemoryConfig(0, 2, None, 0, 1, 1, 1, 1)
+    assert str(info.value) == \
+        "MemoryConfig.__init__() takes from 1 to %d positional arguments but 9 were given" \
+        % (len(inspect.signature(inspect.unwrap(MemoryConfig.__init__)).parameters))
+    with pytest.raises(TypeError) as info:
+        DynamicInputConfig(*_DYNAMIC, 1)
+    assert str(info.value) == \
+        "DynamicInputConfig.__init__() takes 5 positional arguments but 6 were given"
+    with pytest.raises(TypeError) as info:   # a missing argument: Python's own message
+        DynamicInputConfig("x:-1,3")
+    assert str(info.value) == ("DynamicInputConfig.__init__() missing 3 required positional "
+                               "arguments: 'dynamic_dims', 'dynamic_node_type', and "
+                               "'compile_hybrid_mode'")

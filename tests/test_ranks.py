@@ -188,6 +188,9 @@ def test_ops_over_two_ranks_and_the_hang_case(tmp_path):
     assert "HcomAllReduce" in hang and "built on rank(s) [0] but not on rank(s) [1]" in hang
     assert float(results[0]["hang_time"][1]) < 18
     assert "[rank 0] " in out and "[rank 1] " in out
+    # the only report path printed is the job's: the ranks' own are gone with the job folder
+    printed = [line.split("report: ", 1)[1] for line in out.splitlines() if "report: " in line]
+    assert printed == [str(tmp_path / "job.json")], printed
     report = json.load(open(tmp_path / "job.json"))
     assert [r["rank"] for r in report["ranks"]] == [0, 1]
     assert [r["exit_code"] for r in report["ranks"]] == [0, 0]

@@ -12,7 +12,7 @@ import inspect
 
 import tensorflow as tf
 
-from npu_bridge.ge import catalog, legacy
+from npu_bridge.ge import config_schema, legacy
 
 _ATTR = "_npu_legacy_args"
 _CLASS = "_npu_legacy_class"
@@ -31,11 +31,7 @@ def accept(cls_name):
                      if name not in params and name in older}
             for name in kwargs:
                 if name not in params:   # no release had it: Python's TypeError, with a hint
-                    close = catalog.close_names(name, list(params)[1:] + list(older),
-                                                n=2, cutoff=0.75)
-                    hint = ("; did you mean %s?" % " or ".join(repr(c) for c in close)) if close else ""
-                    raise TypeError("%s.__init__() got an unexpected keyword argument %r%s"
-                                    % (cls_name, name, hint))
+                    raise TypeError(config_schema.unexpected_keyword(cls_name, name))
             setattr(self, _ATTR, given)   # before init: NPURunConfig's own checks read them
             setattr(self, _CLASS, cls_name)
             init(self, *args, **kwargs)

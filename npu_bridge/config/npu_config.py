@@ -18,6 +18,7 @@ from npu_bridge.ge.diagnostics import Diagnostic as _Diagnostic
 from npu_bridge.ge.diagnostics import NpuConfigError
 from npu_bridge.ge.argtypes import REAL_CONFIG as _REAL_CONFIG, TYPE_CODE
 from npu_bridge.ge.config_schema import BY_NAME as _SCHEMA, memory_seed_form as _memory_seed_form
+from npu_bridge.ge import config_schema as _config_schema
 
 __all__ = [
     "NPURunConfig", "ProfilingConfig", "MemoryConfig", "DumpConfig", "ExperimentalConfig",
@@ -84,12 +85,25 @@ _USER_ARGS = "_npu_user_args"   # the argument names a constructor call was give
 def _records_user_args(init):
     """Wrap a config class's ``__init__`` to record which arguments the call gave
     (positional or keyword) in ``self._npu_user_args``: a deprecation or a summary's source
-    is about what the user set, not a default the class writes (issue 17)."""
+    is about what the user set, not a default the class writes (issue 17). A wrong argument
+    is Python's TypeError naming the class, with the schema's hint (lint's NBL012)."""
     signature = inspect.signature(init)
+    params = tuple(signature.parameters)[1:]
+    owner = init.__qualname__.partition(".")[0]
 
     @functools.wraps(init)
     def __init__(self, *args, **kwargs):
-        given = frozenset(signature.bind(self, *args, **kwargs).arguments) - {"self"}
+        for name in kwargs:   # Python checks keywords first
+            if name not in params:
+                raise TypeError(_config_schema.unexpected_keyword(owner, name))
+        if len(args) > len(params):
+            raise TypeError(_config_schema.too_many_positional(owner, len(args)))
+        try:
+            bound = signature.bind(self, *args, **kwargs)
+        except TypeError:   # a missing or repeated argument: Python's own message
+            init(self, *args, **kwargs)
+            raise
+        given = frozenset(bound.arguments) - {"self"}
         setattr(self, _USER_ARGS, given)   # before init: NPURunConfig's own checks read it
         init(self, *args, **kwargs)
     return __init__

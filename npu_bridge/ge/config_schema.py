@@ -182,6 +182,53 @@ def owner(path):
     return best, path[len(best.prefix) + 1:] if best.prefix else path
 
 
+def callee(name):
+    """How Python's TypeError names a call of `name`: ``MemoryConfig.__init__`` for a config
+    class, else `name` itself (a function: npu_resource_init)."""
+    return name + ".__init__" if name in BY_NAME else name
+
+
+def keyword_hint(name, arg, params=None):
+    """The hint after Python's "unexpected keyword argument" for argument `arg` of `name`
+    (a config class, or a function with `params`): "; did you mean 'x'?" (its arguments and
+    its older releases' ones, `catalog.close_names`), else "; it is an argument of
+    MemoryConfig(arg=...)" (the other config classes that have it), else "". The hint of the
+    classes' TypeError and of lint's NBL012."""
+    from npu_bridge.ge import catalog, legacy   # on first use: the catalog loads on import
+    own = BY_NAME[name].params if params is None else params
+    close = catalog.close_names(arg, list(own) + list(legacy.ARGUMENTS.get(name, ())),
+                                n=2, cutoff=0.75)
+    if close:
+        return "; did you mean %s?" % " or ".join(repr(c) for c in close)
+    folded = arg.casefold()
+    owners = ["%s(%s=...)" % (cls.name, other) for cls in CLASSES if cls.name != name
+              for other in cls.params if other.casefold() == folded] if name in BY_NAME else ()
+    return "; it is an argument of %s" % " and ".join(owners) if owners else ""
+
+
+def unexpected_keyword(name, arg, params=None, note=""):
+    """Python's TypeError message for keyword `arg` that `name` does not take, then `note`
+    and `keyword_hint`."""
+    return "%s() got an unexpected keyword argument %r%s%s" % (
+        callee(name), arg, note, keyword_hint(name, arg, params))
+
+
+def too_many_positional(name, given, params=None, note=""):
+    """Python's TypeError message for `given` positional arguments (self not counted) to
+    `name` (a config class: self counted as Python does, required arguments from its
+    signature; else a function whose `params` all have defaults), then `note`."""
+    if name in BY_NAME:
+        signature = BY_NAME[name].signature
+        low = 1 + sum(default is REQUIRED for _, default in signature)
+        high, given = 1 + len(signature), given + 1
+    else:
+        low, high = 0, len(params)
+    takes = "%d positional argument%s" % (high, "" if high == 1 else "s") if low == high \
+        else "from %d to %d positional arguments" % (low, high)
+    return "%s() takes %s but %d %s given%s" % (callee(name), takes, given,
+                                                "was" if given == 1 else "were", note)
+
+
 def memory_seed_form(third, huge_page):
     """Whether `MemoryConfig`'s third argument `third` (memory_optimization_policy, a str in
     the real signature) is the seed's ``MemoryConfig(a, s, variable_use_1g_huge_page)`` form:

@@ -309,7 +309,8 @@ def _finish_run(args, cwd, report_path, result):
             script = os.path.abspath(args.script) if os.path.exists(args.script) else None
             report.check_replaceable(report_path, script=script)   # still a report (or nothing)
             report.write_report(report_path, data)
-            lines.append("report: %s" % report_path)
+            if not _in_job_dir(report_path):   # a rank's report: the job merges it, then deletes it
+                lines.append("report: %s" % report_path)
         except (report.ReportPathError, OSError) as err:
             lines.append("report NOT written: %s" % err)
             if not code:   # the summary states the code the process really exits with
@@ -740,5 +741,13 @@ def _cmd_explain(args):
     return EXIT_OK
 
 
+def _in_job_dir(path):
+    """Is `path` in the temporary folder of the `run --ranks` job this process is a rank of?"""
+    from hccl.manage import ranktable as _ranks
+    job_dir = os.environ.get(_ranks.ENV_JOB_DIR) if os.environ.get(_ranks.ENV_CHILD) == "1" else None
+    return bool(job_dir) and os.path.dirname(os.path.abspath(path)) == os.path.abspath(job_dir)
+
+
 if __name__ == "__main__":
     sys.exit(main())
+

@@ -81,9 +81,10 @@ def plan_lines(rec, assumptions, top=5):
             lines.append("    largest tensors:")
             for name, nbytes in g.largest[:top]:
                 lines.append("      %12s  %s" % (mp.mib(nbytes), name))
-        lines.append("    reuse off (ge.exec.disableReuseMemory=1): feature map %s (%+.1f MiB), "
-                     "fits %s" % (mp.mib(g_off.feature_map),
-                                  (g_off.feature_map - g.feature_map) / 2 ** 20,
+        delta = g_off.feature_map - g.feature_map
+        lines.append("    reuse off (ge.exec.disableReuseMemory=1): feature map %s (%s%s), "
+                     "fits %s" % (mp.mib(g_off.feature_map), "-" if delta < 0 else "+",
+                                  mp.mib(abs(delta)),
                                   {True: "yes", False: "NO", None: "unknown"}[
                                       mp.verdict(g_off.feature_map, base.variables, o).fits]))
     alt = base.policy_alternatives

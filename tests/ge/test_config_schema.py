@@ -80,3 +80,34 @@ def test_no_tensorflow():
     code = ("import sys, npu_bridge.ge.config_schema; "
             "assert 'tensorflow' not in sys.modules, 'tensorflow imported'")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+@pytest.mark.parametrize("name,arg,hint", [
+    ("MemoryConfig", "input_fusion_size", "; it is an argument of NPURunConfig(input_fusion_size=...)"),
+    ("MemoryConfig", "static_memroy_policy", "; did you mean 'static_memory_policy'?"),
+    ("NPURunConfig", "autotune_tune_mode", "; did you mean 'auto_tune_mode'?"),   # older release
+    ("DumpConfig", "zz_unknown", ""),
+])
+def test_keyword_hint(name, arg, hint):
+    assert config_schema.keyword_hint(name, arg) == hint
+    assert config_schema.unexpected_keyword(name, arg) == \
+        "%s.__init__() got an unexpected keyword argument %r%s" % (name, arg, hint)
+
+
+def test_too_many_positional():
+    assert config_schema.too_many_positional("MemoryConfig", 5) == \
+        "MemoryConfig.__init__() takes from 1 to 5 positional arguments but 6 were given"
+    assert config_schema.too_many_positional("DynamicInputConfig", 5) == \
+        "DynamicInputConfig.__init__() takes 5 positional arguments but 6 were given"
+    assert config_schema.too_many_positional("f", 3, ("a", "b"), note=" (x)") == \
+        "f() takes from 0 to 2 positional arguments but 3 were given (x)"
+
+
+def test_lint_and_the_classes_take_the_hint_from_the_schema():
+    """One copy of the hint: lint's NBL012 is the schema's message (and so the classes')."""
+    from npu_bridge.tools import lint
+    findings = lint.lint_source("from npu_bridge.npu_init import *\n"
+                                "m = MemoryConfig(static_memory_policy=2, input_fusion_size=5)\n",
+                                "t.py")
+    assert [f.message for f in findings] == [config_schema.unexpected_keyword(
+        "MemoryConfig", "input_fusion_size", note=" (TypeError at run time)")]

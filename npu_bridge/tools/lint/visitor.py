@@ -4,9 +4,9 @@ of entries, plus lint's own findings about protobuf and call signatures (NBL010-
 import ast
 import bisect
 
-from npu_bridge.ge import argtypes as _argtypes, plugin_args as _plugin_args
-from npu_bridge.ge.config_schema import BY_NAME as _CLASSES, CLASSES as _CLASS_ROWS
-from npu_bridge.ge.config_schema import REQUIRED as _REQUIRED
+from npu_bridge.ge import argtypes as _argtypes, config_schema as _config_schema
+from npu_bridge.ge import plugin_args as _plugin_args
+from npu_bridge.ge.config_schema import BY_NAME as _CLASSES
 from npu_bridge.ge.config_schema import memory_seed_form as _memory_seed_form
 from npu_bridge.tools.lint.checks import _catalog
 from npu_bridge.tools.lint.literals import (ATTR_FIELDS, SCALAR_FIELDS, _NOT_LITERAL,
@@ -610,7 +610,7 @@ class _Collector:
 
     def _unknown_keyword(self, kw, name, params):
         """NBL012: Python's TypeError for a keyword the class (or npu_resource_init) does not
-        have, with the close names of its signature, or the config class that has it. An
+        have, with the schema's hint (`config_schema.keyword_hint`, the classes' too). An
         argument of an older adapter release is NPB108 instead (`npu_bridge.ge.legacy`)."""
         from npu_bridge.ge import legacy
         value = literal_value(kw.value)
@@ -620,32 +620,16 @@ class _Collector:
             self.findings.append((kw.lineno, kw.col_offset + 1, old.code, old.severity,
                                   old.message, kw.arg))
             return
-        message = "%s() got an unexpected keyword argument %r (TypeError at run time)" \
-            % (_callee(name), kw.arg)
-        close = close_names(kw.arg, list(params) + list(legacy.ARGUMENTS.get(name, ())),
-                            n=2, cutoff=0.75)
-        folded = kw.arg.casefold()
-        owners = [(cls.name, arg) for cls in _CLASS_ROWS if cls.name != name
-                  for arg in cls.params if arg.casefold() == folded] \
-            if name != PLUGIN_FUNCTION else ()
-        if close:
-            message += "; did you mean %s?" % " or ".join(repr(c) for c in close)
-        elif owners:
-            message += "; it is an argument of %s" % " and ".join(
-                "%s(%s=...)" % owner for owner in owners)
+        message = _config_schema.unexpected_keyword(name, kw.arg, params,
+                                                    note=" (TypeError at run time)")
         self.findings.append((kw.lineno, kw.col_offset + 1, "NBL012", "error", message, kw.arg))
 
     def _too_many_positional(self, node, name, params):
-        self_arg = 0 if name == PLUGIN_FUNCTION else 1   # a class counts self, as Python does
-        given = len(node.args) + self_arg
-        if name in _CLASSES and all(d is _REQUIRED for _, d in _CLASSES[name].signature):
-            takes = "takes %d positional arguments" % (len(params) + 1)
-        else:   # (every argument of npu_resource_init has a default)
-            takes = "takes from %d to %d positional arguments" % (self_arg, len(params) + self_arg)
         arg = node.args[len(params)]
         self.findings.append((arg.lineno, arg.col_offset + 1, "NBL012", "error",
-                              "%s() %s but %d were given (TypeError at run time)"
-                              % (_callee(name), takes, given), ""))
+                              _config_schema.too_many_positional(
+                                  name, len(node.args), params, note=" (TypeError at run time)"),
+                              ""))
 
 
 # Statement type -> its handler (pyflakes' layout: one method per node type).
@@ -662,11 +646,6 @@ _HANDLERS = {
 _HANDLERS.update({t: _Collector._try for t in _TRY})
 if _MATCH:
     _HANDLERS[_MATCH] = _Collector._match
-
-
-def _callee(name):
-    """How Python's TypeError names a config class's constructor or npu_resource_init."""
-    return name if name == PLUGIN_FUNCTION else name + ".__init__"
 
 
 # Methods of a protobuf message map that return the entry of their key, creating it when
