@@ -7,6 +7,8 @@ accuracy, then the GE options the NPU would get for this configuration: one tabl
 (GE key, value), then the diagnostics.
 
 Usage: python examples/digits_estimator.py [--steps N] [--iterations-per-loop N] [--all]
+                                          [--model-dir DIR]
+The checkpoints go to a temporary directory removed at the end, or to --model-dir (kept).
 """
 import argparse
 import sys
@@ -85,8 +87,17 @@ def main(argv=None):
     parser.add_argument("--iterations-per-loop", type=int, default=10,
                         help="steps per Session.run, as on the NPU")
     parser.add_argument("--all", action="store_true", help="also list GE keys sent empty")
+    parser.add_argument("--model-dir", help="keep the checkpoints there (default: a temporary "
+                                            "directory, removed at the end)")
     args = parser.parse_args(argv)
+    if args.model_dir:
+        return run(args, args.model_dir)
+    with tempfile.TemporaryDirectory(prefix="digits_") as model_dir:
+        return run(args, model_dir)
 
+
+def run(args, model_dir):
+    """Train and evaluate with checkpoints in `model_dir`, print the tables; the exit code."""
     x_train, y_train, x_test, y_test = load_data()
 
     def train_input_fn():
@@ -97,7 +108,7 @@ def main(argv=None):
         return tf.compat.v1.data.Dataset.from_tensor_slices((x_test, y_test)).batch(128)
 
     run_config = NPURunConfig(
-        model_dir=tempfile.mkdtemp(prefix="digits_"),
+        model_dir=model_dir,
         iterations_per_loop=args.iterations_per_loop,
         save_checkpoints_steps=args.steps,
         precision_mode="allow_mix_precision",

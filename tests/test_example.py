@@ -7,11 +7,18 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def test_digits_example_trains_and_prints_ge_options(tmp_path):
+    # its temporary model_dir (tempfile: TMPDIR, here a folder of this test's own, so another
+    # run at the same time does not count) is removed at the end: none left after a run
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    assert sorted(tmp.glob("digits_*")) == []
     result = subprocess.run(
         [sys.executable, os.path.join(ROOT, "examples", "digits_estimator.py"),
          "--steps", "300", "--iterations-per-loop", "10"],
-        cwd=str(tmp_path), capture_output=True, text=True, timeout=300)
+        cwd=str(tmp_path), capture_output=True, text=True, timeout=300,
+        env=dict(os.environ, TMPDIR=str(tmp)))
     assert result.returncode == 0, result.stdout + result.stderr[-3000:]
+    assert sorted(tmp.glob("digits_*")) == []
     out = result.stdout
     accuracy_line = [line for line in out.splitlines() if line.startswith("test accuracy:")][0]
     assert float(accuracy_line.split()[2]) >= 0.9, accuracy_line
@@ -37,3 +44,16 @@ def test_digits_example_trains_and_prints_ge_options(tmp_path):
             continue
         assert line in lines[at:], "README's demo excerpt line is not in the output: %r" % line
         at = lines.index(line, at) + 1
+
+
+def test_digits_example_keeps_a_model_dir_given(tmp_path):
+    tmp, model_dir = tmp_path / "tmp", tmp_path / "model"
+    tmp.mkdir()
+    result = subprocess.run(
+        [sys.executable, os.path.join(ROOT, "examples", "digits_estimator.py"),
+         "--steps", "20", "--iterations-per-loop", "10", "--model-dir", str(model_dir)],
+        cwd=str(tmp_path), capture_output=True, text=True, timeout=300,
+        env=dict(os.environ, TMPDIR=str(tmp)))
+    assert "test accuracy:" in result.stdout, result.stdout + result.stderr[-3000:]
+    assert (model_dir / "checkpoint").is_file()   # the user's directory stays
+    assert sorted(tmp.glob("digits_*")) == []
