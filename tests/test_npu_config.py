@@ -742,6 +742,89 @@ def test_estimators_rendering_the_same_map_give_their_sessions_their_own_user_ke
 
 
 # ---------------------------------------------------------------------------------------------
+# A refused NPURunConfig is reported with the user keys of an accepted one (fresh-user try-out)
+
+def _refused(call):
+    from npu_bridge.ge import records as _records
+    with pytest.raises(NpuArgumentError) as info:
+        call()
+    rec = _records.record_of(info.value)
+    return info.value, rec
+
+
+def _user_only(diags):
+    from npu_bridge.ge.diagnostics import USER_SET_ONLY
+    return sorted((d.code, d.option) for d in diags if d.code in USER_SET_ONLY)
+
+
+def test_a_refused_run_config_has_the_sources_and_notices_of_an_accepted_one():
+    from npu_bridge.ge import resolve
+    error, rec = _refused(lambda: NPURunConfig(
+        model_dir="/tmp/x_refused", memory_config=MemoryConfig(static_memory_policy=7)))
+    assert [(d.code, d.option) for d in error.diagnostics if d.severity == "error"] == [
+        ("E10001", "static_memory_policy")]
+    assert rec is not None and rec["refused"]
+    sources = rec["options"].sources
+    assert error.ge_options.sources == sources
+    assert sources["use_off_line"] == "NPURunConfig default:use_off_line"
+    assert sources["device_type"] == "NPURunConfig default:device_type"
+    assert sources["enable_data_pre_proc"] == "NPURunConfig default:enable_data_pre_proc"
+    assert sources["ge.exec.atomicCleanPolicy"] == "NPURunConfig default:atomic_clean_policy"
+    assert not [k for k, s in sources.items() if s.startswith("argument:")]   # only 7 given
+    assert _user_only(error.diagnostics) == _user_only(rec["options"].diagnostics) == []
+    # the same arguments, accepted (a valid policy): the same sources for every other key
+    accepted = resolve(NPURunConfig(model_dir="/tmp/x_refused",
+                                    memory_config=MemoryConfig(static_memory_policy=2)))
+    assert {k: s for k, s in sources.items() if "taticMemory" not in k
+            and "static_memory" not in k} == {
+        k: s for k, s in accepted.sources.items() if "taticMemory" not in k
+        and "static_memory" not in k}
+
+
+def test_a_refused_run_config_names_the_arguments_the_user_gave():
+    error, rec = _refused(lambda: NPURunConfig(
+        enable_data_pre_proc=True, precision_mode="allow_mix_precision",
+        memory_config=MemoryConfig(static_memory_policy=7)))
+    sources = rec["options"].sources
+    assert sources["ge.exec.precision_mode"] == "argument:precision_mode"
+    assert sources["enable_data_pre_proc"] == "argument:enable_data_pre_proc"
+    assert sources["dynamic_graph_execute_mode"] == \
+        "NPURunConfig default:dynamic_graph_execute_mode"
+    assert _user_only(rec["options"].diagnostics) == [("NPB105", "enable_data_pre_proc")]
+    assert "E10001" in [d.code for d in error.diagnostics]
+
+
+def test_a_refused_class_on_a_product_reports_only_what_the_user_set():
+    from npu_bridge.ge.products import forced_product
+    with forced_product("atlas-inference"):
+        error, rec = _refused(lambda: NPURunConfig(memory_config=MemoryConfig()))
+    assert [(d.code, d.option) for d in error.diagnostics if d.severity == "error"] == [
+        ("NPB114", "MemoryConfig")]
+    assert not [k for k, s in rec["options"].sources.items() if s.startswith("argument:")]
+    assert _user_only(rec["options"].diagnostics) == []
+
+
+def test_a_refused_replace_reports_only_what_the_user_set():
+    config = NPURunConfig(dynamic_graph_execute_mode="dynamic_execute")
+    with pytest.raises(NpuArgumentError) as info:
+        config.replace(memory_config=MemoryConfig(static_memory_policy=7))
+    error = info.value
+    assert "E10001" in [d.code for d in error.diagnostics]
+    assert _user_only(error.diagnostics) == [("NPB105", "dynamic_graph_execute_mode")]
+    assert error.ge_options.sources["enable_data_pre_proc"] == \
+        "NPURunConfig default:enable_data_pre_proc"
+
+
+def test_a_refused_run_config_keeps_the_older_release_arguments_it_was_given():
+    # an older-release argument is taken and warned about (NPB108), refused or not
+    error, rec = _refused(lambda: NPURunConfig(
+        enable_auto_mix_precision=True, memory_config=MemoryConfig(static_memory_policy=7)))
+    found = [(d.code, d.option) for d in rec["options"].diagnostics if d.code == "NPB108"]
+    assert found == [("NPB108", "enable_auto_mix_precision")]
+    assert "E10001" in [d.code for d in error.diagnostics]
+
+
+# ---------------------------------------------------------------------------------------------
 # Wrong arguments: Python's TypeError, naming the class, with the schema's hint (as lint's NBL012)
 
 _ALL_CLASSES = (NPURunConfig, MemoryConfig, DumpConfig, ProfilingConfig, ExperimentalConfig,

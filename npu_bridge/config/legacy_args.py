@@ -16,6 +16,7 @@ from npu_bridge.ge import config_schema, legacy
 
 _ATTR = "_npu_legacy_args"
 _CLASS = "_npu_legacy_class"
+STATE = (_ATTR, _CLASS)   # what `accept` keeps on the object (set before the class's __init__)
 
 
 def accept(cls_name):
@@ -31,9 +32,9 @@ def accept(cls_name):
             for name in kwargs:
                 if name not in params:   # no release had it: Python's TypeError, with a hint
                     raise TypeError(config_schema.unexpected_keyword(cls_name, name))
-            init(self, *args, **kwargs)
-            setattr(self, _ATTR, given)
+            setattr(self, _ATTR, given)   # before init: NPURunConfig's own checks read them
             setattr(self, _CLASS, cls_name)
+            init(self, *args, **kwargs)
             for name, value in given.items():
                 tf.compat.v1.logging.warning("%s", legacy.argument_diagnostic(cls_name, name, value))
         return __init__

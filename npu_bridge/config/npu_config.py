@@ -104,8 +104,8 @@ def _records_user_args(init):
             init(self, *args, **kwargs)
             raise
         given = frozenset(bound.arguments) - {"self"}
+        setattr(self, _USER_ARGS, given)   # before init: NPURunConfig's own checks read it
         init(self, *args, **kwargs)
-        setattr(self, _USER_ARGS, given)
     return __init__
 
 
@@ -386,23 +386,30 @@ def _check_npu_args(args, problems, values=None):
                                code=CLASS_CHECK_CODE))
 
 
-def _validate(owner, npu_args, record_as=None):
+def _validate(owner, npu_args, record_as=None, origin=None, given=None):
     """Raise one `NpuArgumentError` with every problem of these NPU arguments, or return.
 
     Argument types first (NPB160); when they are all fine, the `parameter_map` the real
     NPUEstimator would write is rendered and resolved (`npu_bridge.ge.resolve`: the same
     rules and codes as `NPUEstimator`, `npu-bridge options` and `lint`), so every value
     problem is reported at once, with the class's own value checks the resolver does not
-    repeat."""
+    repeat. `origin`: the NPURunConfig being made or replaced, whose older-release arguments
+    the probe takes; `given`: the argument names the user gave (default: `origin`'s). The
+    resolver is told the probe's `UserSet`, as for an accepted config (sources, NPB105)."""
     problems, values = [], []
     _check_npu_args(npu_args, problems, values)
     extra, resolved = [], None
     if not problems:
-        from npu_bridge.ge import resolve
+        from npu_bridge.ge import UserSet, resolve
         probe = NPURunConfig.__new__(NPURunConfig)   # no RunConfig state: only the NPU fields
         probe._assign_npu_args(npu_args)
+        for attr in (_USER_ARGS,) + _legacy_args.STATE:
+            if hasattr(origin, attr):
+                setattr(probe, attr, getattr(origin, attr))
+        setattr(probe, _USER_ARGS, given if given is not None
+                else getattr(origin, _USER_ARGS, frozenset()))
         try:
-            resolved = resolve(probe)
+            resolved = resolve(probe, user_set=UserSet("NPURunConfig", probe._npu_user_keys()))
         except NpuConfigError as err:
             extra, resolved = err.diagnostics, err.ge_options
         reported = {d.option for d in extra if d.severity == "error"}
@@ -539,7 +546,8 @@ class NPURunConfig(tf.estimator.RunConfig):
         del args["self"]
         args.pop("__class__", None)
         npu_args = {k: v for k, v in args.items() if k not in _BASE_ARGS}
-        _validate("NPURunConfig", npu_args, record_as="NPURunConfig(model_dir=%s)" % (model_dir,))
+        _validate("NPURunConfig", npu_args, record_as="NPURunConfig(model_dir=%s)" % (model_dir,),
+                  origin=self)
         self._assign_npu_args(npu_args)
         if save_checkpoints_steps is None and save_checkpoints_secs is None:
             save_checkpoints_steps = 100  # the real class's default cadence
@@ -592,7 +600,8 @@ class NPURunConfig(tf.estimator.RunConfig):
         if npu_kwargs:
             merged = self._npu_args()
             merged.update(npu_kwargs)
-            _validate("NPURunConfig.replace", merged)
+            _validate("NPURunConfig.replace", merged, origin=self,
+                      given=getattr(self, _USER_ARGS, frozenset()) | frozenset(kwargs))
         new = super().replace(**base_kwargs)
         new._assign_npu_args(npu_kwargs)
         setattr(new, _USER_ARGS, getattr(self, _USER_ARGS, frozenset()) | frozenset(kwargs))
