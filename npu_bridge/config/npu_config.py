@@ -31,7 +31,7 @@ _NPU_OPTIMIZER = "NpuOptimizer"
 from npu_bridge.config import legacy_args as _legacy_args, _render  # noqa: E402
 from npu_bridge.config._render import _field_value, _get_path  # noqa: E402
 from npu_bridge.config._render import (  # noqa: E402,F401 (session_patch, NPUEstimator)
-    identity_user_set, remember as remember_user_set, rendered_user_set)
+    remember as remember_user_set, rendered_user_set)
 
 
 # Codes of the problems found here (the resolver's own codes for value rules: E10001, NPB1xx).

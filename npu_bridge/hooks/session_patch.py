@@ -365,10 +365,10 @@ def _wrap_init(original):
         # One C call that also serves as the change check: a new or changed configuration
         # (or environment / forced product) misses and is resolved again.
         # An NPUEstimator's config is also told apart by identity (npu_config.rendered_user_set:
-        # same content, other user keys); loaded here as `resolve` loads it on a miss
-        from npu_bridge.config.npu_config import identity_user_set
+        # same content, other user keys): the render module is loaded once one was rendered.
+        render = sys.modules.get("npu_bridge.config._render")
         key = (config.SerializeToString(), _env_snapshot(), cache.forced_product(), inject,
-               identity_user_set(config))
+               render.identity_user_set(config) if render is not None else None)
         prepared = cache.sessions.get(key)
         if prepared is None:
             try:
