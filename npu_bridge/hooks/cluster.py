@@ -470,7 +470,10 @@ def explain(err, graph, fetches):
         members = [r for r in range(j.size) if r == j.rank or any(k[0] == gkey for k in built[r])]
         if gkey == WORLD_KEY:
             members = list(range(j.size))
-        missing = [r for r in members if (gkey, ikey) not in built[r] and r not in exits]
+        # a rank that ended mid-script is news of its own; one that finished its script
+        # (a "done" note) without building this collective is missing it, exited or not
+        missing = [r for r in members if (gkey, ikey) not in built[r]
+                   and (r not in exits or _read_notes(r, "done"))]
         if missing:
             lines.append("%s was built on rank(s) %s but not on rank(s) %s: a collective built on "
                          "some ranks only hangs the job on the NPU too (build the same graph on "

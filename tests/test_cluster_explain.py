@@ -1,0 +1,56 @@
+"""`cluster.explain`: what a rank whose collective timed out says about the other ranks, from
+the job folder's notes (no servers: the notes are written here as the ranks would)."""
+import json
+import types
+
+import npu_bridge.npu_init  # noqa: F401  (the TF 1.x mode)
+import pytest
+import tensorflow as tf
+
+from npu_bridge.hooks import cluster
+
+
+class _Op:
+    type = "CollectiveReduceV2"
+    name = "HcomAllReduce_24"
+
+    def get_attr(self, name):
+        return {"group_key": cluster.WORLD_KEY, "instance_key": 7}[name]
+
+
+@pytest.fixture
+def two_rank_job(tmp_path, monkeypatch):
+    job = types.SimpleNamespace(rank=0, size=2, job_dir=str(tmp_path), timeout=8.0)
+    monkeypatch.setattr(cluster, "job", lambda: job)
+    monkeypatch.setitem(cluster._built, (cluster.WORLD_KEY, 7),   # pylint: disable=protected-access
+                        "hccl_ops.allreduce HcomAllReduce_24 (group hccl_world_group, ranks [0, 1])")
+    (tmp_path / "rank0.built").write_text(json.dumps([cluster.WORLD_KEY, 7, "allreduce"]) + "\n")
+    return tmp_path
+
+
+def _explain():
+    err = tf.errors.DeadlineExceededError(None, _Op(), "Operation timed out")
+    return cluster.explain(err, None, None).message
+
+
+def test_a_collective_built_on_rank_0_only_names_rank_1_while_it_runs(two_rank_job):
+    text = _explain()
+    assert "was built on rank(s) [0] but not on rank(s) [1]" in text, text
+
+
+def test_it_still_names_rank_1_when_rank_1_finished_its_script_and_exited(two_rank_job):
+    # rank 1 ran its whole script without building the collective and left its exit barrier
+    # (bounded by the same timeout) just before rank 0's collective timed out: still missing
+    (two_rank_job / "rank1.done").write_text("1.0\n")
+    (two_rank_job / "rank1.exit").write_text("exit code 0\n")
+    text = _explain()
+    assert "rank 1 ended (exit code 0) while rank 0 waited in a collective" in text, text
+    assert "was built on rank(s) [0] but not on rank(s) [1]" in text, text
+
+
+def test_a_rank_that_crashed_before_finishing_is_not_called_missing(two_rank_job):
+    # rank 1 died mid-script: its end is the news, not a graph built on some ranks only
+    (two_rank_job / "rank1.exit").write_text("killed by SIGKILL\n")
+    text = _explain()
+    assert "rank 1 ended (killed by SIGKILL) while rank 0 waited in a collective" in text, text
+    assert "but not on rank(s)" not in text and "did not complete" in text, text
