@@ -154,7 +154,7 @@ def run(args, finish_run):
     if args.plot and os.path.splitext(args.plot)[1].lower() not in (".png", ".svg"):
         raise ValueError("--plot %r: give a .png or .svg file name" % args.plot)
     _records.clear()
-    _records.capture[0] = True
+    _records.RUN.capture = True
     assumptions = mp.Assumptions(workspace_bytes=args.workspace,
                                  float32_as_fp16=True if args.fp16 else None)
     result = _runner.run_script(args.script, args.args, product=args.product)
