@@ -212,13 +212,19 @@ def _cmd_run(args):
     problem = _runner.script_problem(args.script)
     if problem:
         raise _UsageError(problem)
+    ranks = args.ranks is not None or args.rank_table
+    # SIGTERM/SIGHUP from here on end the run with its report (before the lock is taken, so a
+    # signal cannot leave the lock behind); the launcher of --ranks has its own handler
+    stop = None if ranks else _runner.stop_signals()
     lock = None
     if report_path is not None:
         try:   # one run per report at a time: a second one refuses, it never overwrites
             lock = report.ReportLock(report_path)
         except report.ReportLockedError as err:
+            if stop is not None:
+                stop.uninstall()
             raise _UsageError(str(err))
-    if args.ranks is not None or args.rank_table:   # several ranks: npu_bridge.tools.launcher
+    if ranks:   # several ranks: npu_bridge.tools.launcher
         from npu_bridge.tools import launcher as _launcher
         try:
             return _launcher.run_job(args, report_path)
@@ -244,12 +250,22 @@ def _cmd_run(args):
     # at_exit: the script's non-daemon threads are waited for and its atexit handlers run
     # (python's order) before the summary, so what they do is in the run
     result = _runner.run_script(args.script, args.args, product=args.product,
-                                on_os_exit=finish, at_exit=True)
+                                on_os_exit=finish, at_exit=True, stop=stop)
     if os.getpid() != pid:
         # A child the script forked (os.fork, multiprocessing) ended without os._exit: it
         # exits as it would under python; the run, its summary and report are the parent's.
         return result.script_exit_code
     code = finish(result)
+    stop.uninstall()
+    if result.signal:
+        # stopped: end now, as the signal would have, without waiting again for the
+        # script's threads at interpreter exit (one that never ends would hang the job)
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass
+        getattr(os._exit, "real", os._exit)(code)
     _keep_exit_code(code)
     return code
 
@@ -285,7 +301,8 @@ def _finish_run(args, cwd, report_path, result):
         script=os.path.abspath(args.script), argv=[args.script] + list(args.args), cwd=cwd,
         product=args.product, strict=args.strict, environment_set=result.environment_set,
         records=_records.records(), script_exit_code=result.script_exit_code, exit_code=0,
-        exception=result.exception, config_error=result.config_error, notes=result.notes)
+        exception=result.exception, config_error=result.config_error, notes=result.notes,
+        signal=getattr(result, "signal", None))
     summary = data["summary"]
     failing = FAIL_ON[getattr(args, "fail_on", None) or "error"]
     if args.strict:
