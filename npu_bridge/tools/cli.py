@@ -588,28 +588,30 @@ def _cmd_lint(args):
     if os.environ.get("NPU_BRIDGE_PRODUCT"):  # the only environment a static check reads
         env["NPU_BRIDGE_PRODUCT"] = os.environ["NPU_BRIDGE_PRODUCT"]
     progress = _Progress(sys.stderr) if _stderr_is_terminal() else None
+    targets = set()   # the product each configuration was checked for, and from where
     try:
         findings, nfiles = lint.lint_paths(
             args.paths, product=args.product, env=env, jobs=args.jobs,
             max_bytes=lint.DEFAULT_MAX_BYTES if args.max_bytes is None else args.max_bytes,
-            ignore=lint.Selection(select, ignore, infos=True), progress=progress)
+            ignore=lint.Selection(select, ignore, infos=True), progress=progress,
+            targets=targets)
     finally:
         if progress is not None:
             progress.clear()
     if nfiles == 0:   # only folders without a *.py: nothing was checked
         raise _UsageError("no Python files checked: no *.py file under %s (a file named "
                           "explicitly is checked whatever its suffix)" % ", ".join(args.paths))
-    product = args.product or env.get("NPU_BRIDGE_PRODUCT")
+    product, used = output.products_used(targets, args.product, env.get("NPU_BRIDGE_PRODUCT"))
     if args.format == "json":
-        sys.stdout.write(output.render_json(findings, nfiles, product))
+        sys.stdout.write(output.render_json(findings, nfiles, product, used))
     elif args.format == "sarif":
-        sys.stdout.write(output.render_sarif(findings, nfiles, __version__, product))
+        sys.stdout.write(output.render_sarif(findings, nfiles, __version__, product, used))
     elif args.format == "github":
         sys.stdout.write(output.render_github(findings))
     else:
         sys.stdout.write(output.render_text(findings))
     sys.stdout.flush()
-    print(output.summary_line(findings, nfiles, product), file=sys.stderr)
+    print(output.summary_line(findings, nfiles, product, used), file=sys.stderr)
     failing = FAIL_ON[args.fail_on]
     if not args.exit_zero and any(f.severity in failing for f in findings):
         return EXIT_FINDINGS
