@@ -80,3 +80,55 @@ def test_lint_says_which_files_had_no_target(capsys, scripts, monkeypatch):
     data = json.loads(out)
     assert data["product"] == "atlas-a2-training"
     assert data["products"] == [{"product": "atlas-a2-training", "from": "--product", "files": 2}]
+
+
+# --- 3. diff covers the product, the memory budgets and verdicts ------------------------
+
+SMALL_GRAPH = textwrap.dedent("""\
+    import numpy as np
+    import tensorflow as tf
+    from npu_bridge.npu_init import *
+    config = tf.ConfigProto()
+    custom_op = config.graph_options.rewrite_options.custom_optimizers.add()
+    custom_op.name = "NpuOptimizer"
+    custom_op.parameter_map["precision_mode"].s = tf.compat.as_bytes("allow_mix_precision")
+    x = tf.compat.v1.placeholder(tf.float32, [64, 256])
+    w = tf.compat.v1.get_variable("w", [256, 256])
+    with tf.Session(config=config) as sess:
+        sess.run(tf.compat.v1.global_variables_initializer())
+        sess.run(tf.matmul(x, w), {x: np.zeros([64, 256])})
+    """)
+
+
+def test_diff_across_products_shows_the_product_and_the_memory_budgets(capsys, tmp_path):
+    import run_cli
+    (tmp_path / "s.py").write_text(SMALL_GRAPH)
+    for name, product in (("a.json", "atlas-a2-training"), ("b.json", "atlas-inference")):
+        proc = run_cli.run(["--report", name, "--product", product, "s.py"], str(tmp_path),
+                           timeout=300)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+    a, b = str(tmp_path / "a.json"), str(tmp_path / "b.json")
+    code, out, _ = _main(capsys, "diff", a, b)
+    lines = out.splitlines()
+    assert code == 1, out
+    assert "~ product: atlas-a2-training -> atlas-inference" in lines   # the report's
+    assert "  ~ product: atlas-a2-training -> atlas-inference" in lines  # the configuration's
+    budget = [l for l in lines if l.startswith("  ~ memory.graph_budget: ")]
+    assert budget == ["  ~ memory.graph_budget: 55834574848 (52.0 GiB) -> 19500000000 (18.2 GiB)"]
+    code, out, _ = _main(capsys, "diff", "--format", "json", a, b)
+    data = json.loads(out)
+    assert data["report"]["product"] == ["atlas-a2-training", "atlas-inference"]
+    fields = data["changes"][0]["fields"]
+    assert fields["memory.graph_budget"] == [55834574848, 19500000000]
+    assert fields["memory.var_budget"] == [10737418240, 3750000000]
+    # two runs of one configuration differ only in created and JOB_ID: no differences
+    again = json.loads(open(a).read())
+    again["created"] = "2000-01-01T00:00:00Z"
+    again["environment"]["set"]["JOB_ID"] = "npu-bridge-1"
+    (tmp_path / "c.json").write_text(json.dumps(again))
+    assert _main(capsys, "diff", a, str(tmp_path / "c.json"))[0] == 0
+    # a verdict that flips is a difference
+    again["configurations"][0]["memory"]["verdict"]["fits"] = False
+    (tmp_path / "d.json").write_text(json.dumps(again))
+    code, out, _ = _main(capsys, "diff", a, str(tmp_path / "d.json"))
+    assert code == 1 and "  ~ memory.verdict.fits: true -> false" in out.splitlines()

@@ -352,14 +352,15 @@ def _cmd_diff(args):
         before, after = report_diff.load(args.before), report_diff.load(args.after)
     except report_diff.DiffInputError as err:
         raise _UsageError(str(err))
-    changes = report_diff.compare(before, after)
+    diff = report_diff.compare(before, after)
     if args.format == "json":
         sys.stdout.write(json.dumps({"schema": "npu-bridge-diff", "version": 1,
                                      "before": args.before, "after": args.after,
-                                     "changes": changes}, indent=2, ensure_ascii=False) + "\n")
+                                     "report": diff["report"], "changes": diff["changes"]},
+                                    indent=2, ensure_ascii=False) + "\n")
     else:
-        print("\n".join(report_diff.text_lines(changes, args.before, args.after)))
-    return EXIT_FINDINGS if changes else EXIT_OK
+        print("\n".join(report_diff.text_lines(diff, args.before, args.after)))
+    return EXIT_FINDINGS if diff["changes"] or diff["report"] else EXIT_OK
 
 
 # --- options -----------------------------------------------------------------------------
