@@ -132,3 +132,20 @@ def test_diff_across_products_shows_the_product_and_the_memory_budgets(capsys, t
     (tmp_path / "d.json").write_text(json.dumps(again))
     code, out, _ = _main(capsys, "diff", a, str(tmp_path / "d.json"))
     assert code == 1 and "  ~ memory.verdict.fits: true -> false" in out.splitlines()
+
+
+# --- 4. memory --plot checks its path before the script runs ----------------------------
+
+@pytest.mark.parametrize("plot, why, named", [
+    ("missing/dir/x.png", "--plot folder %s does not exist", "missing"),
+    ("adir.png", "--plot destination %s is a directory", "adir.png"),
+    ("link.png", "--plot destination %s is a symbolic link: refusing to replace it",
+     "link.png")])
+def test_memory_plot_path_is_checked_before_the_script(capsys, scripts, plot, why, named):
+    (scripts / "adir.png").mkdir()
+    (scripts / "link.png").symlink_to(scripts / "elsewhere.png")
+    (scripts / "s.py").write_text("open('ran', 'w').close()\n")
+    code, out, err = _main(capsys, "memory", "--plot", plot, "s.py")
+    assert code == 2 and out == ""
+    assert err == "npu-bridge memory: error: %s\n" % why % (scripts / named), err
+    assert not (scripts / "ran").exists()   # the script never started
