@@ -105,7 +105,8 @@ def _record_index(records, error):
 
 
 def build_run_report(*, script, argv, cwd, product, strict, environment_set, records,
-                     script_exit_code, exit_code, exception=None, config_error=None, notes=()):
+                     script_exit_code, exit_code, exception=None, config_error=None, notes=(),
+                     signal=None):
     """The report of one `npu-bridge run`, as an ordered dict (docs/report_schema.md).
 
     Args:
@@ -113,6 +114,8 @@ def build_run_report(*, script, argv, cwd, product, strict, environment_set, rec
         runtime: errors raised later for that configuration, listed with its diagnostics).
       exception: None or (type name, message) of an exception that escaped the script.
       config_error: None or the `NpuConfigError` that escaped the script.
+      signal: None or the name of the signal that stopped the run ("SIGTERM", "SIGHUP",
+        "SIGINT"); its exit code is then 128 + the signal.
     """
     configurations = []
     for i, r in enumerate(records):
@@ -152,7 +155,7 @@ def build_run_report(*, script, argv, cwd, product, strict, environment_set, rec
         "strict": bool(strict),
         "environment": {"set": _sorted_str_dict(environment_set)},
         "outcome": {"exit_code": exit_code, "script_exit_code": script_exit_code,
-                    "uncaught": uncaught},
+                    "signal": signal, "uncaught": uncaught},
         "summary": summary,
         "configurations": configurations,
         "notes": list(notes),
@@ -531,6 +534,10 @@ def summary_lines(report, show_defaults=False):
         if unc.get("configuration"):
             lines.append("  (the refused configuration [%d] above)" % unc["configuration"])
         lines.extend(diagnostic_lines(() if unc.get("configuration") else unc["diagnostics"]))
+    stopped = report["outcome"].get("signal")
+    if stopped:
+        lines.append("stopped by %s: the script did not finish; what it resolved until then "
+                     "is above" % stopped)
     env = report["environment"]["set"]
     if env:
         lines.append("environment set: " + " ".join("%s=%s" % kv for kv in env.items()))
