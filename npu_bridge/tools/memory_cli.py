@@ -151,8 +151,11 @@ def run(args, finish_run):
     problem = _runner.script_problem(args.script)
     if problem:
         raise ValueError(problem)
-    if args.plot and os.path.splitext(args.plot)[1].lower() not in (".png", ".svg"):
-        raise ValueError("--plot %r: give a .png or .svg file name" % args.plot)
+    if args.plot:   # checked before the script runs, as `run --report` is (one line, exit 2)
+        if os.path.splitext(args.plot)[1].lower() not in (".png", ".svg"):
+            raise ValueError("--plot %r: give a .png or .svg file name" % args.plot)
+        from npu_bridge.tools import report
+        report.check_folder_accepts(report.check_destination(args.plot, "--plot"), "--plot")
     _records.clear()
     _records.capture[0] = True
     assumptions = mp.Assumptions(workspace_bytes=args.workspace,
@@ -174,14 +177,19 @@ def run(args, finish_run):
                 worst = (g, s.options, s.variables)
     if not lines:
         lines.append("no GE graph ran (no NPU session was run)")
+    unwritten = False
     if args.plot:
         if worst is None:
             lines.append("plot NOT written: no static graph")
         else:
-            plot(worst[0], worst[1], args.plot, worst[2])
-            lines.append("plot: %s (graph %s)" % (args.plot, worst[0].name))
+            try:   # the folder was checked; it can still go away or fill up while the script runs
+                plot(worst[0], worst[1], args.plot, worst[2])
+                lines.append("plot: %s (graph %s)" % (args.plot, worst[0].name))
+            except OSError as err:
+                lines.append("plot NOT written: %s: %s" % (args.plot, err.strerror or err))
+                unwritten = True
     sys.stdout.flush()
     print("\n".join(lines))
     if result.script_exit_code:
         return result.script_exit_code
-    return 1 if bad else 0
+    return 1 if bad or unwritten else 0
