@@ -23,7 +23,7 @@ REPO_PATH = re.compile(r"(?<![\w./-])([A-Za-z][\w.-]*/[\w.-]+):(?=[A-Za-z_./])")
 
 
 def _sources():
-    out = [("code %s" % code, source) for code, (_, _, source) in CODES.items()]
+    out = [("code %s" % code, row.source) for code, row in CODES.items()]
     out += [("option %s" % (row.key or row.ge_key), row.source) for row in catalog.OPTIONS]
     out += [("product %s" % p.id, p.memory_source) for p in products.PRODUCTS.values()]
     out += [("SoC %s" % soc, source) for soc, (_, source) in products.SOC_MEMORY.items()]

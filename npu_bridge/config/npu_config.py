@@ -14,9 +14,8 @@ import tensorflow as tf
 from tensorflow.core.protobuf import rewriter_config_pb2
 
 # npu_bridge.ge.catalog is imported on first use (an NPURunConfig, a render): not at import.
-from npu_bridge.ge.diagnostics import Diagnostic as _Diagnostic
 from npu_bridge.ge.diagnostics import NpuConfigError
-from npu_bridge.ge.argtypes import REAL_CONFIG as _REAL_CONFIG, TYPE_CODE
+from npu_bridge.ge.argtypes import REAL_CONFIG as _REAL_CONFIG
 from npu_bridge.ge.config_schema import BY_NAME as _SCHEMA, memory_seed_form as _memory_seed_form
 from npu_bridge.ge import config_schema as _config_schema
 
@@ -35,7 +34,6 @@ from npu_bridge.config._render import (  # noqa: E402,F401 (session_patch, NPUEs
 
 
 # Codes of the problems found here (the resolver's own codes for value rules: E10001, NPB1xx).
-# TYPE_CODE (NPB160, an argument of a type the real estimator cannot write): from argtypes.
 CLASS_CHECK_CODE = "NPB161"  # one of the real class's own Python checks (ps mode)
 
 
@@ -56,9 +54,7 @@ class NpuArgumentError(NpuConfigError, TypeError):
 
     def __init__(self, owner, problems, extra=()):
         self.owner = owner
-        self.diagnostics = [p if isinstance(p, _Diagnostic)
-                            else _Diagnostic(TYPE_CODE, "error", owner, None, str(p))
-                            for p in problems] + list(extra)
+        self.diagnostics = list(problems) + list(extra)   # Diagnostics (argtypes.problem)
         self.ge_options = None
         errors = [d for d in self.diagnostics if d.severity == "error"]
         self.problems = [d.message for d in errors]
@@ -209,10 +205,12 @@ class MemoryConfig:
         if isinstance(memory_optimization_policy, numbers.Integral) and problems:
             problems.append(_problem(
                 "memory_optimization_policy", memory_optimization_policy,
-                "(a positional MemoryConfig(a, s, n) follows the real signature, where the "
-                "third argument is memory_optimization_policy, a str; an int 0, 1 or 2 there "
-                "is read as variable_use_1g_huge_page, the seed's prototype, only when "
-                "variable_use_1g_huge_page is not also given: pass it by keyword)"))
+                subject="MemoryConfig(a, s, %r)" % (memory_optimization_policy,),
+                expected="a str as the third positional argument (the real signature's "
+                "memory_optimization_policy)", got="an int",
+                detail="; an int 0, 1 or 2 there is read as variable_use_1g_huge_page, the "
+                "seed's prototype, only when variable_use_1g_huge_page is not also given: pass "
+                "it by keyword", where=_REAL_CONFIG))
         _store(self, "MemoryConfig", values, problems)
 
 
@@ -255,9 +253,9 @@ class GraphMemoryOptimizeConfig:
         problems = []
         for arg, value in values.items():
             if value is not None and value not in ("auto", "manual"):
-                problems.append(_problem(arg, value, "%s=%r: allowed values are 'auto', "
-                                         "'manual' or None (source: %s)"
-                                         % (arg, value, _REAL_CONFIG), code="E10001"))
+                problems.append(_problem(arg, value, code="E10001", shown=repr(value),
+                                         reason="not a mode", allowed="'auto', 'manual' or None",
+                                         where=_REAL_CONFIG))
         _store(self, "GraphMemoryOptimizeConfig", values,
                _checked("GraphMemoryOptimizeConfig", values, problems))
 
@@ -355,14 +353,12 @@ def _check_npu_args(args, problems, values=None):
         ok[arg] = check_npu_arg(arg, value, problems, values)
         if arg == "mix_compile_mode" and ok[arg] and value and ok["iterations_per_loop"] \
                 and args["iterations_per_loop"] != 1:
-            values.append(_problem("mix_compile_mode", True,
-                                   "mix_compile_mode=true needs iterations_per_loop == 1, got %r "
-                                   "(source: %s)" % (args["iterations_per_loop"], _REAL_CONFIG),
-                                   code="NPB141"))
+            values.append(_problem("mix_compile_mode", True, code="NPB141", shown="true",
+                                   needs="iterations_per_loop", allowed=1,
+                                   got=repr(args["iterations_per_loop"]), where=_REAL_CONFIG))
         elif arg == "graph_run_mode" and ok[arg] and value > 1:
-            values.append(_problem("graph_run_mode", value,
-                                   "invalid value for graph_run_mode: %r; allowed: 0, 1 (source: %s)"
-                                   % (value, _REAL_CONFIG), code="E10001"))
+            values.append(_problem("graph_run_mode", value, code="E10001", shown=repr(value),
+                                   reason="above 1", allowed="0, 1", where=_REAL_CONFIG))
     mix = args["mix_compile_mode"]
     for arg, cls in _CLASS_ARGS.items():
         _check_instance(arg, args[arg], cls, problems)
@@ -374,16 +370,14 @@ def _check_npu_args(args, problems, values=None):
     cluster = _tf_config_cluster()
     is_ps = isinstance(args["distribute"], _ps_strategy_classes())
     if bool(cluster.as_dict()) != is_ps:
-        values.append(_problem("distribute", args["distribute"],
-                               "distribute=%r: \"cluster\" (TF_CONFIG) and a "
-                               "ParameterServerStrategy distribute must be set together in ps "
-                               "mode (source: %s)" % (args["distribute"], _REAL_CONFIG),
-                               code=CLASS_CHECK_CODE))
+        values.append(_problem("distribute", args["distribute"], code=CLASS_CHECK_CODE,
+                               subject="distribute=%r" % (args["distribute"],),
+                               rule="\"cluster\" (TF_CONFIG) and a ParameterServerStrategy "
+                               "distribute must be set together in ps mode"))
     elif cluster.as_dict() and mix is False:
-        values.append(_problem("mix_compile_mode", False,
-                               "mix_compile_mode=False: must be True when a TF_CONFIG "
-                               "\"cluster\" is set (source: %s)" % _REAL_CONFIG,
-                               code=CLASS_CHECK_CODE))
+        values.append(_problem("mix_compile_mode", False, code=CLASS_CHECK_CODE,
+                               subject="mix_compile_mode=False",
+                               rule="must be True when a TF_CONFIG \"cluster\" is set"))
 
 
 def _validate(owner, npu_args, record_as=None, origin=None, given=None):

@@ -2111,13 +2111,11 @@ CROSS_RULES = [
      'failure': 'fatal', 'code': 'NPB144', 'source': _OV + ' (aoe_mode, work_path)'},
     {'kind': 'notice', 'if': [('input_fusion_size', 'set')], 'option': 'input_fusion_size',
      'quiet': [131072], 'code': 'NPB122', 'failure': 'docs',
-     'message': '{option} only acts on static-shape graphs run asynchronously (RunGraphAsync)',
      'source': 'seed ge_memory_options_zh.txt'},
     # level "ge_direct": on GE options given directly (resolve_ge), before the "ge" rows
     {'kind': 'notice', 'level': 'ge_direct', 'if': [('ge.exec.input_fusion_size', 'set')],
      'option': 'ge.exec.input_fusion_size', 'quiet': ['131072'], 'code': 'NPB122',
      'failure': 'docs',
-     'message': '{option} only acts on static-shape graphs run asynchronously (RunGraphAsync)',
      'source': 'seed ge_memory_options_zh.txt'},
     # level "ge": GE's own normalisation and the seeds' memory rules, on the effective GE
     # options of every resolution, in this order (the static-memory policy rows build on the
@@ -2138,14 +2136,10 @@ CROSS_RULES = [
      'failure': 'docs', 'source': 'seed ge_memory_options_zh.txt'},
     {'kind': 'requires', 'level': 'ge', 'if': [('ge.externalWeightDir', 'set')],
      'needs': [('ge.externalWeight', ['1', '2', 'true'])], 'code': 'NPB133', 'failure': 'docs',
-     'message': '{option}={value!r} has no effect without ge.externalWeight 1 or 2 '
-                '(got {needed!r})',
      'source': 'seed ge_memory_options_zh.txt'},
 ] + [
     {'kind': 'notice', 'level': 'ge', 'if': [(key, 'set')], 'option': key, 'quiet': [''],
      'code': 'NPB132', 'failure': 'docs',
-     'message': '{option}: the reused graph inputs/outputs must be 32-byte aligned, and their '
-                'contents are overwritten',
      'source': 'seed ge_memory_options_zh.txt'}
     for key in ('ge.exec.inputReuseMemIndexes', 'ge.exec.outputReuseMemIndexes',
                 'ge.exec.outputReuseInputMemIndexes')]

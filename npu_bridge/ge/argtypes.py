@@ -9,7 +9,6 @@ No TensorFlow here (lint never imports it). The rules come from the catalog (eac
 """
 import numbers
 
-from npu_bridge.ge.diagnostics import Diagnostic as _Diagnostic
 from npu_bridge.ge.diagnostics import make as _make
 from npu_bridge.ge.config_schema import BY_NAME as _CLASSES
 
@@ -20,9 +19,10 @@ TYPE_CODE = "NPB160"      # an argument of a type the real estimator cannot writ
 BOOL_INT_CODE = "NPB162"  # a bool argument given another int: protobuf stores True
 
 
-def problem(arg, value, message, code=TYPE_CODE):
-    """One problem of a constructor call, as a Diagnostic (code NPB160 unless given)."""
-    return _Diagnostic(code, "error", arg, value, message)
+def problem(arg, value, code=TYPE_CODE, **fields):
+    """One problem of a constructor call, as a Diagnostic (code NPB160 unless given; its
+    template's `fields`)."""
+    return _make(code, arg, value, **fields)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -139,10 +139,11 @@ def check_row_type(owner, arg, value, row, problems):
     """Append a problem when `value` cannot be written the way the estimator writes `row`."""
     if value is None:
         if row.estimator_write == "always":
-            problems.append(problem(arg, None,
-                "%s=None: not allowed, expected %s; the real NPUEstimator always writes it to "
-                "parameter_map[%r].%s (source: %s)"
-                % (arg, _FIELD_TYPES[row.field], row.key, row.field, _REAL_ESTIMATOR)))
+            problems.append(problem(
+                arg, None, subject="%s=None" % arg, expected=_FIELD_TYPES[row.field],
+                got="None (not allowed)", where=_REAL_ESTIMATOR,
+                detail="; the real NPUEstimator always writes it to parameter_map[%r].%s"
+                % (row.key, row.field)))
         return
     if write_field(value, row) is None:
         got = type(value).__name__
@@ -152,11 +153,11 @@ def check_row_type(owner, arg, value, row, problems):
         elif isinstance(value, str) and not _utf8_ok(value):
             got += " that is not encodable as UTF-8"
         raised = protobuf_error(row.field, value) if row.field != "s" else None
-        problems.append(problem(arg, value,
-            "%s=%r: expected %s, got %s; the real NPUEstimator writes it with "
-            "parameter_map[%r].%s = value%s (source: %s)"
-            % (arg, value, _allowed_types_text(row), got, row.key, row.field,
-               ", where protobuf raises " + raised if raised else "", _REAL_ESTIMATOR)))
+        problems.append(problem(
+            arg, value, subject="%s=%r" % (arg, value), expected=_allowed_types_text(row),
+            got=got, where=_REAL_ESTIMATOR,
+            detail="; the real NPUEstimator writes it with parameter_map[%r].%s = value%s"
+            % (row.key, row.field, ", where protobuf raises " + raised if raised else "")))
 
 
 def _is_bool_int(value, row):
@@ -197,10 +198,9 @@ def bool_int_warning(arg, value, row):
     if not _is_bool_int(value, row):
         return None
     sent, advice = _bool_int_ge_parts(value, row, arg)
-    message = ("%s=%r: a bool argument (allowed: True, False); the real NPUEstimator writes "
-               "it with parameter_map[%r].b = %r, which protobuf stores as True, so GE gets "
-               "%s (source: %s)" % (arg, value, row.key, value, sent, _REAL_ESTIMATOR))
-    return _make(BOOL_INT_CODE, arg, value, message + advice)
+    return _make(BOOL_INT_CODE, arg, value, subject=arg, what="argument",
+                 how="the real NPUEstimator writes it with parameter_map[%r].b = %r"
+                 % (row.key, value), sent=sent, where=_REAL_ESTIMATOR, advice=advice)
 
 
 def bool_int_entry_warning(label, value, row):
@@ -211,10 +211,9 @@ def bool_int_entry_warning(label, value, row):
     if not _is_bool_int(value, row):
         return None
     sent, advice = _bool_int_ge_parts(value, row, label)
-    message = ("%s = %r: a bool field (allowed: True, False); protobuf stores %r in "
-               "AttrValue.b as True, so GE gets %s (source: protobuf AttrValue.b is a bool)"
-               % (label, value, value, sent))
-    return _make(BOOL_INT_CODE, row.key, value, message + advice)
+    return _make(BOOL_INT_CODE, row.key, value, subject=label, what="field",
+                 how="protobuf writes %r to AttrValue.b" % value, sent=sent,
+                 where="protobuf AttrValue.b is a bool", advice=advice)
 
 
 def _check_bool_int(arg, value, row, warnings):
@@ -226,15 +225,17 @@ def _check_bool_int(arg, value, row, warnings):
 
 def check_instance(arg, value, cls, problems, exception_note=""):
     if value is not None and not isinstance(value, cls):
-        problems.append(problem(arg, value, "%s=%r: expected a %s or None, got %s (source: %s%s)"
-                                 % (arg, value, cls.__name__, type(value).__name__,
-                                    REAL_CONFIG, exception_note)))
+        problems.append(problem(arg, value, subject="%s=%r" % (arg, value),
+                                expected="a %s or None" % cls.__name__,
+                                got=type(value).__name__, detail="",
+                                where=REAL_CONFIG + exception_note))
 
 
 def _check_bool(arg, value, problems):
     if not isinstance(value, bool):
-        problems.append(problem(arg, value, "%s=%r: expected True or False, got %s (source: %s)"
-                                 % (arg, value, type(value).__name__, REAL_CONFIG)))
+        problems.append(problem(arg, value, subject="%s=%r" % (arg, value),
+                                expected="True or False", got=type(value).__name__, detail="",
+                                where=REAL_CONFIG))
 
 
 def check_int(arg, value, problems, minimum, values=None):
@@ -242,22 +243,22 @@ def check_int(arg, value, problems, minimum, values=None):
     six.integer_types)`, which a bool passes (then written as 1/0 by `.i = value`). A value
     below `minimum` goes to `values` when given (value problems the resolver reports too)."""
     if not isinstance(value, numbers.Integral):
-        problems.append(problem(arg, value,
-                                 "%s=%r: expected an int >= %d (a bool counts as 1/0), got %s; "
-                                 "the real NPURunConfig raises TypeError ('must be int') "
-                                 "(source: %s, util.check_positive_integer / "
-                                 "check_nonnegative_integer)"
-                                 % (arg, value, minimum, type(value).__name__, REAL_CONFIG)))
+        problems.append(problem(arg, value, subject="%s=%r" % (arg, value),
+                                expected="an int >= %d (a bool counts as 1/0)" % minimum,
+                                got=type(value).__name__,
+                                detail="; the real NPURunConfig raises TypeError ('must be int')",
+                                where=REAL_CONFIG + ", util.check_positive_integer / "
+                                "check_nonnegative_integer"))
         return False
     if value < minimum:
         (problems if values is None else values).append(problem(
-            arg, value, "invalid value for %s: %r; allowed: an int >= %d (source: %s)"
-            % (arg, value, minimum, REAL_CONFIG), code="E10001"))
+            arg, value, code="E10001", shown=repr(value), reason="below %d" % minimum,
+            allowed="an int >= %d" % minimum, where=REAL_CONFIG))
         return False
     if value > _INT64[1]:  # written to AttrValue.i: protobuf raises ValueError beyond int64
-        problems.append(problem(arg, value,
-                                 "%s=%r: must be at most %d (an int64, AttrValue.i; source: %s)"
-                                 % (arg, value, _INT64[1], _REAL_ESTIMATOR)))
+        problems.append(problem(arg, value, subject="%s=%r" % (arg, value),
+                                expected="an int64 of at most %d (AttrValue.i)" % _INT64[1],
+                                got="a larger int", detail="", where=_REAL_ESTIMATOR))
         return False
     return True
 
@@ -284,15 +285,16 @@ def check_npu_arg(arg, value, problems, values=None):
         return len(problems) == before
     # str_or_bool: jit_compile
     if isinstance(value, str) and not _utf8_ok(value):
-        problems.append(problem(arg, value,
-                                 "%s=%r: not encodable as UTF-8 (the estimator writes it "
-                                 "with as_bytes; source: %s)" % (arg, value, _REAL_ESTIMATOR)))
+        problems.append(problem(arg, value, subject="%s=%r" % (arg, value),
+                                expected="a str encodable as UTF-8 (the estimator writes it "
+                                "with as_bytes)", got="one that is not", detail="",
+                                where=_REAL_ESTIMATOR))
         return False
     if not isinstance(value, (str, bool)):
-        problems.append(problem(arg, value,
-                                 "%s=%r: expected a str ('auto', 'true', 'false') or, as "
-                                 "older adapters took it, a bool; got %s (source: %s)"
-                                 % (arg, value, type(value).__name__, REAL_CONFIG)))
+        problems.append(problem(arg, value, subject="%s=%r" % (arg, value),
+                                expected="a str ('auto', 'true', 'false') or, as older "
+                                "adapters took it, a bool", got=type(value).__name__, detail="",
+                                where=REAL_CONFIG))
         return False
     return True
 

@@ -281,8 +281,8 @@ class CrossRule:
     as legacy ("legacy_value"), guards ("policy_parallel") or reads in `env` ("env_policy");
     default: the value of an absent option ("needs_value"), what a legacy value runs as;
     shares: ((key, numerator, denominator), ...) of the device memory ("memory_budget");
-    env: an environment variable the kind reads; invalid_code: the code of a bad `env` value;
-    message: the kind's text, formatted with {option}, {value}, {needed}.
+    env: an environment variable the kind reads; invalid_code: the code of a bad `env` value.
+    Messages: the code's template (npu_bridge/ge/codes.py).
     """
     kind: str
     when: Tuple[Tuple[str, Any], ...]
@@ -301,7 +301,6 @@ class CrossRule:
     shares: Tuple[Tuple[str, int, int], ...] = ()
     env: Optional[str] = None
     invalid_code: Optional[str] = None
-    message: Optional[str] = None
 
     @property
     def keys(self):
@@ -321,7 +320,7 @@ def _conds(spec):
 # `allowed` of a "notice" row)
 CROSS_COLUMNS = ("kind", "if", "code", "source", "failure", "severity", "needs", "others", "any",
                  "option", "max_groups", "level", "allowed", "quiet", "default", "shares", "env",
-                 "invalid_code", "message")
+                 "invalid_code")
 
 
 def _cross(spec):
@@ -337,8 +336,7 @@ def _cross(spec):
                      allowed=tuple(spec.get("allowed", spec.get("quiet", ()))),
                      default=spec.get("default"),
                      shares=tuple(tuple(s) for s in spec.get("shares", ())),
-                     env=spec.get("env"), invalid_code=spec.get("invalid_code"),
-                     message=spec.get("message"))
+                     env=spec.get("env"), invalid_code=spec.get("invalid_code"))
     if (rule.kind not in CROSS_KINDS or rule.failure not in CROSS_FAILURES
             or rule.level not in CROSS_LEVELS):
         raise ValueError("bad cross-option rule %r" % (spec,))

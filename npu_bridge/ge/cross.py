@@ -51,7 +51,9 @@ def _first(values, conds):
 
 
 def _why(rule):
-    return "%s; source: %s" % (catalog.CROSS_FAILURES[rule.failure], rule.source)
+    """The fields every rule's diagnostic has: `failure` (what the real stack does) and
+    `where` (the row's source)."""
+    return {"failure": catalog.CROSS_FAILURES[rule.failure], "where": rule.source}
 
 
 def _requires(rule):
@@ -70,9 +72,9 @@ def _requires(rule):
             return
         missing = [c[2] for c, good in zip(needs, ok) if not good]
         what = ("one of: " + "; ".join(missing)) if rule.any_of else " and ".join(missing)
-        diags.append(make(rule.code, hit[0], hit[1],
-                          "%s=%s needs %s; %s" % (hit[0], _show(hit[1]), what, _why(rule)),
-                          severity=rule.severity))
+        diags.append(make(rule.code, hit[0], hit[1], severity=rule.severity,
+                          subject="%s=%s" % (hit[0], _show(hit[1])), needed=what,
+                          **_why(rule)))
     return check
 
 
@@ -86,10 +88,9 @@ def _excludes(rule):
         clash = _first(values, others)
         if clash is None:
             return
-        diags.append(make(rule.code, hit[0], hit[1],
-                          "%s=%s and %s=%s must not be set together; %s"
-                          % (hit[0], _show(hit[1]), clash[0], _show(clash[1]), _why(rule)),
-                          severity=rule.severity))
+        diags.append(make(rule.code, hit[0], hit[1], severity=rule.severity,
+                          shown=_show(hit[1]), other=clash[0], other_shown=_show(clash[1]),
+                          **_why(rule)))
     return check
 
 
@@ -116,10 +117,11 @@ def _ascending_ranges(rule):
                             % ("s" if len(bad) > 1 else "", ", ".join(bad),
                                "" if len(bad) > 1 else "es"))
         if problems:
-            diags.append(make(rule.code, option, value,
-                              "invalid value for %s: %r (%s); %s"
-                              % (option, value, "; ".join(problems), _why(rule)),
-                              severity=rule.severity))
+            allowed = "'|'-separated steps or ranges a-b with a < b" + (
+                ", at most %d groups" % limit if limit is not None else "")
+            diags.append(make(rule.code, option, value, severity=rule.severity,
+                              shown=repr(value), reason="; ".join(problems), allowed=allowed,
+                              where=rule.source))
     return check
 
 
@@ -139,18 +141,9 @@ def _existing_dir(rule):
             usable = False
         if usable:
             return
-        diags.append(make(rule.code, option, path,
-                          "%s=%r (used because %s=%s) is not an existing writable directory "
-                          "on this machine; the real adapter requires one on the machine that "
-                          "runs the script and checks it there at session creation (%s); "
-                          "source: %s" % (option, path, hit[0], _show(hit[1]),
-                                          catalog.CROSS_FAILURES[rule.failure], rule.source),
-                          severity=rule.severity))
+        diags.append(make(rule.code, option, path, severity=rule.severity,
+                          cause="%s=%s" % (hit[0], _show(hit[1])), **_why(rule)))
     return check
-
-
-def _with_source(rule, text):
-    return "%s; source: %s" % (text, rule.source)
 
 
 def _memory_budget(rule):
@@ -166,10 +159,8 @@ def _memory_budget(rule):
         if not sizes:
             return
         if not mem:   # said, not skipped silently (NPB145)
-            diags.append(make("NPB145", sizes[0][0], None,
-                              "graph_memory_max_size + variable_memory_max_size not checked "
-                              "against the on-chip memory of %s: no figure is known for it "
-                              "(%s); rule %s skipped" % (pid, mem_source, rule.code)))
+            diags.append(make("NPB145", sizes[0][0], None, product=pid, figure=mem_source,
+                              rule=rule.code))
             return
         confidence = products.PRODUCTS[pid].memory_confidence or "high"
         if mem_source.split(":", 1)[0] in products.SOC_MEMORY:
@@ -180,11 +171,11 @@ def _memory_budget(rule):
             sizes.append((other + " (unset: %d/%d of the memory)" % (num, den), mem * num // den))
         total = sum(v for _, v in sizes)
         if total > mem:
-            diags.append(make(rule.code, sizes[0][0], total, _with_source(
-                rule, "%s = %d bytes exceed the %d bytes of on-chip memory of %s (figure "
-                "confidence %s: %s)" % (" + ".join("%s %d" % kv for kv in sizes), total, mem,
-                                        pid, confidence, mem_source)),
-                severity="warning" if confidence == "low" else None))
+            diags.append(make(rule.code, sizes[0][0], total,
+                              severity="warning" if confidence == "low" else None,
+                              sizes=" + ".join("%s %d" % kv for kv in sizes), memory=mem,
+                              product=pid, confidence=confidence, figure=mem_source,
+                              where=rule.source))
     return check
 
 
@@ -195,10 +186,9 @@ def _needs_value(rule):
         hit = _first(values, when)
         if hit is None or values.get(option, default) in allowed:
             return
-        diags.append(make(rule.code, hit[0], hit[1], _with_source(
-            rule, "%s=%s needs %s == %s, got %s" % (
-                hit[0], _show(hit[1]), option, " or ".join(str(a) for a in allowed),
-                values.get(option)))))
+        diags.append(make(rule.code, hit[0], hit[1], shown=_show(hit[1]), needs=option,
+                          allowed=" or ".join(str(a) for a in allowed), got=values.get(option),
+                          where=rule.source))
     return check
 
 
@@ -206,19 +196,15 @@ def _memo_notice(rule):
     """`notice(value)`: the row's Diagnostic for `value`, built once per value (a bounded memo;
     a Diagnostic is immutable)."""
     option, built = rule.option, {}
-    message = None
 
     def notice(value):
-        nonlocal message
         key = (type(value), value)
         try:
             diag = built.get(key)
         except TypeError:   # an unhashable value: not memoized
             key = diag = None
         if diag is None:
-            if message is None:
-                message = _with_source(rule, rule.message.format(option=option))
-            diag = make(rule.code, option, value, message)
+            diag = make(rule.code, option, value, where=rule.source)
             if key is not None and len(built) < 64:
                 built[key] = diag
         return diag
@@ -264,8 +250,11 @@ def _legacy_value(rule):
             return
         shown = state.get("shown") or option
         if not any(d.code == rule.code and d.option == shown for d in result.diagnostics):
-            result.diagnostics.append(make(rule.code, shown, policy, _with_source(
-                rule, "%s=%s is a legacy value; GE runs it as %s" % (shown, policy, runs_as))))
+            row = catalog.find(option)
+            result.diagnostics.append(make(
+                rule.code, shown, policy, shown=policy, note="GE runs it as %s" % runs_as,
+                allowed=row.allowed_text if row is not None else "see docs/options.md",
+                where=rule.source))
         state["policy"] = runs_as
     return check
 
@@ -281,9 +270,9 @@ def _env_policy(rule):
         if env_text not in (None, ""):
             env_policy = _int_or_none(env_text)
             if env_policy not in valid:
-                result.diagnostics.append(make(rule.invalid_code, var, env_text, _with_source(
-                    rule, "%s=%r is not one of %s; ignored"
-                    % (var, env_text, ", ".join(str(v) for v in valid)))))
+                result.diagnostics.append(make(rule.invalid_code, var, env_text,
+                                               allowed=", ".join(str(v) for v in valid),
+                                               where=rule.source))
             else:
                 given = policy or 0
                 static = given in (2, 4) or env_policy in (1, 2, 4)
@@ -291,10 +280,9 @@ def _env_policy(rule):
                 merged = 4 if static and dynamic else 2 if static else 3 if dynamic else 0
                 if text is not None and result.sources.get(option) != "adapter default":
                     shown = state.get("shown") or option
-                    result.diagnostics.append(make(rule.code, shown, text, _with_source(
-                        rule, "%s=%s and environment %s=%s are both set (the docs say use "
-                        "one); GE merges them to policy %d" % (shown, text, var, env_text,
-                                                               merged))))
+                    result.diagnostics.append(make(rule.code, shown, text, shown=text, var=var,
+                                                   env_value=env_text, merged=merged,
+                                                   where=rule.source))
                 policy = state["policy"] = merged
                 result.sources[option] = "env:" + var + " merged"
         if policy is not None:
@@ -314,11 +302,9 @@ def _policy_parallel(rule):
         if policy in guarded and parallel is not None and parallel > 1:
             text = state["text"]
             shown = state.get("shown") or option
-            result.diagnostics.append(make(rule.code, shown, text, _with_source(
-                rule, "%s=%s%s is not supported with concurrently executing graphs "
-                "(graph_max_parallel_model_num=%d > 1); use 0 or 3, or run graphs one at a time"
-                % (shown, text, "" if str(policy) == text else " (runs as %d)" % policy,
-                   parallel))))
+            result.diagnostics.append(make(
+                rule.code, shown, text, shown=text, parallel=parallel, where=rule.source,
+                runs_as="" if str(policy) == text else " (runs as %d)" % policy))
     return check
 
 
@@ -335,15 +321,14 @@ def _weight_dir(rule):
             base = env.get(var)
             reason = paths.unsafe_dir_reason(base) if base else None
             if reason is not None:
-                result.diagnostics.append(make(paths.CODE, var, base, _with_source(
-                    rule, "%s=%r is not a safe directory for the external weight files GE "
-                    "writes: it %s" % (var, base, reason)) + " (precedence rule)"))
+                result.diagnostics.append(make(paths.CODE, var, base,
+                                               files="external weight files", reason=reason,
+                                               where=rule.source + " (precedence rule)"))
             name = "tmp_weight_%d_<sessionid>" % os.getpid()
             wdir = os.path.join(base, name) if base else os.path.join(".", name)
             eff[option] = wdir
-        result.diagnostics.append(make(rule.code, hit[0], hit[1], _with_source(
-            rule, "external weight files go to %s (%s > $%s/tmp_weight_<pid>_<sessionid> > "
-            "./tmp_weight_<pid>_<sessionid>)" % (wdir, option, var))))
+        result.diagnostics.append(make(rule.code, hit[0], hit[1], wdir=wdir, key=option,
+                                       var=var, where=rule.source))
     return check
 
 
@@ -353,9 +338,9 @@ def _requires_ge(rule, when, needs):
         hit = _first(eff, when)
         if hit is None or all(_first(eff, (c,)) is not None for c in needs):
             return
-        result.diagnostics.append(make(rule.code, hit[0], hit[1], _with_source(
-            rule, rule.message.format(option=hit[0], value=hit[1],
-                                      needed=eff.get(needs[0][0])))))
+        result.diagnostics.append(make(
+            rule.code, hit[0], hit[1], subject="%s=%s" % (hit[0], _show(hit[1])),
+            needed=" and ".join(c[2] for c in needs), got=eff.get(needs[0][0]), **_why(rule)))
     return check
 
 

@@ -1,13 +1,12 @@
-"""Diagnostics: the `Diagnostic` record, `NpuConfigError`, and every code the resolver emits.
-
-`E10001` is GE's own code for an invalid option value (parameter, value, reason). The
-`NPBxxx` codes are this project's own checks; they are stable (never renumbered) and listed
-in `docs/diagnostics.md`, which `tools/gen_catalog_doc.py` generates from `CODES`.
-`NBLxxx` are `npu-bridge lint`'s own codes (the file, protobuf and Python's own errors).
+"""Diagnostics: the `Diagnostic` record, `NpuConfigError`, and `make`, which builds every
+diagnostic from its code's row (`CODES`: the table in npu_bridge/ge/codes.py, listed in
+`docs/diagnostics.md` by `tools/gen_catalog_doc.py`) and the call's fields.
 """
 import re
 from types import MappingProxyType
 from typing import Any, NamedTuple
+
+from npu_bridge.ge import codes as _codes
 
 SEVERITIES = ("error", "warning", "info")
 SHOWN_PER_CODE = 5   # repeated diagnostics of one code shown in a message (all are kept)
@@ -80,197 +79,9 @@ def cite(text):
                                                                    m.group(1)), text)
 
 
-# code -> (default severity, title, source of the rule)
-CODES = MappingProxyType({
-    "E10001": ("error", "invalid option value (GE's code: parameter, value, reason)",
-               "GE; allowed values from the catalog row's source"),
-    "NPB100": ("error", "unknown parameter_map key (the real adapter silently ignores it)",
-               "reference usage_census.md mistakes table; catalog: docs/options.md (the parameter_map keys)"),
-    "NPB101": ("error", "value set in an AttrValue field the adapter does not read (the value is lost)",
-               "reference npu_options.json field; catalog: docs/options.md (field column)"),
-    "NPB102": ("warning", "value in the field older adapter releases read; accepted and converted",
-               "reference usage_census.md (jit_compile .b)"),
-    "NPB103": ("warning", "legacy value: accepted by the adapter/GE although the docs omit it",
-               "seeds (static_memory_policy 1 runs as 2); reference option_values.json checked_by_adapter"),
-    "NPB104": ("warning", "value out of range: clamped to the bound, as the real adapter does",
-               "seed ge_memory_options_zh.txt (input_fusion_size); option_values.json"),
-    "NPB105": ("info", "deprecated option", "vendor docs deprecated_options.md"),
-    "NPB106": ("warning", "several NpuOptimizer custom optimizers: a later one overrode (or reset to "
-               "its default) a key an earlier one set to another value; the real adapter reads "
-               "them all in order",
-               "hicann/tensorflow tf_adapter/util/npu_attrs.cc (NpuAttrs::SetNpuOptimizerAttr, "
-               "NpuAttrs::GetPassOptions: loop over custom_optimizers without a break); catalog "
-               "column merge_reset: docs/options.md 'Several NpuOptimizer custom optimizers'"),
-    "NPB107": ("warning", "custom optimizer named like but not exactly NpuOptimizer: the real "
-               "adapter ignores it (did you mean 'NpuOptimizer'?)",
-               "hicann/tensorflow tf_adapter/util/npu_attrs.cc (name() == \"NpuOptimizer\")"),
-    "NPB108": ("warning", "argument or parameter_map key of an older adapter release (not of the "
-               "current one): accepted; the message says what the current adapter does with it "
-               "(ignored, or where the setting moved) and what the older NPUEstimator wrote",
-               "the legacy table npu_bridge/ge/legacy.py (Ascend/tensorflow release branches "
-               "r1.1.1..r3.2.0, hicann/tensorflow docs); docs/options.md 'Spellings of older "
-               "adapter releases'"),
-    "NPB110": ("info", "no target product: product rules skipped",
-               "docs/reference.md 'Products' / docs/options.md Products (product=, soc_config, "
-               "NPU_BRIDGE_PRODUCT)"),
-    "NPB111": ("error", "unknown product id or SoC name",
-               "docs/reference.md 'Products' / docs/options.md Products"),
-    "NPB115": ("warning", "explicit target product (product=, forced_product(), --product) and the "
-               "soc_config SoC name disagree; the explicit one wins",
-               "target precedence: docs/reference.md 'Products' / docs/options.md Products"),
-    "NPB116": ("info", "no custom optimizer named exactly NpuOptimizer in the ConfigProto: GE "
-               "gets the adapter defaults only",
-               "hicann/tensorflow tf_adapter/util/npu_attrs.cc (name() == \"NpuOptimizer\")"),
-    "NPB112": ("error", "option not supported on the target product (error where the seeds say so, "
-               "else warning)", "seeds; vendor docs product lists"),
-    "NPB113": ("warning", "value not supported on the target product", "vendor docs per-value product lists"),
-    "NPB114": ("error", "config class not supported on the target product",
-               "seed memoryconfig_constructor_zh.txt product table"),
-    "NPB120": ("error", "static_memory_policy 2 or 4 with concurrently executing graphs "
-               "(graph_max_parallel_model_num > 1)", "seed memoryconfig_constructor_zh.txt"),
-    "NPB121": ("warning", "GE_USE_STATIC_MEMORY set together with static_memory_policy; merged",
-               "reference README (GE merge rule); vendor docs"),
-    "NPB122": ("info", "input_fusion_size only acts on static-shape graphs run asynchronously",
-               "seed ge_memory_options_zh.txt"),
-    "NPB123": ("error", "two graphs of one process executed concurrently under static_memory_policy "
-               "2 or 4 (raised at run time by the Session patch, recorded on the session's "
-               "configuration; runs of QueueRunner ops, the host input pipeline, are exempt)",
-               "seed memoryconfig_constructor_zh.txt"),
-    "NPB124": ("warning", "training steps of a train() call not a multiple of iterations_per_loop "
-               "(on the NPU every loop runs iterations_per_loop steps; raised at run time by "
-               "NPUEstimator)", "reference option_values.json (iterations_per_loop notes); vendor "
-               "docs npu_config/npurunconfig_constructor/performance_tuning.md"),
-    "NPB125": ("error", "util.set_iteration_per_loop (or IterationPerLoop.load_iteration_per_loop_var) "
-               "given another value than the session configuration's parameter_map "
-               "iterations_per_loop: an error when that is 1 (set or unset: adapter default 1), "
-               "where the NPU would not loop at all; a warning when both are above 1 (the NPU "
-               "loops the value given to the call) or the call gives 1 (raised at run time, "
-               "recorded on the session's configuration)",
-               "reference option_values.json (iterations_per_loop notes); vendor docs "
-               "apiref/session_config/performance_tuning.md and apiref/npu_util/"
-               "set_iteration_per_loop.md; hicann/tensorflow tf_adapter/kernels/geop_npu.cc "
-               "(the value only switches the device loop on, when > 1)"),
-    "NPB126": ("warning", "a session's global (GEInitialize) options ignored: GE is initialized "
-               "once per process while NPU sessions are open, by the first (recorded at "
-               "session creation by the Session patch); options the session also sends to "
-               "ge::Session apply to it and are not reported", "hicann/tensorflow "
-               "tf_adapter/util/ge_plugin.cc GePlugin::Init; tf_adapter/kernels/geop_npu.cc "
-               "GeOp::Finalize, GeOp::Initialize (ge::Session gets NpuAttrs::GetSessOptions)"),
-    "NPB130": ("error", "GE option given at a level GE does not accept it at",
-               "seeds (生效级别), else reference ge_option_scopes.json"),
-    "NPB131": ("warning", "reuse index at or beyond the graph's input/output count: dropped",
-               "seed ge_memory_options_zh.txt"),
-    "NPB132": ("info", "reused graph inputs/outputs must be 32-byte aligned",
-               "seed ge_memory_options_zh.txt"),
-    "NPB133": ("error", "ge.externalWeightDir without external weights on",
-               "seed ge_memory_options_zh.txt"),
-    "NPB134": ("info", "directory external weight files are written to",
-               "seed ge_memory_options_zh.txt (precedence rule)"),
-    "NPB135": ("warning", "unknown GE option key or ir_option name", "reference ge_option_scopes.json"),
-    "NPB136": ("error", "unsafe directory for files GE writes (ge.externalWeightDir, ASCEND_WORK_PATH): "
-               "a '..' component, a symbolic link, an existing non-directory, NUL or line break",
-               "project rule (npu_bridge/ge/paths.py); seed ge_memory_options_zh.txt for the directory"),
-    "NPB140": ("error", "graph_memory_max_size + variable_memory_max_size exceed the product's "
-               "on-chip memory (a warning where the product's figure has low confidence)",
-               "GE's defaults and budget check (hicann/ge base/graph/manager/graph_var_manager.h, "
-               "graph_mem_assigner.cc); figures: npu_bridge/ge/products.py, each with its "
-               "confidence and source (vendor platform configs, reference ge_memory.md)"),
-    "NPB145": ("info", "the memory-size rule (NPB140) skipped: no on-chip memory figure is known "
-               "for the target product", "project rule; figures: npu_bridge/ge/products.py"),
-    "NPB141": ("error", "mix_compile_mode needs iterations_per_loop == 1",
-               "vendor docs mixed_computing / NPURunConfig"),
-    "NPB142": ("error", "mutually exclusive options set together (error where the real adapter "
-               "rejects it; warning where only the docs say so)",
-               "reference option_values.json checked_by_adapter; rules: docs/options.md "
-               "'Cross-option rules'"),
-    "NPB143": ("error", "option needs another option the configuration lacks (error where the real "
-               "adapter rejects it; warning where only the docs say so)",
-               "reference option_values.json checked_by_adapter; rules: docs/options.md "
-               "'Cross-option rules'"),
-    "NPB144": ("warning", "directory the real adapter requires to exist and be writable "
-               "(dump_path, work_path) is not one here; checked on the machine running the script",
-               "reference option_values.json checked_by_adapter (dump_path, work_path)"),
-    "NPB150": ("warning", "GE_USE_STATIC_MEMORY holds an invalid value", "reference README"),
-    "NPB160": ("error", "config-class argument of a type the real NPUEstimator cannot write "
-               "(raised by the constructor as NpuArgumentError)",
-               "hicann/tensorflow npu_config.py / npu_estimator.py; catalog field column"),
-    "NPB161": ("error", "one of the real NPURunConfig's own Python checks (ps mode: TF_CONFIG "
-               "cluster, ParameterServerStrategy, mix_compile_mode)",
-               "hicann/tensorflow npu_config.py"),
-    "NPB162": ("warning", "bool config-class argument given an int other than 0 and 1 (e.g. "
-               "external_weight=2): the real NPUEstimator writes it to an AttrValue .b field, "
-               "where protobuf stores True, so GE gets the 'on' value; where the GE key itself "
-               "takes that number (ge.externalWeight 2), the message says to set the GE key "
-               "directly",
-               "hicann/tensorflow npu_estimator.py (parameter_map[KEY].b = value); catalog "
-               "field column; GE values: the GE key's catalog row (seed "
-               "ge_memory_options_zh.txt for ge.externalWeight)"),
-    # npu-bridge lint's own codes: about the file, and about what protobuf or Python itself
-    # raises when the script runs (found without running it).
-    "NBL001": ("error", "the file does not parse", "project rule (npu-bridge lint)"),
-    "NBL002": ("warning", "the file is larger than the size limit and was not checked",
-               "project rule (npu-bridge lint --max-bytes)"),
-    "NBL003": ("error", "the file cannot be read", "project rule (npu-bridge lint)"),
-    "NBL010": ("error", "AttrValue has no such field (AttributeError at run time)",
-               "project rule (npu-bridge lint); fields: reference npu_options.json field"),
-    "NBL011": ("error", "the literal does not fit the AttrValue field (protobuf's "
-               "TypeError/ValueError)", "project rule (npu-bridge lint); field types: "
-               "reference npu_options.json field"),
-    "NBL012": ("error", "config class (or npu_resource_init) called with an argument it does "
-               "not have (TypeError at run time)", "hicann/tensorflow npu_config.py, "
-               "npu_plugin.py signatures (reference npu_options.json classes)"),
-    # NPU-only failures found from the captured graphs (npu_bridge/ge/npu_failures.py,
-    # reference npu_failure_cases.md rows 1-7 and 12; docs/memory.md)
-    "NPB170": ("error", "V1 control flow (Switch/Merge/Enter/Exit/NextIteration) in a graph the "
-               "NPU runs as dynamic shape: refused as 'v1 control operator'",
-               "hicann/tensorflow faq dynamic_shape_v1_control_unsupported_error.md"),
-    "NPB171": ("warning", "many V1 control-flow branches in a static graph: memory grows past "
-               "the device", "hicann/tensorflow faq v1_control_ops_out_of_memory.md"),
-    "NPB172": ("warning", "iterations_per_loop > 1 with a one-shot iterator or with "
-               "enable_data_pre_proc off: the loop is not offloaded",
-               "vendor migration guide, iterations_per_loop restrictions"),
-    "NPB173": ("error", "a batch of non-static size in a training graph sunk with "
-               "iterations_per_loop > 1", "vendor migration guide (dataset, dynamic shape)"),
-    "NPB174": ("warning", "iterator initializer run together with the variable initializers: "
-               "variables stay 0 on the NPU",
-               "hicann/tensorflow faq variable_preprocess_init_subgraph_error_fix.md"),
-    "NPB175": ("error", "lookup table read by the input pipeline without mix_compile_mode: "
-               "'Table not initialized'",
-               "hicann/tensorflow faq resource_operator_preprocess_fix.md"),
-    "NPB176": ("error", "loss-scale manager created inside tf.control_dependencies: "
-               "'Placeholder not support'",
-               "hicann/tensorflow faq npu_loss_scale_optimizer_faq.md"),
-    "NPB177": ("error", "graph does not fit the device: feature map + variables above the "
-               "budget (GE: ACL_ERROR_GE_MEMORY_ALLOCATION)",
-               "GE graph_mem_assigner.cc ReAssignMemory via reference ge_memory.md"),
-    "NPB178": ("warning", "a session's graphs fit one by one but not together under "
-               "static_memory_policy 0 (policy 2 needs only the largest)",
-               "seed ge_memory_options_zh.txt (ge.exec.staticMemoryPolicy)"),
-    # the partition of each graph into GeOps and host ops (npu_bridge/ge/partition.py,
-    # docs/partition.md): hicann/tensorflow tf_adapter/optimizers/om_partition_subgraphs_pass.cc
-    "NPB190": ("warning", "a dataset yields strings while enable_data_pre_proc is off (the "
-               "adapter's warning)", "hicann/tensorflow om_partition_subgraphs_pass.cc:2276-2283"),
-    "NPB191": ("error", "in_out_pair set without mix_compile_mode: the adapter fails the graph",
-               "hicann/tensorflow om_partition_subgraphs_pass.cc:1063-1066"),
-    "NPB192": ("error", "in_out_pair invalid, or an op on its paths not supported: the adapter "
-               "fails the graph", "hicann/tensorflow om_partition_subgraphs_pass.cc:531-590"),
-    "NPB193": ("error", "a Ref / resource tensor would cross between a GeOp and the host (or "
-               "the graph has a cycle): the adapter fails the graph",
-               "hicann/tensorflow om_partition_subgraphs_pass.cc:1097-1118, :1913-1944, "
-               ":2546-2555"),
-    "NPB194": ("error", "iterations_per_loop > 1 with a one-shot iterator: the adapter aborts",
-               "hicann/tensorflow om_partition_subgraphs_pass.cc:2440-2443"),
-    "NPB195": ("error", "dynamic input in lazy_recompile mode with iterations_per_loop > 1",
-               "hicann/tensorflow om_partition_subgraphs_pass.cc:2481-2485"),
-    "NPB197": ("warning", "ops the NPU supports run on the host: full offload keeps one GeOp, "
-               "and a host op separates a cluster from it",
-               "hicann/tensorflow om_partition_subgraphs_pass.cc:932-980, :1348-1354"),
-    "NPB198": ("warning", "iterations_per_loop > 1 with host ops exchanging tensors with a GeOp: "
-               "the device loops N times per Session.run, the host ops run once",
-               "hicann/tensorflow tf_adapter/kernels/geop_npu.cc:1148-1150, :1248-1250"),
-})
-CODES = MappingProxyType({code: (sev, title, cite(source))
-                          for code, (sev, title, source) in CODES.items()})
+# The table (npu_bridge/ge/codes.py), seed pages cited in its sources.
+CODES = MappingProxyType({code: row._replace(source=cite(row.source))
+                          for code, row in _codes.CODES.items()})
 
 # Codes about a choice, reported only for an option the user set: never for a default a
 # config class (NPURunConfig) or npu_resource_init writes itself (issue 17). The resolver
@@ -279,9 +90,20 @@ CODES = MappingProxyType({code: (sev, title, cite(source))
 USER_SET_ONLY = frozenset(("NPB105", "NPB122"))
 
 
-def make(code, option, value, message, severity=None):
-    """Build a Diagnostic with the code's default severity unless one is given; seed
-    citations in the message name their vendor page (`cite`)."""
+def make(code, option, value, severity=None, **fields):
+    """The Diagnostic of `code` about `option` (the name the user wrote) and `value`: its
+    message is the code's template (`CODES[code].template`) filled with `fields`, `option`,
+    `value` and `source` (the row's); severity the code's default unless one is given (a
+    rule whose row says otherwise). Seed citations name their vendor page (`cite`).
+
+    Raises:
+      KeyError: an unknown code, or a field the template names and the call lacks.
+      ValueError: `severity` not one of `SEVERITIES`.
+    """
+    row = CODES[code]
+    if severity is not None and severity not in SEVERITIES:
+        raise ValueError("severity %r of %s: allowed: %s" % (severity, code, ", ".join(SEVERITIES)))
+    message = row.template.format(option=option, value=value, source=row.source, **fields)
     if "seed" in message:
         message = cite(message)
-    return Diagnostic(code, severity or CODES[code][0], option, value, message)
+    return Diagnostic(code, severity or row.severity, option, value, message)

@@ -56,9 +56,10 @@ def resolve_ge(global_options=None, session_options=None, graph_options=None, ir
         if row is None:
             close = catalog.suggest(name, tuple(catalog.BY_IR_OPTION))
             diags.append(make("NPB135", name, _text(value) if not isinstance(value, bytes)
-                              else value.decode("utf-8", "replace"), "unknown ir_option %r%s; known: %s"
-                              % (name, "; did you mean %s?" % close[0] if close else "",
-                                 ", ".join(catalog.BY_IR_OPTION))))
+                              else value.decode("utf-8", "replace"), what="unknown ir_option",
+                              key=name, detail="%s; known: %s" % (
+                                  "; did you mean %s?" % close[0] if close else "",
+                                  ", ".join(catalog.BY_IR_OPTION))))
             continue
         items.append(("ir_global", row.ge_key, value, "ir_option:" + name))
     for level, key, value, src in items:
@@ -69,13 +70,12 @@ def resolve_ge(global_options=None, session_options=None, graph_options=None, ir
         option = src[len("ir_option:"):] if src.startswith("ir_option:") else key
         if allowed_levels is None:
             close = catalog.suggest(key, tuple(SCOPES) + tuple(catalog.BY_GE_KEY))
-            diags.append(make("NPB135", key, text, "unknown GE option %r%s"
-                              % (key, "; did you mean %s?" % close[0] if close else "")))
+            diags.append(make("NPB135", key, text, what="unknown GE option", key=key,
+                              detail="; did you mean %s?" % close[0] if close else ""))
         elif level not in allowed_levels:
             where = row.source if row is not None else "reference ge_option_scopes.json"
-            diags.append(make("NPB130", key, text,
-                              "%s is not accepted at the %s level; GE accepts it at: %s; "
-                              "source: %s" % (key, level, ", ".join(allowed_levels), where)))
+            diags.append(make("NPB130", key, text, level=level,
+                              levels=", ".join(allowed_levels), where=where))
         if row is not None and row.rule in ("range", "clamp"):
             number = int(text) if _DECIMAL(text) and len(text) <= 40 else text
             if not _GE_ROW_OK[key](number):
@@ -99,10 +99,9 @@ def resolve_ge(global_options=None, session_options=None, graph_options=None, ir
         for key, text in effective.items():
             row = catalog.BY_GE_KEY.get(key)
             if row is not None and row.products and pid not in row.products and text not in ("", "0"):
-                diags.append(make("NPB112", key, text,
-                                  "%s=%s is not supported on %s; supported on: %s; source: %s"
-                                  % (key, text, pid, ", ".join(row.products), row.source),
-                                  severity=row.product_severity))
+                diags.append(make("NPB112", key, text, severity=row.product_severity,
+                                  shown=text, product=pid, products=", ".join(row.products),
+                                  where=row.source))
     result = GeOptions(out[0], out[1], out[2], {}, effective, diags, pid, sources)
     cross.check_ge(result, env, direct=True)
     return result.raise_for_errors()
@@ -132,10 +131,9 @@ def check_graph(ge_options, num_inputs, num_outputs):
                             "as an int >= 0" % (name, count, type(count).__name__, name[4:-1]))
         if count < 0:
             from npu_bridge.ge.diagnostics import NpuConfigError
-            raise NpuConfigError([make("E10001", name, count,
-                                       "invalid value for check_graph's %s: %d (negative); "
-                                       "allowed: an int >= 0 (the graph's %s count)"
-                                       % (name, count, name[4:-1]))])
+            raise NpuConfigError([make("E10001", name, count, shown=count, reason="negative",
+                                       allowed="an int >= 0 (the graph's %s count)" % name[4:-1],
+                                       where="check_graph(ge_options, num_inputs, num_outputs)")])
     result = GeOptions.from_dict(ge_options.to_dict())
     for key, limit_for in (("ge.exec.inputReuseMemIndexes", lambda i: num_inputs),
                            ("ge.exec.outputReuseMemIndexes", lambda i: num_outputs),
@@ -156,12 +154,12 @@ def check_graph(ge_options, num_inputs, num_outputs):
                 new = "|".join(",".join(p) for p in good)
             if dropped and limit_for is None:
                 result.diagnostics.append(make(
-                    "E10001", key, text,
-                    "invalid value for %s: %r (pair%s %s outside a graph with %d inputs and %d "
-                    "outputs; each input,output index must be within the model's inputs and "
-                    "outputs); source: seed ge_memory_options_zh.txt"
-                    % (key, text, "s" if len(dropped) > 1 else "", " and ".join(dropped),
-                       num_inputs, num_outputs)))
+                    "E10001", key, text, shown=repr(text),
+                    reason="pair%s %s outside a graph with %d inputs and %d outputs" % (
+                        "s" if len(dropped) > 1 else "", " and ".join(dropped), num_inputs,
+                        num_outputs),
+                    allowed="input,output index pairs within the model's inputs and outputs",
+                    where="seed ge_memory_options_zh.txt"))
             elif dropped:
                 if new:
                     target[key] = new
@@ -169,8 +167,6 @@ def check_graph(ge_options, num_inputs, num_outputs):
                     del target[key]
                 if target is result.effective:
                     result.diagnostics.append(make(
-                        "NPB131", key, text,
-                        "%s: %s out of range for a graph with %d inputs and %d outputs; dropped "
-                        "(GE ignores them); source: seed ge_memory_options_zh.txt"
-                        % (key, ", ".join(dropped), num_inputs, num_outputs)))
+                        "NPB131", key, text, dropped=", ".join(dropped), inputs=num_inputs,
+                        outputs=num_outputs))
     return result.raise_for_errors()

@@ -12,10 +12,6 @@ import threading
 GE_INIT_CODE = "NPB126"
 POLICY_KEY = "ge.exec.staticMemoryPolicy"
 GUARDED_POLICIES = frozenset(("2", "4"))
-_GE_INIT_SOURCE = ("hicann/tensorflow tf_adapter/util/ge_plugin.cc (GePlugin::Init returns when GE is "
-                   "already initialized), tf_adapter/kernels/geop_npu.cc (GeOp::Finalize "
-                   "finalizes GE only when no GE session is left; ge::Session gets only "
-                   "NpuAttrs::GetSessOptions)")
 _UNSET_TEXTS = ("", "None")   # "None": what the real npu_resource_init sends for an unset argument
 
 
@@ -180,11 +176,8 @@ class GeInitialization:
         advice = ("pass them to npu_resource_init, or call npu_resource_shutdown first"
                   if init.plugin else "close the other NPU sessions first, or give every "
                   "session the same global options")
-        return make(GE_INIT_CODE, key, value,
-                    "GE is initialized once per process while NPU sessions are open, and %s "
-                    "initialized it, so these global (GEInitialize) options of this "
-                    "configuration are ignored: %s; %s; source: %s"
-                    % (init.owner, listed, advice, _GE_INIT_SOURCE)), keys
+        return make(GE_INIT_CODE, key, value, owner=init.owner, listed=listed,
+                    advice=advice), keys
 
 
 def _shown_value(value):

@@ -188,9 +188,8 @@ def key_diagnostic(key, field, value):
     where = ("; today: %s" % r.moved_to) if r.moved_to else ""
     wrong = ("" if field in (None, r.field) else
              " (older releases read it from AttrValue field %s, it was set in %s)" % (r.field, field))
-    return make("NPB108", key, value,
-                "parameter_map key %r is a spelling of older adapter releases%s: %s%s; "
-                "accepted with this warning; source: %s" % (key, wrong, _now(r), where, r.releases))
+    return make("NPB108", key, value, spelling="parameter_map key %r" % key, what="a spelling",
+                note=wrong, effect=_now(r) + where, releases=r.releases)
 
 
 def argument_diagnostic(cls, arg, value):
@@ -209,7 +208,7 @@ def argument_diagnostic(cls, arg, value):
         key_row = PARAMETER_MAP_KEYS.get(r.writes[0])
         wrote += ", and %s" % ("the current adapter ignores that key" if key_row is not None
                                else "the current adapter still reads that key")
-    return make("NPB108", "%s(%s)" % (cls, arg), value,
-                "%s(%s=...) is an argument of older adapter releases, not of the current %s "
-                "(a TypeError there): accepted; %s; today: %s; source: %s"
-                % (cls, arg, cls, wrote, r.moved_to or "no equivalent", r.releases))
+    return make("NPB108", "%s(%s)" % (cls, arg), value, spelling="%s(%s=...)" % (cls, arg),
+                what="an argument", note=", not of the current %s (a TypeError there)" % cls,
+                effect="%s; today: %s" % (wrote, r.moved_to or "no equivalent"),
+                releases=r.releases)

@@ -29,9 +29,6 @@ project's, stated here and in docs/memory.md."""
 PER_SESSION = frozenset(("NPB172", "NPB175"))
 """Codes about the configuration more than one graph: reported once per session."""
 
-_FAQ = "hicann/tensorflow docs/en/tfadapter_1/migration/faq/"
-_GUIDE = "vendor migration guide (hicann/tensorflow docs/en/tfadapter_1/migration)"
-
 
 @dataclass
 class GraphFacts:
@@ -99,78 +96,51 @@ def graph_findings(graph_name, facts, plan, ge_options, memory_options, env=None
         why = runs_dynamic(facts, ge_options)
         name, kind = facts.v1_control[0]
         if why:
-            out.append(make("NPB170", graph_name, name,
-                            "graph %s runs as dynamic shape (%s) and holds V1 control flow (%d "
-                            "ops): the NPU refuses it: \"node %s(%s) is v1 control operator, "
-                            "which is not supported, please convert to v2 control operator\"; "
-                            "fix: %s; source: %sdynamic_shape_v1_control_unsupported_error.md"
-                            % (graph_name, why, len(facts.v1_control), name, kind, fix_v2, _FAQ)))
+            out.append(make("NPB170", graph_name, name, graph=graph_name, why=why,
+                            count=len(facts.v1_control), node=name, kind=kind, fix=fix_v2))
         elif facts.merges > V1_MERGE_LIMIT:
-            out.append(make("NPB171", graph_name, facts.merges,
-                            "graph %s holds %d V1 control-flow branches (Merge ops; more than "
-                            "%d): on the NPU their memory grows past the device (the FAQ's "
-                            "example: above 31 GB); fix: %s; source: "
-                            "%sv1_control_ops_out_of_memory.md"
-                            % (graph_name, facts.merges, V1_MERGE_LIMIT, fix_v2, _FAQ)))
+            out.append(make("NPB171", graph_name, facts.merges, graph=graph_name,
+                            limit=V1_MERGE_LIMIT, fix=fix_v2))
     # row 3: the loop is not offloaded
     if ipl > 1 and facts.getnext:
         one_shot = [g for g in facts.getnext if g[1] == "OneShotIterator"]
         if one_shot:
             out.append(make("NPB172", "iterations_per_loop", ipl,
-                            "iterations_per_loop=%d with a one-shot iterator (%s feeds %s in "
-                            "graph %s): the NPU does not offload the loop; fix: "
-                            "tf.compat.v1.data.make_initializable_iterator and run its "
-                            "initializer; source: %s, iterations_per_loop restrictions"
-                            % (ipl, one_shot[0][1], one_shot[0][0], graph_name, _GUIDE)))
+                            subject="iterations_per_loop=%d with a one-shot iterator (%s feeds "
+                            "%s in graph %s)" % (ipl, one_shot[0][1], one_shot[0][0], graph_name),
+                            effect="the NPU does not offload the loop",
+                            fix="tf.compat.v1.data.make_initializable_iterator and run its "
+                            "initializer"))
         elif not pre_proc:
             out.append(make("NPB172", "enable_data_pre_proc", "0",
-                            "iterations_per_loop=%d with enable_data_pre_proc off (graph %s reads "
-                            "%s): the dataset is not sunk to the device, so the loop is not "
-                            "offloaded; fix: parameter_map[\"enable_data_pre_proc\"].b = True; "
-                            "source: %s, iterations_per_loop restrictions"
-                            % (ipl, graph_name, facts.getnext[0][0], _GUIDE)))
+                            subject="iterations_per_loop=%d with enable_data_pre_proc off "
+                            "(graph %s reads %s)" % (ipl, graph_name, facts.getnext[0][0]),
+                            effect="the dataset is not sunk to the device, so the loop is not "
+                            "offloaded", fix="parameter_map[\"enable_data_pre_proc\"].b = True"))
     # row 4: a batch of non-static size in the offloaded loop
     if ipl > 1 and pre_proc and facts.training:
         unknown = [g for g in facts.getnext if g[2] and g[1] != "OneShotIterator"]
         if unknown:
-            out.append(make("NPB173", graph_name, unknown[0][0],
-                            "graph %s trains on %s, whose batch has a dimension of unknown size, "
-                            "with iterations_per_loop=%d: the offloaded loop needs static shapes "
-                            "(the last, smaller batch recompiles or fails); fix: "
-                            "Dataset.batch(n, drop_remainder=True), or the dynamic shape options "
-                            "(dynamic_input, dynamic_dims, input_shape); source: %s, dataset and "
-                            "dynamic shape chapters" % (graph_name, unknown[0][0], ipl, _GUIDE)))
+            out.append(make("NPB173", graph_name, unknown[0][0], graph=graph_name, ipl=ipl))
     # row 5: iterator initializer with the variable initializers
     if facts.var_inits and facts.iterator_inits:
         out.append(make("NPB174", graph_name, facts.iterator_inits[0],
-                        "graph %s runs %d variable initializer(s) together with the iterator "
-                        "initializer %s: on the NPU every variable stays 0 and the model does "
-                        "not learn; fix: run iterator.initializer in a sess.run of its own; "
-                        "source: %svariable_preprocess_init_subgraph_error_fix.md"
-                        % (graph_name, facts.var_inits, facts.iterator_inits[0], _FAQ)))
+                        subject="graph %s" % graph_name,
+                        initializers="%d variable initializer(s)" % facts.var_inits))
     # row 6: a lookup table in the input pipeline
     if facts.tables_in_pipeline and not mix:
-        out.append(make("NPB175", "mix_compile_mode", "0",
-                        "graph %s: the input pipeline reads lookup table %s; without "
-                        "mix_compile_mode the NPU fails with \"Failed precondition: Table not "
-                        "initialized\"; fix: parameter_map[\"mix_compile_mode\"].b = True; "
-                        "source: %sresource_operator_preprocess_fix.md"
-                        % (graph_name, facts.tables_in_pipeline[0], _FAQ)))
+        out.append(make("NPB175", "mix_compile_mode", "0", graph=graph_name,
+                        table=facts.tables_in_pipeline[0]))
     # row 12: out of memory
     if plan is not None and not plan.dynamic:
         v = mp.verdict(plan.checked, plan.variables, memory_options)
         if v.fits is False:
             out.append(make("NPB177", graph_name, plan.checked + plan.variables,
-                            "graph %s does not fit %s: graph build fails with "
-                            "ACL_ERROR_GE_MEMORY_ALLOCATION: \"%s\" (feature map %s with reuse "
-                            "%s, reuse off %s, variables %s; budget: %s); fix: a smaller batch, "
-                            "reuse on, static_memory_policy 3/4 for dynamic graphs, or a product "
-                            "with more memory; source: GE graph_mem_assigner.cc via reference "
-                            "ge_memory.md" % (
-                                graph_name, memory_options.product or "the budget", v.message,
-                                mp.mib(plan.feature_map), "on" if memory_options.reuse else "off",
-                                mp.mib(plan.reuse_off), mp.mib(plan.variables),
-                                memory_options.graph_budget_source)))
+                            graph=graph_name, target=memory_options.product or "the budget",
+                            verdict=v.message, feature_map=mp.mib(plan.feature_map),
+                            reuse="on" if memory_options.reuse else "off",
+                            reuse_off=mp.mib(plan.reuse_off), variables=mp.mib(plan.variables),
+                            budget=memory_options.graph_budget_source))
     return out
 
 
@@ -185,13 +155,13 @@ def loop_cadence_findings(iterations_per_loop, steps):
     for name, n in steps.items():
         if isinstance(n, int) and n > 0 and n % iterations_per_loop:
             out.append(make("NPB172", name, n,
-                            "%s=%d is not a multiple of iterations_per_loop=%d: on the NPU the "
-                            "host acts only between loops, so it happens at the end of the loop "
-                            "that crosses each such step (the first at step %d), not at the "
-                            "configured steps; fix: a multiple of iterations_per_loop; source: "
-                            "%s, iterations_per_loop restrictions" % (
-                                name, n, iterations_per_loop,
-                                -(-n // iterations_per_loop) * iterations_per_loop, _GUIDE)))
+                            subject="%s=%d is not a multiple of iterations_per_loop=%d" % (
+                                name, n, iterations_per_loop),
+                            effect="on the NPU the host acts only between loops, so it happens "
+                            "at the end of the loop that crosses each such step (the first at "
+                            "step %d), not at the configured steps"
+                            % (-(-n // iterations_per_loop) * iterations_per_loop),
+                            fix="a multiple of iterations_per_loop"))
     return out
 
 
@@ -201,22 +171,15 @@ def session_findings(session_name, session_plan):
     s = session_plan
     if s is None or s.session_verdict.fits is not False or any(v.fits is False for v in s.verdicts):
         return []
-    return [make("NPB178", "static_memory_policy", s.options.policy,
-                 "the %d graphs of %s fit one by one but not together under "
-                 "static_memory_policy %d: \"%s\"; policy 2 (one pool at the largest graph) "
-                 "needs %s instead of %s, unless graphs execute concurrently; source: seed "
-                 "ge_memory_options_zh.txt (ge.exec.staticMemoryPolicy)"
-                 % (len(s.graphs), session_name, s.options.policy, s.session_verdict.message,
-                    mp.mib(s.policy_alternatives["2"]), mp.mib(s.policy_alternatives["0"])))]
+    return [make("NPB178", "static_memory_policy", s.options.policy, count=len(s.graphs),
+                 session=session_name, verdict=s.session_verdict.message,
+                 policy2=mp.mib(s.policy_alternatives["2"]),
+                 policy0=mp.mib(s.policy_alternatives["0"]))]
 
 
 def loss_scale_finding(manager, control_inputs):
     """NPB176 (row 7): a loss-scale manager created while `control_inputs` (op names) are the
     active control dependencies."""
-    return make("NPB176", manager, ", ".join(control_inputs[:3]),
-                "%s created inside tf.control_dependencies(%s): on the NPU its variables "
-                "depend on the training step and graph build fails with \"Placeholder not "
-                "support\"; fix: create the manager outside the with block; source: "
-                "%snpu_loss_scale_optimizer_faq.md"
-                % (manager, ", ".join(control_inputs[:3]) + (" ..." if len(control_inputs) > 3
-                                                              else ""), _FAQ))
+    shown = ", ".join(control_inputs[:3])
+    return make("NPB176", manager, shown,
+                deps=shown + (" ..." if len(control_inputs) > 3 else ""))

@@ -424,9 +424,9 @@ class _Run:
         if not groups:
             self.diags.append(_diag.make(
                 "NPB192", "in_out_pair", opt.in_out_pair,
-                "in_out_pair %r is invalid: the adapter fails the graph ('in_out_pair: ... is "
-                "invalid.'); write it as [[['head', ...], ['tail', ...]], ...] (%s:535-537)"
-                % (opt.in_out_pair, PASS)))
+                subject="in_out_pair %r is invalid" % (opt.in_out_pair,),
+                adapter="in_out_pair: ... is invalid.", lines="535-537",
+                fix="; write it as [[['head', ...], ['tail', ...]], ...]"))
             return None
         saved = set()
         for heads, tails in groups:
@@ -441,9 +441,9 @@ class _Run:
                 if self.node_rule(n, True, True) is not None:
                     self.diags.append(_diag.make(
                         "NPB192", "in_out_pair", opt.in_out_pair,
-                        "%s (%s) lies on an in_out_pair path but is not a supported NPU op: the "
-                        "adapter fails the graph ('... is not supported npu node.', %s:571-574)"
-                        % (n, w.op[n], PASS)))
+                        subject="%s (%s) lies on an in_out_pair path but is not a supported NPU "
+                        "op" % (n, w.op[n]), adapter="... is not supported npu node.",
+                        lines="571-574", fix=""))
                     return None
                 cand.add(n)
         else:
@@ -538,11 +538,7 @@ def _partition(run, pc):
         if op == "IteratorGetNext":
             include_getnext = True
             if not opt.enable_dp and any(base(d) == "string" for _, d in w.outputs[n]):
-                run.diags.append(_diag.make(
-                    "NPB190", "enable_data_pre_proc", False,
-                    "%s outputs a string from the dataset while enable_data_pre_proc is off: the "
-                    "adapter warns 'Dataset outputs have string output_type, please set "
-                    "enable_data_pre_proc=True.' (%s:2276-2283)" % (n, PASS)))
+                run.diags.append(_diag.make("NPB190", "enable_data_pre_proc", False, node=n))
         elif op == "_UnaryOpsComposition":
             split_unary_ops(w, n)
         elif op == "DestroyTemporaryVariable" and "AccumulateNV2" in n:
@@ -551,10 +547,7 @@ def _partition(run, pc):
     dyn, mode = None, None
     for n in w.nodes():
         if w.op[n] == "OneShotIterator" and opt.iterations_per_loop != 1:
-            run.fail("NPB194", "iterations_per_loop", opt.iterations_per_loop,
-                     "%s is a one-shot iterator and iterations_per_loop is %d: the adapter aborts "
-                     "('iterator_per_loop only support 1 when using OneShotIterator', %s:2440-"
-                     "2443); use make_initializable_iterator" % (n, opt.iterations_per_loop, PASS))
+            run.fail("NPB194", "iterations_per_loop", opt.iterations_per_loop, node=n)
         a = w.attrs[n]
         if "_graph_dynamic_input" in a:   # GetGraphConfig (:2245-2265)
             dyn = "1" if a["_graph_dynamic_input"] else "0"
@@ -564,19 +557,14 @@ def _partition(run, pc):
         dyn, mode = opt.dynamic_input, opt.dynamic_graph_execute_mode
     lazy = dyn == "1" and mode == "lazy_recompile"
     if lazy and opt.iterations_per_loop > 1:
-        run.fail("NPB195", "iterations_per_loop", opt.iterations_per_loop,
-                 "dynamic input in lazy_recompile mode runs only with iterations_per_loop 1: the "
-                 "adapter fails the graph ('iterations_per_loop only support 1 in lazy_recompile "
-                 "mode', %s:2481-2485)" % PASS)
+        run.fail("NPB195", "iterations_per_loop", opt.iterations_per_loop)
     mix = opt.mix_compile_mode
     if mix:
         route_save_v2(w)
     cand = set()
     if opt.in_out_pair:
         if not mix:
-            run.fail("NPB191", "in_out_pair", opt.in_out_pair,
-                     "in_out_pair is set without mix_compile_mode: the adapter fails the graph "
-                     "('mix_compile_mode must be True when use in_out_pair.', %s:1063-1066)" % PASS)
+            run.fail("NPB191", "in_out_pair", opt.in_out_pair)
         cand = run.in_out_pair()
         if cand is None:
             raise pc.Failed()
@@ -600,11 +588,12 @@ def _plain_edges(w):
     return [(e.src, e.slot, e.dst, e.dst_slot) for e in w.live_edges()]
 
 
-def _fail(self, code, option, value, message):
+def _fail(self, code, option, value, **fields):
     from npu_bridge.ge import partition_clusters as pc
-    self.diags.append(_diag.make(code, option, value, message))
+    diag = _diag.make(code, option, value, **fields)
+    self.diags.append(diag)
     for n in self.work.nodes():
-        self.put_out(n, "failed", message.split(":")[0])
+        self.put_out(n, "failed", diag.message.split(":")[0])
     self.part.clear()
     raise pc.Failed()
 
@@ -651,24 +640,14 @@ def _findings(part):
     dropped = [h for h in part.host_ops if h.rule == "not_merged"]
     if dropped and part.geops:
         out.append(_diag.make(
-            "NPB197", "mix_compile_mode", False,
-            "%d op(s) the NPU supports run on the host CPU in graph %s (%s): full offload keeps "
-            "one GeOp (%s) and a cluster that a host op separates from it cannot join it (%s:"
-            "932-980, :1348-1354); move the host op out of the model or set "
-            "mix_compile_mode=True" % (len(dropped), part.graph,
-                                       ", ".join(h.name for h in dropped[:5]),
-                                       part.geops[0].name, PASS)))
+            "NPB197", "mix_compile_mode", False, count=len(dropped), graph=part.graph,
+            ops=", ".join(h.name for h in dropped[:5]), geop=part.geops[0].name))
     ipl = part.options.iterations_per_loop
     if ipl > 1 and part.geops:
         hosts = {h.name for h in part.host_ops if h.rule not in ("boundary", "const", "dataset")}
         near = sorted({t.dst for g in part.geops for t in g.outputs if t.dst in hosts}
                       | {t.src for g in part.geops for t in g.inputs if t.src in hosts})
         if near:
-            out.append(_diag.make(
-                "NPB198", "iterations_per_loop", ipl,
-                "iterations_per_loop is %d: each GeOp of graph %s runs %d iterations on the "
-                "device per Session.run (GE graph option iterations_per_loop, hicann/tensorflow "
-                "tf_adapter/kernels/geop_npu.cc:1148-1150, :1248-1250) while host op(s) %s "
-                "exchanging tensors with it run once per Session.run" % (
-                    ipl, part.graph, ipl, ", ".join(near[:5]))))
+            out.append(_diag.make("NPB198", "iterations_per_loop", ipl, graph=part.graph,
+                                  hosts=", ".join(near[:5])))
     return out

@@ -24,8 +24,8 @@ def mark(run, cand, lazy):
                                               if w.op[e.src] not in NEXT_ITERATION])
     except ValueError:
         run.fail("NPB193", "graph", run.graph.name,
-                 "graph %s has a cycle outside a while loop: the adapter fails it ('Input graph "
-                 "has a cycle', :1097-1118)" % run.graph.name)
+                 subject="graph %s has a cycle outside a while loop" % run.graph.name,
+                 adapter="Input graph has a cycle", lines="1097-1118")
     parent = {}      # union-find over cluster indices: merged index -> the survivor
     size = dict.fromkeys((ids[n] for n in nodes), 1)
 
@@ -151,10 +151,10 @@ def copy_vars(run):
         if dst_sub is None:
             if refish:
                 run.fail("NPB193", "mix_compile_mode", "True",
-                         "variable %s is read through a Ref/resource input by %s (%s), which "
-                         "stays on the host: the adapter fails the graph ('Ref Tensors (e.g., "
-                         "Variables) output: %s is not in white list', :2546-2555)"
-                         % (e.src, e.dst, w.op[e.dst], e.dst))
+                         subject="variable %s is read through a Ref/resource input by %s (%s), "
+                         "which stays on the host" % (e.src, e.dst, w.op[e.dst]),
+                         adapter="Ref Tensors (e.g., Variables) output: %s is not in white "
+                         "list" % e.dst, lines="2546-2555")
             continue
         if refish and part.get(e.src, "") != dst_sub:
             key = (dst_sub, e.src)
@@ -218,9 +218,10 @@ def split(run):
         if ss is not None:
             if is_ref(e.dtype):
                 run.fail("NPB193", "graph", run.graph.name,
-                         "%s:%d leaves GeOp %s into the Ref input of %s: the adapter fails the "
-                         "graph ('Ref Tensors (e.g., Variables) are not supported as results', "
-                         ":1913-1925)" % (lab(e.src), e.slot, ss, lab(e.dst)))
+                         subject="%s:%d leaves GeOp %s into the Ref input of %s" % (
+                             lab(e.src), e.slot, ss, lab(e.dst)),
+                         adapter="Ref Tensors (e.g., Variables) are not supported as results",
+                         lines="1913-1925")
             g = geops[ss]
             key = (e.src, e.slot)
             if key not in g["results"]:
@@ -231,9 +232,10 @@ def split(run):
         if ds is not None:
             if is_ref(e.dtype):
                 run.fail("NPB193", "graph", run.graph.name,
-                         "%s:%d enters GeOp %s through the Ref input of %s: the adapter fails "
-                         "the graph ('Ref Tensors (e.g., Variables) are not supported as args', "
-                         ":1927-1944)" % (lab(e.src), e.slot, ds, lab(e.dst)))
+                         subject="%s:%d enters GeOp %s through the Ref input of %s" % (
+                             lab(e.src), e.slot, ds, lab(e.dst)),
+                         adapter="Ref Tensors (e.g., Variables) are not supported as args",
+                         lines="1927-1944")
             if is_ref(w.output_type(e.src, e.slot)):
                 ref_in.add(e.id)
             g = geops[ds]

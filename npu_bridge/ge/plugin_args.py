@@ -73,19 +73,18 @@ def type_problem(arg, value, row):
     typ, text = FIELD_TYPES[row.field]
     if isinstance(value, typ) and not (typ is int and isinstance(value, bool)):
         return None
-    from npu_bridge.ge.diagnostics import Diagnostic
-    return Diagnostic("NPB160", "error", arg, value,
-                      "%s(%s=%r): expected %s, got %s (source: %s)"
-                      % (OWNER, arg, value, text, type(value).__name__, REAL))
+    from npu_bridge.ge.diagnostics import make
+    return make("NPB160", arg, value, subject="%s(%s=%r)" % (OWNER, arg, value), expected=text,
+                got=type(value).__name__, detail="", where=REAL)
 
 
 def profiling_without_options():
     """NPB143: `enable_profiling=True` without `profiling_options` (the real function raises)."""
     from npu_bridge.ge.diagnostics import make
     return make("NPB143", "profiling_options", None,
-                "%s(enable_profiling=True) needs profiling_options: the real one raises "
-                "ValueError 'profiling_options must be set when use profiling' (source: %s)"
-                % (OWNER, REAL))
+                subject="%s(enable_profiling=True)" % OWNER, needed="profiling_options",
+                failure="the real one raises ValueError 'profiling_options must be set when "
+                "use profiling'", where=REAL)
 
 
 def unread_key(arg, value=None):
@@ -94,7 +93,5 @@ def unread_key(arg, value=None):
     from npu_bridge.ge.diagnostics import make
     s = spec()
     key = s.unread[arg]
-    return make("NPB135", key, value,
-                "%s sends %s as %r (its own spelling; source: %s), a key GE does not read "
-                "(GE reads %s; reference ge_option_scopes.json): the setting has no effect"
-                % (OWNER, arg, key, REAL, s.rows[arg].ge_key))
+    return make("NPB135", key, value, what="%s sends %s as" % (OWNER, arg), key=key,
+                detail=" (its own spelling; source: %s; GE reads %s)" % (REAL, s.rows[arg].ge_key))

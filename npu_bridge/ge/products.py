@@ -216,10 +216,11 @@ def check_product_arg(where, product):
                         % (where, product, type(product).__name__, ", ".join(PRODUCT_IDS)))
 
 
-def unknown_message(name, where):
-    """The message for an unknown product id or SoC name, listing the known ones."""
-    return ("unknown product %r (from %s); known product ids: %s; known SoC names: %s "
-            "(docs/reference.md 'Products'; docs/options.md)" % (name, where, ", ".join(PRODUCT_IDS), ", ".join(KNOWN_SOC_FORMS)))
+def unknown_product(option, name, where):
+    """NPB111 for `name`, an unknown product id or SoC name given as `option` (`where`: how
+    it was given, e.g. "--product"), listing the known ones."""
+    return make("NPB111", option, name, where=where, ids=", ".join(PRODUCT_IDS),
+                socs=", ".join(KNOWN_SOC_FORMS))
 
 
 # ---------------------------------------------------------------- the target of a resolution
@@ -257,25 +258,18 @@ def target(product, soc, env, diags):
         if name:
             pid = lookup(name)
             if pid is None:
-                diags.append(make("NPB111", where.strip("=$"), name,
-                                  unknown_message(name, where)))
+                diags.append(unknown_product(where.strip("=$"), name, where))
             if i == 0 and soc and isinstance(soc, str):
                 # the explicit product wins, but soc_config still goes to GE: check it
                 soc_pid = lookup(soc)
                 if soc_pid is None:
-                    diags.append(make("NPB111", "soc_config", soc,
-                                      unknown_message(soc, "soc_config")))
+                    diags.append(unknown_product("soc_config", soc, "soc_config"))
                 elif pid is not None and soc_pid != pid:
-                    diags.append(make("NPB115", "soc_config", soc,
-                                      "the target product %s (%s %s) and soc_config=%r (%s) "
-                                      "disagree; %s wins; source: target precedence product= > "
-                                      "soc_config > $NPU_BRIDGE_PRODUCT (docs/reference.md 'Products')"
-                                      % (pid, where.strip("="), name, soc, soc_pid,
-                                         where.strip("="))))
+                    diags.append(make("NPB115", "soc_config", soc, product=pid,
+                                      where=where.strip("="), name=name, soc_product=soc_pid))
             return pid
     diags.append(NO_TARGET)
     return None
 
 
-NO_TARGET = make("NPB110", "product", None, "no target product (product=, soc_config or $%s): "
-                  "product rules skipped" % PRODUCT_ENV)   # immutable: one for every call
+NO_TARGET = make("NPB110", "product", None, env=PRODUCT_ENV)   # immutable: one for every call

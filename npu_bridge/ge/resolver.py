@@ -13,7 +13,7 @@ import re
 from typing import NamedTuple
 
 from npu_bridge.ge import catalog, cross, legacy, products
-from npu_bridge.ge.diagnostics import USER_SET_ONLY, Diagnostic, make
+from npu_bridge.ge.diagnostics import USER_SET_ONLY, make
 from npu_bridge.ge.direct import check_graph, resolve_ge  # noqa: F401  (importable here too)
 from npu_bridge.ge.options import GeOptions
 # the generic rule kinds (one value against its row): npu_bridge.ge.rule_kinds
@@ -43,7 +43,8 @@ def _compile():
         deprecation = None
         if row.deprecated:
             rep = (" (use %s instead)" % row.replacement) if row.replacement else ""
-            deprecation = "%s is deprecated%s; source: %s" % (row.key, rep, row.doc or row.source)
+            deprecation = make("NPB105", row.key, None, replacement=rep,
+                               where=row.doc or row.source)   # the value: each entry's
         ok = _fast_ok(row)
         specs[row.key] = (row, row.field, ok, tuple(outs), deprecation, "parameter_map:" + row.key)
     aliases = tuple((r.routes[0].key, r.ge_key) for r in catalog.OPTIONS
@@ -76,20 +77,15 @@ def _entry_effect(key, attr):
         field, value = _value_of(attr, None)
         if not isinstance(key, str):  # e.g. {5: AttrValue(i=2)}: no key of the adapter
             return (None, value, (), (make(
-                "NPB100", repr(key), value,
-                "parameter_map key %r (%s) is not a string: the real adapter only reads string "
-                "keys (reference npu_options.json; docs/options.md)"
-                % (key, type(key).__name__)),))
+                "NPB100", repr(key), value, key="%r (%s)" % (key, type(key).__name__),
+                what="is not a string", effect="only reads string keys"),))
         old = legacy.key_diagnostic(key, field, value)   # a key of an older release
         if old is not None:
             return (None, value, (), (old,))
         close = catalog.suggest(key)
         hint = ("; did you mean %s?" % " or ".join(repr(c) for c in close)) if close else ""
-        return (None, value, (), (make("NPB100", key, value,
-                                       "unknown parameter_map key %r: the real adapter "
-                                       "ignores it%s; source: the parameter_map keys the "
-                                       "real adapter reads (reference npu_options.json; "
-                                       "docs/options.md)" % (key, hint)),))
+        return (None, value, (), (make("NPB100", key, value, key=repr(key), what="is unknown",
+                                       effect="ignores it" + hint),))
     field, value = _value_of(attr, spec[1])
     return _effect(spec, key, field, value)
 
@@ -101,18 +97,12 @@ def _effect(spec, key, field, value):
     if field != want:
         how = row.other_fields.get(field)
         if how == "convert":
-            diags.append(make("NPB102", key, value,
-                              "%s set in AttrValue field %s: older adapters read it there, "
-                              "current ones read %s; converted to %r"
-                              % (key, field, _FIELD_NAMES[want], _text(value))))
+            diags.append(make("NPB102", key, value, field=field, want_name=_FIELD_NAMES[want],
+                              converted=_text(value)))
             value = _text(value)
         elif how != "accept":
-            diags.append(make("NPB101", key, value,
-                              "%s is read from AttrValue field %s but was set in %s: the "
-                              "real adapter ignores the value; set parameter_map[%r].%s "
-                              "(source: reference npu_options.json)"
-                              % (key, _FIELD_NAMES[want], _FIELD_NAMES.get(field, field),
-                                 key, want)))
+            diags.append(make("NPB101", key, value, want_name=_FIELD_NAMES[want],
+                              field_name=_FIELD_NAMES.get(field, field), want=want))
             return None, value, (), tuple(diags)
     if ok is not None and not ok(value):
         value, found = _check(row, key, value)
@@ -124,7 +114,7 @@ def _effect(spec, key, field, value):
                    if not (when == "nonempty" and not value))
     srcs = {gekey: src for idx, gekey, _ in writes}   # adapter_options (level 3) included
     if deprecation is not None:
-        diags.append(Diagnostic("NPB105", "info", key, value, deprecation))
+        diags.append(deprecation._replace(value=value))
     return srcs, value, writes, tuple(diags)
 
 
@@ -154,7 +144,7 @@ def _unpack(config):
     """(parameter_map mapping, used_classes frozenset, extra).
 
     `extra`: None in the common case (one NpuOptimizer, nothing to note), else
-    `(note, maps, near)`: `note` an info text (no NpuOptimizer) or None; `maps` every
+    `(note, maps, near)`: `note` True when there is no NpuOptimizer (NPB116), else None; `maps` every
     NpuOptimizer's parameter_map in the order the adapter reads them (None when there is at
     most one); `near` the names of custom optimizers named close to NpuOptimizer (or None).
     """
@@ -183,11 +173,7 @@ def _unpack(config):
             elif _near_miss(name):
                 near = (near or []) + [name]
         if first is None:
-            return {}, frozenset(), ("no custom optimizer named exactly NpuOptimizer in the "
-                                     "ConfigProto: the real adapter sends GE only its defaults "
-                                     "(tf_adapter/util/npu_attrs.cc reads custom optimizers "
-                                     "whose name() == \"NpuOptimizer\")",
-                                     None, near)
+            return {}, frozenset(), (True, None, near)   # NPB116
         if maps is None and near is None:
             return first, frozenset(), None
         return first, frozenset(), (None, maps, near)
@@ -253,9 +239,6 @@ _NPU_OPTIMIZER = "NpuOptimizer"
 _NEAR_MISS = {}   # custom optimizer name -> close to "NpuOptimizer" (memo)
 # (key, merge_reset) of the catalog rows a later NpuOptimizer resets when it lacks the key
 _RESETS = tuple((r.key, r.merge_reset) for r in catalog.OPTIONS if r.key and r.merge_reset)
-_MERGE_SOURCE = ("hicann/tensorflow tf_adapter/util/npu_attrs.cc: NpuAttrs::SetNpuOptimizerAttr "
-                 "(GE and adapter options) and NpuAttrs::GetPassOptions loop over every custom "
-                 "optimizer without a break")
 
 
 def _near_miss(name):
@@ -348,14 +331,10 @@ def _report_several(several, merged, sources, diags):
     info of `note` last (see `_unpack`)."""
     note, maps, near = several
     for name in near or ():
-        diags.append(make("NPB107", "NpuOptimizer", name,
-                          "custom optimizer %r is not named exactly 'NpuOptimizer': the real "
-                          "adapter ignores it and its parameter_map; did you mean "
-                          "'NpuOptimizer'? (source: tf_adapter/util/npu_attrs.cc reads only "
-                          "custom optimizers whose name() == \"NpuOptimizer\")" % name))
+        diags.append(make("NPB107", "NpuOptimizer", name))
     if merged is None:
         if note:
-            diags.append(make("NPB116", "NpuOptimizer", None, note))
+            diags.append(make("NPB116", "NpuOptimizer", None))
         return
     _, origin, changes, replaced, resets = merged
     count = len(maps)
@@ -375,12 +354,8 @@ def _report_several(several, merged, sources, diags):
                                                              _standing(key, attr))
                                for index, attr in steps)
             parts.append("%s %s" % (key, text))
-        diags.append(make("NPB106", "NpuOptimizer", ", ".join(changed),
-                          "%d NpuOptimizer custom optimizers: the real adapter reads them all "
-                          "in order, a later one overriding the keys it sets and resetting a "
-                          "few it lacks; values changed: %s. Keep one NpuOptimizer (NPUEstimator "
-                          "appends its own after those of session_config); source: %s"
-                          % (count, "; ".join(parts), _MERGE_SOURCE)))
+        diags.append(make("NPB106", "NpuOptimizer", ", ".join(changed), count=count,
+                          changes="; ".join(parts)))
     for gekey, src in sources.items():
         if src.startswith("parameter_map:"):
             index = origin.get(src[14:])
@@ -419,7 +394,7 @@ def _reader_source():
     entry goes to `slow(key, value)` (the general path, which yields the same writes plus
     the diagnostics).
     """
-    consts = {"_NOT": _NOT, "Diagnostic": Diagnostic}
+    consts = {"_NOT": _NOT}
     lines = ["def _read(pm, keys, AV, values, L0, L1, L2, L3, src, diags, slow):"]
     for number, row in enumerate(r for r in catalog.OPTIONS if r.key):
         field, key = row.field, row.key
@@ -466,12 +441,13 @@ def _reader_source():
         if deprecation is not None:
             finite = (True, False) if field == "b" else test[1]["A"] if row.rule == "enum" else ()
             pytype = {"b": bool, "i": int, "s": str}[field]
-            built = {value: Diagnostic("NPB105", "info", key, value, deprecation)
+            built = {value: deprecation._replace(value=value)
                      for value in finite if type(value) is pytype}
+            consts["DEPRECATION%d" % number] = deprecation
             if built:
                 consts["DEP%d" % number] = built
-            lines += ["            diags.append(%sDiagnostic('NPB105', 'info', %r, v, %r))"
-                      % ("DEP%d.get(v) or " % number if built else "", key, deprecation)]
+            lines += ["            diags.append(%sDEPRECATION%d._replace(value=v))"
+                      % ("DEP%d.get(v) or " % number if built else "", number)]
         lines += ["        else:", "            slow(%r, a)" % key]
     lines += [""]
     return "\n".join(lines), consts
@@ -609,20 +585,17 @@ def _pm_rules(values, used_classes, pid, diags, given=(), socs=()):
             value = values[key]
             row = catalog.BY_KEY[key]
             if row.products and pid not in row.products and _truthy(value, row):
-                diags.append(make("NPB112", key, value,
-                                  "%s=%s is not supported on %s; supported on: %s; source: %s"
-                                  % (key, _text(value), pid, ", ".join(row.products), row.source),
-                                  severity=row.product_severity))
+                diags.append(make("NPB112", key, value, severity=row.product_severity,
+                                  shown=_text(value), product=pid,
+                                  products=", ".join(row.products), where=row.source))
             vp = row.value_products.get(value) if row.value_products else None
             if vp and pid not in vp:
-                diags.append(make("NPB113", key, value,
-                                  "%s=%s is not supported on %s; that value is supported on: %s; "
-                                  "source: %s" % (key, _text(value), pid, ", ".join(vp), row.source)))
+                diags.append(make("NPB113", key, value, shown=_text(value), product=pid,
+                                  products=", ".join(vp), where=row.source))
         for cls in sorted(used_classes):
             rule = catalog.CLASS_PRODUCTS.get(cls)
             if rule and pid not in rule[0]:
-                diags.append(make("NPB114", cls, None,
-                                  "%s is not supported on %s; supported on: %s; source: %s"
-                                  % (cls, pid, ", ".join(rule[0]), rule[1])))
+                diags.append(make("NPB114", cls, None, product=pid,
+                                  products=", ".join(rule[0]), where=rule[1]))
     # the rule table (catalog.CROSS_RULES), its parameter_map rows
     cross.check_all(values, diags, given, (pid, socs))

@@ -123,9 +123,8 @@ def _fast_ok(row):
 
 def _invalid(row, option, value, reason):
     where = row.source or row.doc or "catalog"
-    return make("E10001", option, value,
-                "invalid value for %s: %s (%s); allowed: %s; source: %s"
-                % (option, repr(value) if isinstance(value, str) else _text(value), reason, row.allowed_text, where))
+    return make("E10001", option, value, reason=reason, allowed=row.allowed_text, where=where,
+                shown=repr(value) if isinstance(value, str) else _text(value))
 
 
 def _check(row, option, value):
@@ -140,11 +139,9 @@ def _check(row, option, value):
             return value, ()
         if value in row.legacy_values:
             note = row.legacy_values[value]
-            return value, (make("NPB103", option, value,
-                                "%s=%s is accepted but not documented: %s; documented values: %s; "
-                                "source: %s"
-                                % (option, _text(value), note,
-                                   ", ".join(_text(v) for v in row.allowed), row.source)),)
+            return value, (make("NPB103", option, value, shown=_text(value), note=note,
+                                allowed=", ".join(_text(v) for v in row.allowed),
+                                where=row.source),)
         close = (catalog.close_names(value, [v for v in row.allowed if isinstance(v, str)], n=1)
                  if isinstance(value, str) else [])
         reason = "not one of the allowed values" + (
@@ -171,9 +168,8 @@ def _check(row, option, value):
             how = ("as the real adapter does" if row.key else
                    "as the TF adapter does for its parameter_map option; how GE treats such a "
                    "value given to it directly is not documented")
-            return clamped, (make("NPB104", option, value,
-                                  "%s=%s is outside %s; clamped to %s %s; source: %s"
-                                  % (option, value, row.allowed_text, bound, how, row.source)),)
+            return clamped, (make("NPB104", option, value, allowed=row.allowed_text,
+                                  bound=bound, how=how, where=row.source),)
         return value, (_invalid(row, option, value, "out of range"),)
     if kind == "regex":
         if value == "" or re.fullmatch(row.pattern, value, re.ASCII):
@@ -183,9 +179,8 @@ def _check(row, option, value):
         reason = paths.unsafe_dir_reason(value) if value != "" else None
         if reason is None:
             return value, ()
-        return value, (make(paths.CODE, option, value, "%s=%r is not a safe directory for the "
-                            "files GE writes: it %s; source: %s"
-                            % (option, value, reason, row.source)),)
+        return value, (make(paths.CODE, option, value, files="files", reason=reason,
+                            where=row.source),)
     if kind == "path":
         if value == "" or ("\0" not in value and "\n" not in value):
             return value, ()

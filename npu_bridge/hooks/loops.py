@@ -15,12 +15,6 @@ configuration has no record: a warning is logged once.
 from npu_bridge.hooks import state as _state
 
 LOOP_CHECK_CODE = "NPB125"
-_LOOP_CHECK_SOURCE = ("source: reference option_values.json (iterations_per_loop notes: in "
-                      "sess.run mode it must equal the value given to set_iteration_per_loop); "
-                      "vendor docs apiref/session_config/performance_tuning.md and "
-                      "apiref/npu_util/set_iteration_per_loop.md; hicann/tensorflow "
-                      "tf_adapter/kernels/geop_npu.cc (SetNeedIteration only when the value "
-                      "is above 1)")
 
 
 def register_loop_op(op, iterations_per_loop):
@@ -106,12 +100,13 @@ def check_loop_count(sess, iterations_per_loop, call):
     if ge_options is None:
         if iterations_per_loop > 1:
             diag = make(LOOP_CHECK_CODE, "iterations_per_loop", iterations_per_loop,
-                        "%s on a session without NPU configuration (no NpuOptimizer custom "
-                        "optimizer, or created before npu_bridge patched tf.Session): the real "
-                        "adapter then uses iterations_per_loop=1 and no device loop, so each "
-                        "sess.run would run one step; here it runs %d. Not recorded: the "
-                        "session has no configuration to record it with; %s"
-                        % (call, iterations_per_loop, _LOOP_CHECK_SOURCE), severity="warning")
+                        severity="warning", call=call,
+                        session="a session without NPU configuration (no NpuOptimizer custom "
+                        "optimizer, or created before npu_bridge patched tf.Session)",
+                        shown="none", effect="the real adapter then uses iterations_per_loop=1 "
+                        "and no device loop, so each sess.run would run one step; here it runs "
+                        "%d. Not recorded: the session has no configuration to record it with"
+                        % iterations_per_loop)
             log_once(("unconfigured", iterations_per_loop), diag)
         return
     try:
@@ -145,8 +140,7 @@ def check_loop_count(sess, iterations_per_loop, call):
                   "the device loop on; GE loops the value this call loads); %s"
                   % (iterations_per_loop, fix))
     diag = make(LOOP_CHECK_CODE, "iterations_per_loop", iterations_per_loop,
-                "%s on %s, whose configuration has %s: %s; %s"
-                % (call, name, shown, effect, _LOOP_CHECK_SOURCE), severity=severity)
+                severity=severity, call=call, session=name, shown=shown, effect=effect)
     from npu_bridge.ge import records as _records
     cause = (LOOP_CHECK_CODE, iterations_per_loop, configured)
     if rec is not None:

@@ -67,10 +67,12 @@ def _policy_text(policy, ge_options):
         given, policy, " merged with GE_USE_STATIC_MEMORY" if merged else "")
 
 
-def concurrency_error(policy, ge_options=None, initialized_by=None):
+def concurrency_error(policy, ge_options=None, initialized_by=None,
+                      what="another graph of this process is executing"):
     """The `NpuConfigError` (NPB123) of a refused run; `policy` is the effective policy (2 or
     4), `ge_options` the resolution GE was initialized with (for the value as the script set
-    it), `initialized_by` the session that initialized GE when it is not the refused one's."""
+    it), `initialized_by` the session that initialized GE when it is not the refused one's,
+    `what` the graphs that were executing."""
     from npu_bridge.ge import NpuConfigError, catalog
     from npu_bridge.ge.diagnostics import make
     value, shown = _policy_text(policy, ge_options)
@@ -78,12 +80,8 @@ def concurrency_error(policy, ge_options=None, initialized_by=None):
         shown += " (the process's: %s initialized GE with it)" % initialized_by
     row = catalog.find("static_memory_policy")
     allowed = row.allowed_text if row is not None else "0, 2, 3, 4, 1 (legacy)"
-    message = ("%s does not support graphs that execute concurrently: another graph of this "
-               "process is executing; run the graphs one after the other, or use "
-               "static_memory_policy 0 or 3; allowed: %s; GE key %s; source: seed "
-               "memoryconfig_constructor_zh.txt" % (shown, allowed, POLICY_KEY))
-    return NpuConfigError([make(CONCURRENT_GRAPHS_CODE, "static_memory_policy", value, message,
-                                severity="error")])
+    return NpuConfigError([make(CONCURRENT_GRAPHS_CODE, "static_memory_policy", value,
+                                shown=shown, what=what, allowed=allowed, key=POLICY_KEY)])
 
 
 def _fetch_names(fetches, out, depth=0):
@@ -120,21 +118,17 @@ def _refusal(key, others, policy, session, fetches=None, running=()):
     when the script catches it or a thread dies of it."""
     known = _state.of(session) or _state.SessionState()
     init, rec = known.ge_init, known.record
+    described = [describe_run(*running[k]) for k in others if k in running]
+    what = "another graph of this process is executing"
+    if described:
+        what = "this run (%s) was refused while %s %s executing" % (
+            describe_run(session, fetches), "; ".join(described[:3]),
+            "is" if len(described) == 1 else "are")
     if init is not None:
         other = init.owner if rec is None or init.owner != rec.name else None
-        error = concurrency_error(policy, init.ge_options, other)
+        error = concurrency_error(policy, init.ge_options, other, what)
     else:
-        error = concurrency_error(policy, known.ge_options)
-    described = [describe_run(*running[k]) for k in others if k in running]
-    if described:
-        diag = error.diagnostics[0]
-        text = diag.message.replace(
-            "another graph of this process is executing",
-            "this run (%s) was refused while %s %s executing" % (
-                describe_run(session, fetches), "; ".join(described[:3]),
-                "is" if len(described) == 1 else "are"), 1)
-        from npu_bridge.ge import NpuConfigError
-        error = NpuConfigError([diag._replace(message=text)])
+        error = concurrency_error(policy, known.ge_options, what=what)
     if rec is not None:
         _records.add_runtime_diagnostic(rec, others | {key}, error.diagnostics[0])
         _records.link(error, rec)

@@ -30,7 +30,8 @@ def _product(value):
     from npu_bridge.ge import products
     found = products.lookup(value)
     if found is None:
-        raise argparse.ArgumentTypeError(products.unknown_message(value, "--product"))
+        raise argparse.ArgumentTypeError(products.unknown_product("--product", value,
+                                                                  "--product").message)
     return found
 
 
@@ -689,7 +690,7 @@ def _explain_code(text):
     entry = CODES.get(code)
     if entry is None:
         return None
-    severity, title, source = entry
+    severity, title, source = entry.severity, entry.title, entry.source
     lines = ["code: %s" % code, "severity: %s" % severity, "what: %s" % title,
              "source: %s" % source, "list: docs/diagnostics.md"]
     if code.startswith("NBL"):

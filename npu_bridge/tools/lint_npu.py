@@ -11,7 +11,7 @@ graph; these see only the source:
 """
 import ast
 
-from npu_bridge.ge.diagnostics import CODES
+from npu_bridge.ge.diagnostics import make
 
 _TOKENS = ("ExponentialUpdateLossScaleManager", "initializer")
 
@@ -32,6 +32,11 @@ def _elements(args):
             continue
         else:
             yield a
+
+
+def _found(node, diag):
+    return (node.lineno, node.col_offset + 1, diag.code, diag.severity, diag.message,
+            diag.option)
 
 
 class _Visitor(ast.NodeVisitor):
@@ -60,12 +65,7 @@ class _Visitor(ast.NodeVisitor):
     def visit_Call(self, node):
         name = _name(node.func)
         if name == "ExponentialUpdateLossScaleManager" and self.deps:
-            self.findings.append((node.lineno, node.col_offset + 1, "NPB176", CODES["NPB176"][0],
-                                  "ExponentialUpdateLossScaleManager created inside "
-                                  "tf.control_dependencies(...): on the NPU graph build fails "
-                                  "with \"Placeholder not support\"; create it outside the with "
-                                  "block (source: %s)" % CODES["NPB176"][2],
-                                  "ExponentialUpdateLossScaleManager"))
+            self.findings.append(_found(node, make("NPB176", name, None, deps="...")))
         elif name in ("group", "run"):
             elems = list(_elements(node.args))
             var_init = any(isinstance(e, ast.Call) and _name(e.func).endswith(
@@ -74,14 +74,9 @@ class _Visitor(ast.NodeVisitor):
             it_init = [e for e in elems if isinstance(e, ast.Attribute)
                        and e.attr == "initializer"]
             if var_init and it_init:
-                self.findings.append((node.lineno, node.col_offset + 1, "NPB174",
-                                      CODES["NPB174"][0],
-                                      "%s(...) runs the variable initializers together with "
-                                      "%s.initializer: if that is an iterator, every variable "
-                                      "stays 0 on the NPU; run it in a sess.run of its own "
-                                      "(source: %s)" % (name, ast.unparse(it_init[0].value),
-                                                        CODES["NPB174"][2]),
-                                      "initializer"))
+                self.findings.append(_found(node, make(
+                    "NPB174", "initializer", ast.unparse(it_init[0]),
+                    subject="%s(...)" % name, initializers="the variable initializers")))
         self.generic_visit(node)
 
 

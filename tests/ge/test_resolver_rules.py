@@ -54,7 +54,7 @@ def test_case4_typo_suggests_the_right_key():
     assert errs[0].code == "NPB100" and "'dump_mode'" in errs[0].message
     # the source names the catalog, not its size: a new row changes no message (issue 14)
     assert errs[0].message == (
-        "unknown parameter_map key 'sump_mode': the real adapter ignores it; did you mean "
+        "parameter_map key 'sump_mode' is unknown: the real adapter ignores it; did you mean "
         "'dump_mode' or 'dump_debug_mode'?; source: the parameter_map keys the real adapter "
         "reads (reference npu_options.json; docs/options.md)")
 

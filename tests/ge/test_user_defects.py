@@ -109,7 +109,8 @@ def test_product_messages_point_to_readme_not_design():
     err = err_of(lambda: resolve({}, product="nope", env={}))
     msg = [d for d in err.diagnostics if d.code == "NPB111"][0].message
     assert "DESIGN.md" not in msg and "docs/reference.md" in msg and "docs/options.md" in msg
-    for code, (_, _, source) in CODES.items():
+    for code, row in CODES.items():
+        source = row.source
         assert "DESIGN.md" not in source, code
 
 
@@ -295,8 +296,9 @@ def test_resolve_bad_product_type_and_non_string_key():
     err = err_of(lambda: resolve({5: AttrValue(i=2)}, env={}))
     (d,) = err.diagnostics[:1]
     assert d.code == "NPB100" and d.option == "5" and d.message == (
-        "parameter_map key 5 (int) is not a string: the real adapter only reads string keys "
-        "(reference npu_options.json; docs/options.md)")
+        "parameter_map key 5 (int) is not a string: the real adapter only reads string keys; "
+        "source: the parameter_map keys the real adapter reads (reference npu_options.json; "
+        "docs/options.md)")
     # the diagnostic survives the JSON round trip of the error's partial result
     assert "5 (int)" in str(err)
 

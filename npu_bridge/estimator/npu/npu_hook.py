@@ -223,15 +223,8 @@ class _LoopStopAtStepHook(tf.compat.v1.train.StopAtStepHook):
         npu_end = start + -(-(last - start) // n) * n
         from npu_bridge.ge import records as _records
         from npu_bridge.ge.diagnostics import make
-        diag = make("NPB124", "iterations_per_loop", n,
-                    "train() runs %d steps (global step %d to %d, set by %s), not a multiple of "
-                    "iterations_per_loop=%d: on the NPU every loop runs %d steps, so training "
-                    "would end at step %d; here the last loop runs %d and training ends at %d. "
-                    "The docs require the training steps to be a multiple of iterations_per_loop; "
-                    "source: reference option_values.json (iterations_per_loop notes), vendor docs "
-                    "npu_config/npurunconfig_constructor/performance_tuning.md"
-                    % (last - start, start, last, self._end_by, n, n, npu_end,
-                       (last - start) % n, last))
+        diag = make("NPB124", "iterations_per_loop", n, steps=last - start, start=start,
+                    last=last, end_by=self._end_by, npu_end=npu_end, last_loop=(last - start) % n)
         added = _records.add_runtime_diagnostic(self._record, ("NPB124", start, last), diag)
         if added or self._record is None:
             tf.compat.v1.logging.warning("%s %s", diag.code, diag.message)

@@ -5,14 +5,14 @@ import dataclasses
 import itertools
 
 from npu_bridge.ge import argtypes as _argtypes, plugin_args as _plugin_args
-from npu_bridge.ge.diagnostics import CODES
+from npu_bridge.ge.diagnostics import CODES, make
 from npu_bridge.tools.lint.literals import (SCALAR_FIELDS, LiteralAttr, LiteralList, _NOT_LITERAL,
                                       _attr_for_field, _misfit_reason, _placeholder)
 from npu_bridge.tools.lint.schema import _NPU_OPTIMIZER
 from npu_bridge.tools.lint.scopes import _FUNCTION_POINT, _MISSING
 
 # Lint's own codes (NBLxxx) are rows of the one diagnostics table, with the resolver's.
-LINT_CODES = {code: title for code, (_, title, _) in CODES.items() if code.startswith("NBL")}
+LINT_CODES = {code: row.title for code, row in CODES.items() if code.startswith("NBL")}
 
 
 def known_codes():
@@ -23,6 +23,13 @@ def known_codes():
 # Resolver codes about a key's name or AttrValue field, not its value
 # (`npu_bridge.ge.diagnostics.CODES`): the only ones kept for a non-literal value.
 NAME_FIELD_CODES = frozenset({"NPB100", "NPB101", "NPB102", "NPB108"})
+
+
+def found(line, col, code, option="", value=None, **fields):
+    """A finding tuple `(line, col, code, severity, message, option)` built, as every
+    diagnostic, from the code's row (`npu_bridge.ge.diagnostics.make`) and `fields`."""
+    diag = make(code, option, value, **fields)
+    return (line, col, code, diag.severity, diag.message, option)
 
 
 @dataclasses.dataclass(frozen=True, order=True)
@@ -381,8 +388,8 @@ def _check_entries(group, entries, cat, product, env, used=None):
                     and _attr_for_field(opt.field, e.value) is None \
                     and (opt.field != "s"):
                 # the config class cannot write it into parameter_map["KEY"].FIELD
-                out.append((e.line, e.col, "NBL011", "error", "%s = %r: %s" % (
-                    e.label, e.value, _misfit_reason(opt.field, e.value)), opt.key))
+                out.append(found(e.line, e.col, "NBL011", opt.key, e.value, subject=e.label,
+                                 shown=repr(e.value), error=_misfit_reason(opt.field, e.value)))
             if converted is None:
                 pm[opt.key] = _placeholder(opt.field)
                 placeholders.add(opt.key)

@@ -10,7 +10,7 @@ import stat
 import sys
 
 from npu_bridge.ge import plugin_args as _plugin_args
-from npu_bridge.tools.lint.checks import Finding, _catalog, _check_group
+from npu_bridge.tools.lint.checks import Finding, _catalog, _check_group, found as _found
 from npu_bridge.tools.lint.prefilter import _candidate_lines
 from npu_bridge.tools.lint.visitor import _Collector
 
@@ -91,8 +91,8 @@ def lint_source(source, path="<string>", product=None, env=None, ignore=(), sele
         line = getattr(err, "lineno", None) or 1
         col = getattr(err, "offset", None) or 1
         msg = getattr(err, "msg", None) or str(err)
-        return [f for f in [Finding(path, line, max(col, 1), "NBL001", "error",
-                                    "file does not parse: %s" % msg)]
+        return [f for f in [Finding(path, *_found(line, max(col, 1), "NBL001",
+                                                  problem="does not parse: %s" % msg))]
                 if chosen.keeps(f.code, f.severity)]
     class_lines, names = set(), set()
     lines = _candidate_lines(source, class_lines, names)
@@ -101,8 +101,8 @@ def lint_source(source, path="<string>", product=None, env=None, ignore=(), sele
         if lines:
             collector.visit_module(tree)
     except RecursionError:
-        return [f for f in [Finding(path, 1, 1, "NBL001", "error",
-                                    "file nests too deeply to check")]
+        return [f for f in [Finding(path, *_found(1, 1, "NBL001",
+                                                  problem="nests too deeply to check"))]
                 if chosen.keeps(f.code, f.severity)]
     findings = [Finding(path, line, col, code, sev, msg, opt)
                 for line, col, code, sev, msg, opt in collector.findings]
@@ -133,19 +133,15 @@ def lint_file(path, product=None, env=None, max_bytes=DEFAULT_MAX_BYTES, ignore=
     try:
         info = os.stat(path)
         if not stat.S_ISREG(info.st_mode):  # a FIFO or device would block or never end
-            found = [Finding(path, 1, 1, "NBL003", "error",
-                             "cannot read file: not a regular file")]
+            found = [Finding(path, *_found(1, 1, "NBL003", error="not a regular file"))]
         elif info.st_size > max_bytes:
-            found = [Finding(path, 1, 1, "NBL002", "warning",
-                             "file is %d bytes, above the %d-byte limit: not checked"
-                             % (info.st_size, max_bytes))]
+            found = [Finding(path, *_found(1, 1, "NBL002", size=info.st_size, limit=max_bytes))]
         else:
             with open(path, "rb") as fh:
                 source = fh.read(max_bytes + 1)
             return lint_source(source, path, product, env, chosen, targets=targets)
     except OSError as err:
-        found = [Finding(path, 1, 1, "NBL003", "error", "cannot read file: %s" % (
-            err.strerror or err))]
+        found = [Finding(path, *_found(1, 1, "NBL003", error=err.strerror or err))]
     return [f for f in found if chosen.keeps(f.code, f.severity)]
 
 

@@ -145,7 +145,9 @@ def render_sarif(findings, nfiles, version, product=None, products=None):
     index = {code: i for i, code in enumerate(used)}
     rules = []
     for code in used:
-        severity, title, source = CODES.get(code, ("warning", code, ""))
+        row = CODES.get(code)
+        severity, title, source = (row.severity, row.title, row.source) if row else (
+            "warning", code, "")
         rules.append({
             "id": code,
             "name": code,

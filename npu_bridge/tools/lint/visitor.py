@@ -8,7 +8,7 @@ from npu_bridge.ge import argtypes as _argtypes, config_schema as _config_schema
 from npu_bridge.ge import plugin_args as _plugin_args
 from npu_bridge.ge.config_schema import BY_NAME as _CLASSES
 from npu_bridge.ge.config_schema import memory_seed_form as _memory_seed_form
-from npu_bridge.tools.lint.checks import _catalog
+from npu_bridge.tools.lint.checks import _catalog, found
 from npu_bridge.tools.lint.literals import (ATTR_FIELDS, SCALAR_FIELDS, _NOT_LITERAL,
     _attr_for_field, _dotted, literal_value)
 from npu_bridge.tools.lint.prefilter import _text_lines, _word_lines
@@ -473,10 +473,8 @@ class _Collector:
         access = ('parameter_map.%s("%s")' % (method, key) if method
                   else 'parameter_map["%s"]' % key)
         if field not in ATTR_FIELDS:
-            self.findings.append((line, col, "NBL010", "error",
-                                  '%s.%s: AttrValue has no field %r (one of %s)'
-                                  % (access, field, field, ", ".join(SCALAR_FIELDS + ("list",))),
-                                  key))
+            self.findings.append(found(line, col, "NBL010", key, subject="%s.%s" % (access, field),
+                                       field=field, fields=", ".join(SCALAR_FIELDS + ("list",))))
             return
         value = literal_value(value_node)
         bool_int = None
@@ -488,9 +486,9 @@ class _Collector:
                 hint = ""
                 if field == "s" and isinstance(value, str):
                     hint = " (write b%r or tf.compat.as_bytes(%r))" % (value, value)
-                self.findings.append((line, col, "NBL011", "error",
-                                      '%s.%s = %r: protobuf raises %s%s'
-                                      % (access, field, value, error, hint), key))
+                self.findings.append(found(line, col, "NBL011", key, value,
+                                           subject="%s.%s" % (access, field), shown=repr(value),
+                                           error="protobuf raises %s%s" % (error, hint)))
                 return
             value = _attr_for_field(field, value)
         elif field not in SCALAR_FIELDS:
@@ -622,14 +620,13 @@ class _Collector:
             return
         message = _config_schema.unexpected_keyword(name, kw.arg, params,
                                                     note=" (TypeError at run time)")
-        self.findings.append((kw.lineno, kw.col_offset + 1, "NBL012", "error", message, kw.arg))
+        self.findings.append(found(kw.lineno, kw.col_offset + 1, "NBL012", kw.arg, error=message))
 
     def _too_many_positional(self, node, name, params):
         arg = node.args[len(params)]
-        self.findings.append((arg.lineno, arg.col_offset + 1, "NBL012", "error",
-                              _config_schema.too_many_positional(
-                                  name, len(node.args), params, note=" (TypeError at run time)"),
-                              ""))
+        self.findings.append(found(arg.lineno, arg.col_offset + 1, "NBL012", error=(
+            _config_schema.too_many_positional(name, len(node.args), params,
+                                               note=" (TypeError at run time)"))))
 
 
 # Statement type -> its handler (pyflakes' layout: one method per node type).
