@@ -199,7 +199,7 @@ def test_config_class_type_errors():
         MemoryConfig(atomic_clean_policy=None)
     with pytest.raises(NpuArgumentError, match="graph_memory_optimize_config"):
         ExperimentalConfig(graph_memory_optimize_config="auto")
-    with pytest.raises(NpuArgumentError, match=r"graph_slice='on'.*'auto', 'manual'"):
+    with pytest.raises(NpuArgumentError, match=r"graph_slice: 'on'.*'auto', 'manual'"):
         GraphMemoryOptimizeConfig(graph_slice="on")
     with pytest.raises(NpuArgumentError, match="dynamic_node_type='1'"):
         DynamicInputConfig("x:-1,3", "1;2", "1", 0)

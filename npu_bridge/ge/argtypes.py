@@ -198,7 +198,7 @@ def bool_int_warning(arg, value, row):
     if not _is_bool_int(value, row):
         return None
     sent, advice = _bool_int_ge_parts(value, row, arg)
-    return _make(BOOL_INT_CODE, arg, value, subject=arg, what="argument",
+    return _make(BOOL_INT_CODE, arg, value, subject="%s=%r" % (arg, value), what="argument",
                  how="the real NPUEstimator writes it with parameter_map[%r].b = %r"
                  % (row.key, value), sent=sent, where=_REAL_ESTIMATOR, advice=advice)
 
@@ -211,7 +211,7 @@ def bool_int_entry_warning(label, value, row):
     if not _is_bool_int(value, row):
         return None
     sent, advice = _bool_int_ge_parts(value, row, label)
-    return _make(BOOL_INT_CODE, row.key, value, subject=label, what="field",
+    return _make(BOOL_INT_CODE, row.key, value, subject="%s = %r" % (label, value), what="field",
                  how="protobuf writes %r to AttrValue.b" % value, sent=sent,
                  where="protobuf AttrValue.b is a bool", advice=advice)
 

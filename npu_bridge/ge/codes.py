@@ -294,8 +294,8 @@ CODES = MappingProxyType({
         "hicann/tensorflow npu_estimator.py (parameter_map[KEY].b = value); catalog "
         "field column; GE values: the GE key's catalog row (seed "
         "ge_memory_options_zh.txt for ge.externalWeight)",
-        "{subject} = {value!r}: a bool {what} (allowed: True, False); {how}, which protobuf "
-        "stores as True, so GE gets {sent} (source: {where}){advice}"),
+        "{subject}: a bool {what} (allowed: True, False); {how}, which protobuf stores as "
+        "True, so GE gets {sent} (source: {where}){advice}"),
     # npu-bridge lint's own codes: about the file, and about what protobuf or Python itself
     # raises when the script runs (found without running it).
     "NBL001": Code("error", "the file does not parse", "project rule (npu-bridge lint)",
