@@ -118,6 +118,9 @@ CODES = MappingProxyType({
     "NPB115": ("warning", "explicit target product (product=, forced_product(), --product) and the "
                "soc_config SoC name disagree; the explicit one wins",
                "target precedence: docs/reference.md 'Products' / docs/options.md Products"),
+    "NPB117": ("warning", "$NPU_BRIDGE_PRODUCT names no known product, and is not used: "
+               "product= / --product or soc_config wins",
+               "target precedence: docs/reference.md 'Products' / docs/options.md Products"),
     "NPB116": ("info", "no custom optimizer named exactly NpuOptimizer in the ConfigProto: GE "
                "gets the adapter defaults only",
                "hicann/tensorflow tf_adapter/util/npu_attrs.cc (name() == \"NpuOptimizer\")"),
