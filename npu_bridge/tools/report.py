@@ -167,8 +167,9 @@ def dumps(report):
     return json.dumps(report, indent=2, ensure_ascii=False) + "\n"
 
 
-def check_destination(path):
-    """The absolute destination path, after checking it can be replaced safely.
+def check_destination(path, what="report"):
+    """The absolute destination path, after checking it can be replaced safely. `what`
+    names the file in the messages ("report", "--plot").
 
     `..` and symlinked folders are resolved as the OS resolves them (the returned path is
     the physical one); only the last component is never followed.
@@ -181,34 +182,34 @@ def check_destination(path):
     """
     path = os.fspath(path)
     if not path or path.endswith(os.sep) or (os.altsep and path.endswith(os.altsep)):
-        raise ReportPathError("report destination %r names a directory" % path)
+        raise ReportPathError("%s destination %r names a directory" % (what, path))
     # Not os.path.abspath: it drops `link/..` lexically, while the OS goes to the parent of
     # the link's target. Resolve the folder physically, keep the last component as given.
     folder, base = os.path.split(os.path.join(os.getcwd(), path))
     if base in (".", ".."):
-        raise ReportPathError("report destination %s is a directory" % os.path.abspath(path))
+        raise ReportPathError("%s destination %s is a directory" % (what, os.path.abspath(path)))
     if not os.path.isdir(folder):
-        raise ReportPathError("report folder %s does not exist" % _missing_folder(folder))
+        raise ReportPathError("%s folder %s does not exist" % (what, _missing_folder(folder)))
     path = os.path.join(os.path.realpath(folder), base)
     try:
         mode = os.lstat(path).st_mode   # the node itself: a symlink is never followed
     except FileNotFoundError:
         mode = None
     except OSError as err:
-        raise ReportPathError("report destination %s cannot be examined: %s"
-                              % (path, err.strerror or err))
+        raise ReportPathError("%s destination %s cannot be examined: %s"
+                              % (what, path, err.strerror or err))
     if mode is not None:
         if stat.S_ISLNK(mode):
-            raise ReportPathError("report destination %s is a symbolic link: refusing to "
-                                  "replace it" % path)
+            raise ReportPathError("%s destination %s is a symbolic link: refusing to "
+                                  "replace it" % (what, path))
         if stat.S_ISDIR(mode):
-            raise ReportPathError("report destination %s is a directory" % path)
+            raise ReportPathError("%s destination %s is a directory" % (what, path))
         if not stat.S_ISREG(mode):
-            raise ReportPathError("report destination %s is %s, not a regular file: refusing "
-                                  "to replace it" % (path, _node_kind(mode)))
+            raise ReportPathError("%s destination %s is %s, not a regular file: refusing "
+                                  "to replace it" % (what, path, _node_kind(mode)))
     parent = os.path.dirname(path)
     if not os.path.isdir(parent):
-        raise ReportPathError("report folder %s does not exist" % parent)
+        raise ReportPathError("%s folder %s does not exist" % (what, parent))
     return path
 
 
@@ -306,19 +307,29 @@ def check_writable(path, script=None):
     Raises:
       ReportPathError: see `check_destination`; or the folder refuses a new file.
     """
-    path = check_replaceable(check_destination(path), script)
+    return check_folder_accepts(check_replaceable(check_destination(path), script))
+
+
+def check_folder_accepts(path, what="report"):
+    """Check that the folder of `path` (absolute, from `check_destination`) accepts a new
+    file: a temporary file is created there and removed at once. Returns `path`.
+
+    Raises:
+      ReportPathError: the folder refuses a new file (read-only, `/proc`, no permission) or
+        does not let it be removed.
+    """
     folder, base = os.path.split(path)
     try:
         fd, tmp = tempfile.mkstemp(prefix="." + base + ".", suffix=".tmp", dir=folder)
     except OSError as err:
-        raise ReportPathError("report folder %s does not accept a new file: %s"
-                              % (folder, err.strerror or err))
+        raise ReportPathError("%s folder %s does not accept a new file: %s"
+                              % (what, folder, err.strerror or err))
     os.close(fd)
     try:
         os.unlink(tmp)
     except OSError as err:
-        raise ReportPathError("report folder %s lets a file be created but not removed (%s "
-                              "left there): %s" % (folder, tmp, err.strerror or err))
+        raise ReportPathError("%s folder %s lets a file be created but not removed (%s "
+                              "left there): %s" % (what, folder, tmp, err.strerror or err))
     return path
 
 
@@ -479,6 +490,8 @@ def configuration_lines(conf, show_defaults=False, hidden_hint="see the report",
             if skipped:
                 eff = "ignored (GE initialized by %s)" % ignored.get("by", "another")
             rows.append((level, key, value, eff, source))
+    if conf.get("refused"):
+        rows.extend(_refused_rows(conf, {r[1] for r in rows}))
     lines = []
     if rows:
         lines.extend("  " + l.rstrip() for l in _table(
@@ -493,6 +506,26 @@ def configuration_lines(conf, show_defaults=False, hidden_hint="see the report",
         lines.append("  (%d default option(s) not shown: %s)" % (hidden, hidden_hint))
     lines.extend(diagnostic_lines(conf["diagnostics"]))
     return lines
+
+
+def _refused_rows(conf, shown):
+    """Table rows of the values a refused configuration was refused for: a value its checks
+    refuse never reaches the options (GE would not get it), yet it is what the script set.
+    One row per error diagnostic naming an option not in the table, with the value given:
+    level `refused`, effective `not sent (CODE)`, source the configuration's source for it
+    when the script set it, else `set by the script`."""
+    rows, seen = [], set(shown)
+    for d in conf["diagnostics"]:
+        option = d.get("option")
+        if d["severity"] != "error" or not option or option in seen or d.get("value") is None:
+            continue
+        seen.add(option)
+        source = conf["sources"].get(option) or ""
+        if not source or "default" in source:   # the default it would have kept instead
+            source = "set by the script"
+        rows.append(("refused", option, repr(d["value"]) if isinstance(d["value"], str)
+                     else d["value"], "not sent (%s)" % d["code"], source))
+    return rows
 
 
 # What a configuration resolved to: two with these equal are shown as one in the summary,
