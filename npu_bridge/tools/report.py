@@ -453,12 +453,6 @@ def diagnostic_lines(diagnostics, indent="  ", per_code=SHOWN_PER_CODE):
     return lines
 
 
-def _refused_options(conf):
-    """The options of a configuration's errors, in order, once each."""
-    return list(dict.fromkeys(d["option"] for d in conf["diagnostics"]
-                              if d["severity"] == "error" and d.get("option")))
-
-
 def configuration_lines(conf, show_defaults=False, hidden_hint="see the report", same=None):
     """Text lines for one configuration: level, GE key, value, effective, source; then its
     diagnostics (errors, warnings and infos; `diagnostic_lines`). Keys whose source is a
@@ -496,10 +490,6 @@ def configuration_lines(conf, show_defaults=False, hidden_hint="see the report",
     if rows:
         lines.extend("  " + l.rstrip() for l in _table(
             rows, ("level", "GE key", "value", "effective", "source")))
-    elif conf.get("refused") and _refused_options(conf):
-        # the script did set something: the values refused (the errors below)
-        lines.append("  (no valid option set by the script: %s refused, below)"
-                     % ", ".join(_refused_options(conf)))
     else:
         lines.append("  (no options set by the script)")
     if hidden:
