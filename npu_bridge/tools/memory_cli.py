@@ -118,8 +118,8 @@ def plan_lines(rec, assumptions, top=5):
 def plot(plan, options, path, variables=0):
     """Draw `plan` (a static `GraphPlan`): live feature-map memory at each node in GE's order,
     the highest address of GE's layout used so far, the bytes requested so far (what no reuse
-    would need), and the budget left for the feature map (feature-map budget minus `variables`). Writes `path` (.png: PLOT_SIZE at PLOT_DPI,
-    800 x 450 pixels; .svg). Raises ValueError for another suffix or a dynamic plan."""
+    would need), and the budget left for the feature map (feature-map budget minus
+    `variables`). Writes `path` (.png: PLOT_SIZE at PLOT_DPI, 800 x 450 pixels; .svg). Raises ValueError for another suffix or a dynamic plan."""
     suffix = os.path.splitext(path)[1].lower()
     if suffix not in (".png", ".svg"):
         raise ValueError("--plot %r: give a .png or .svg file name" % path)
