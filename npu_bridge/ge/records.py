@@ -2,12 +2,16 @@
 the Session patch and NPUEstimator append, `npu-bridge run` reads. Notes: docs/design.md
 "Module notes".
 """
+import os as _os
 import threading
 
 _lock = threading.Lock()
 _records = []
 
 capture = [False]     # capture the GE graphs of runs (npu_bridge.hooks.graph_capture.enable)
+# emulate the NPU's precision (npu_bridge.hooks.precision_emulation): `npu-bridge run
+# --precision emulate`, or NPU_BRIDGE_PRECISION=emulate for a plain python run
+precision = [_os.environ.get("NPU_BRIDGE_PRECISION", "").strip().lower() == "emulate"]
 RUNTIME_LIMIT = 16    # run-time diagnostics kept per configuration
 _LINK_ATTR = "_npu_bridge_record"
 
