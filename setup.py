@@ -17,6 +17,7 @@ setup(
         "absl-py==2.5.1",
         "numpy==1.26.4",
         "protobuf==4.25.9",
+        "tensorboard==2.15.2",   # tf.contrib.tensorboard.plugins.projector (TF's own dependency)
         # tf.contrib in the TF 1.x mode (npu_bridge/hooks/tf1_moved.py, docs/contrib.md): the
         # releases made for TF 2.15, and what pip resolved for them
         "tf-slim==1.1.0",

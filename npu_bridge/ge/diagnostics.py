@@ -259,6 +259,28 @@ CODES = MappingProxyType({
                "the vendor doc does not have",
                "hicann/tensorflow docs/en/tfadapter_1/apiref/session_config/accuracy_tuning.md "
                "(modify_mixlist)"),
+    # the partition of each graph into GeOps and host ops (npu_bridge/ge/partition.py,
+    # docs/partition.md): hicann/tensorflow tf_adapter/optimizers/om_partition_subgraphs_pass.cc
+    "NPB190": ("warning", "a dataset yields strings while enable_data_pre_proc is off (the "
+               "adapter's warning)", "hicann/tensorflow om_partition_subgraphs_pass.cc:2276-2283"),
+    "NPB191": ("error", "in_out_pair set without mix_compile_mode: the adapter fails the graph",
+               "hicann/tensorflow om_partition_subgraphs_pass.cc:1063-1066"),
+    "NPB192": ("error", "in_out_pair invalid, or an op on its paths not supported: the adapter "
+               "fails the graph", "hicann/tensorflow om_partition_subgraphs_pass.cc:531-590"),
+    "NPB193": ("error", "a Ref / resource tensor would cross between a GeOp and the host (or "
+               "the graph has a cycle): the adapter fails the graph",
+               "hicann/tensorflow om_partition_subgraphs_pass.cc:1097-1118, :1913-1944, "
+               ":2546-2555"),
+    "NPB194": ("error", "iterations_per_loop > 1 with a one-shot iterator: the adapter aborts",
+               "hicann/tensorflow om_partition_subgraphs_pass.cc:2440-2443"),
+    "NPB195": ("error", "dynamic input in lazy_recompile mode with iterations_per_loop > 1",
+               "hicann/tensorflow om_partition_subgraphs_pass.cc:2481-2485"),
+    "NPB197": ("warning", "ops the NPU supports run on the host: full offload keeps one GeOp, "
+               "and a host op separates a cluster from it",
+               "hicann/tensorflow om_partition_subgraphs_pass.cc:932-980, :1348-1354"),
+    "NPB198": ("warning", "iterations_per_loop > 1 with host ops exchanging tensors with a GeOp: "
+               "the device loops N times per Session.run, the host ops run once",
+               "hicann/tensorflow tf_adapter/kernels/geop_npu.cc:1148-1150, :1248-1250"),
 })
 CODES = MappingProxyType({code: (sev, title, cite(source))
                           for code, (sev, title, source) in CODES.items()})

@@ -229,17 +229,34 @@ def unknown_message(name, where):
 PRODUCT_ENV = "NPU_BRIDGE_PRODUCT"
 
 
-def target(product, soc, env, diags):
-    """The target product id (DESIGN.md Products: product= (or an active
-    `forced_product()`) > soc_config > env), or None."""
+def _candidates(product, soc, env):
+    """`(name, where)` of each place a target can come from, in precedence order (DESIGN.md
+    Products: product= (or an active `forced_product()`) > soc_config > env)."""
     where_product = "product="
     if product is None:
         product = _forced[0]
         where_product = "forced_product() / --product"
     elif not isinstance(product, str):
         check_product_arg("resolve()/resolve_ge()", product)
-    for i, (name, where) in enumerate(((product, where_product), (soc, "soc_config"),
-                                       (env.get(PRODUCT_ENV), "$" + PRODUCT_ENV))):
+    return ((product, where_product), (soc, "soc_config"),
+            (env.get(PRODUCT_ENV), "$" + PRODUCT_ENV))
+
+
+def target_source(product, soc, env):
+    """Where `target(product, soc, env, ...)` takes its product from: `(where, name)`, where
+    is "product=", "forced_product() / --product", "soc_config" or "$NPU_BRIDGE_PRODUCT" and
+    name the value found there (a product id or SoC name); None when there is no target.
+    The first non-empty place wins even when its name is unknown (then NPB111, no product)."""
+    for name, where in _candidates(product, soc, env):
+        if name:
+            return where, name
+    return None
+
+
+def target(product, soc, env, diags):
+    """The target product id (DESIGN.md Products: product= (or an active
+    `forced_product()`) > soc_config > env), or None."""
+    for i, (name, where) in enumerate(_candidates(product, soc, env)):
         if name:
             pid = lookup(name)
             if pid is None:

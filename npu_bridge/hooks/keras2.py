@@ -4,8 +4,10 @@ In the TF 1.x mode `tf.keras` is the v1 Keras API: its first use imports ~75 mod
 of `import npu_bridge.npu_init`). The classes npu_bridge subclasses at import are Keras 2's,
 whose modules TensorFlow's own import has loaded already: `keras_class` takes them from there.
 
-Also the TF 1.x mode's Keras optimizers (`LEGACY_OPTIMIZERS`, applied by `tf1_mode`).
+Also the TF 1.x mode's Keras optimizers (`LEGACY_OPTIMIZERS`) and its join of TF 2.15's two Keras
+copies (`ONE_KERAS`), applied by `tf1_mode`; docs/tf1_mode.md "Known limits".
 """
+import collections
 import os
 import sys
 
@@ -64,3 +66,124 @@ def use_legacy_optimizers_loaded():
         module = sys.modules.get(name)
         if module is not None:
             use_legacy_optimizers(module)
+
+
+# The TF 1.x mode: TF 1.15 had one Keras (tf.keras was tensorflow.python.keras); TF 2.15 has
+# two, Keras 2.15 (tf.keras in the mode) and TF's frozen copy `tensorflow.python.keras`, which
+# scripts written against TF 1.15 import by path (DeepCTR: a tensorflow.python.keras Layer
+# calling tf.keras.layers.BatchNormalization in its `call`). Joined as TF 1.15 had them:
+# - one record of the variables each Keras session initializes on use (`_GRAPH_VARIABLES`,
+#   `_GRAPH_TF_OPTIMIZERS`), one Keras session per thread (`_SESSION`) and one learning phase
+#   per graph (`learning_phase`, ...): a model of one copy trains the other's layers (their
+#   variables initialized, BatchNormalization in training mode during `fit`), and `set_session`
+#   of either is the session of both; one count of layer names per graph (`dense`, `dense_1`:
+#   names unique in a model of both);
+# - one kind of layer: a layer's sublayers of the other copy count (their `updates`: the moving
+#   statistics of a BatchNormalization);
+# - one "inside a layer's call": a layer of one copy called in the `call` of the other's does not
+#   build Keras history (TF 1.15: `needs_keras_history` is False in a call), which evaluated the
+#   enclosing layer's tensors before any initializer ran (FailedPreconditionError "Could not find
+#   variable .../bias0" from `_create_keras_history_helper`).
+# Keras 2.15's module first: its objects are kept, the copy's are pointed at them.
+ONE_KERAS = {
+    "backend": ("keras.src.backend", "tensorflow.python.keras.backend"),
+    "base_layer_utils": ("keras.src.engine.base_layer_utils",
+                         "tensorflow.python.keras.engine.base_layer_utils"),
+    "base_layer": ("keras.src.engine.base_layer", "tensorflow.python.keras.engine.base_layer"),
+}
+ONE_KERAS_MODULES = frozenset(name for pair in ONE_KERAS.values() for name in pair)
+_SHARED_STATE = ("_GRAPH_VARIABLES", "_GRAPH_TF_OPTIMIZERS", "_SESSION",
+                 "PER_GRAPH_OBJECT_NAME_UIDS", "OBSERVED_NAMES")
+# the two keep their learning phases differently (weak references in Keras 2.15): the copy's
+# functions are Keras 2.15's
+_SHARED_FUNCTIONS = ("learning_phase", "symbolic_learning_phase", "set_learning_phase",
+                     "learning_phase_scope")
+
+
+def join_keras_copies(module):
+    """When `module` is one of `ONE_KERAS` and its counterpart is loaded, join the two (above).
+    Idempotent."""
+    name = getattr(module, "__name__", None)
+    if name not in ONE_KERAS_MODULES:
+        return
+    for kind, (keras_name, copy_name) in ONE_KERAS.items():
+        if name not in (keras_name, copy_name):
+            continue
+        keras_module, copy_module = sys.modules.get(keras_name), sys.modules.get(copy_name)
+        if name == keras_name:
+            keras_module = module
+        else:
+            copy_module = module
+        if keras_module is None or copy_module is None:
+            return
+        if kind == "backend":
+            _share_backend_state(keras_module, copy_module)
+        elif kind == "base_layer":
+            _both_layers(keras_module.Layer, copy_module.Layer)
+        else:
+            _one_call_context(keras_module, copy_module)
+            _one_call_context(copy_module, keras_module)
+
+
+def join_keras_copies_loaded():
+    """`join_keras_copies` on the `ONE_KERAS` modules already imported."""
+    for name in sorted(ONE_KERAS_MODULES):
+        module = sys.modules.get(name)
+        if module is not None:
+            join_keras_copies(module)
+
+
+def _share_backend_state(keras_backend, copy_backend):
+    for attr in _SHARED_STATE:
+        mine, theirs = getattr(keras_backend, attr, None), getattr(copy_backend, attr, None)
+        if mine is None or theirs is None or mine is theirs:
+            continue
+        if attr == "_SESSION":
+            session = getattr(theirs, "session", None)
+            if session is not None and getattr(mine, "session", None) is None:
+                mine.session = session   # only this thread's is reachable
+        elif attr == "OBSERVED_NAMES":
+            mine.update(theirs)
+        elif attr == "PER_GRAPH_OBJECT_NAME_UIDS":
+            for graph, uids in list(theirs.items()):   # names the copy gave already
+                counts = mine.setdefault(graph, collections.defaultdict(int))
+                for name, uid in uids.items():
+                    counts[name] = max(counts[name], uid)
+        else:
+            for graph, values in list(theirs.items()):   # what the copy recorded already
+                for value in values:
+                    mine[graph].add(value)
+        setattr(copy_backend, attr, mine)
+    for name in _SHARED_FUNCTIONS:
+        if hasattr(keras_backend, name):
+            setattr(copy_backend, name, getattr(keras_backend, name))
+
+
+def _both_layers(keras_layer, copy_layer):
+    """A layer's sublayers (its `updates`, `losses`, `layers`) are the layers of both copies."""
+    classes = (keras_layer, copy_layer)
+    for cls in classes:
+        if getattr(cls._flatten_layers, "_npu_one_keras", False):
+            continue
+
+        def _flatten_layers(self, recursive=True, include_self=True):
+            for module in self._flatten_modules(recursive=recursive, include_self=include_self):
+                if isinstance(module, classes):
+                    yield module
+        _flatten_layers._npu_one_keras = True
+        cls._flatten_layers = _flatten_layers
+
+
+def _one_call_context(module, other):
+    """`module.needs_keras_history` is False inside a call of `other`'s layers too."""
+    original = module.needs_keras_history
+    if getattr(original, "_npu_one_keras", False):
+        return
+
+    def needs_keras_history(tensors, ignore_call_context=False):
+        if not ignore_call_context and other.call_context().in_call:
+            return False
+        return original(tensors, ignore_call_context)
+    needs_keras_history.__doc__ = original.__doc__
+    needs_keras_history._npu_one_keras = True
+    module.needs_keras_history = needs_keras_history

@@ -136,6 +136,7 @@ def enable():
         tf.__getattr__ = _tensorflow_getattr_factory(tf, v1)
         tf1_contrib.patch_loaded_modules()   # tf.contrib, moved names (lazily resolved)
         keras2.use_legacy_optimizers_loaded()   # keras.optimizers.Adam: the graph-mode one
+        keras2.join_keras_copies_loaded()   # tensorflow.python.keras and tf.keras: one Keras
         _tolerate_str_enum_values()
         tf.__all__ = sorted(n for n in tf.__dict__ if not n.startswith("_")) + [
             n for n in getattr(tf, "_names_with_underscore", [])]
@@ -348,7 +349,8 @@ class _TF1ModeFinder:
             if tf1_contrib.handles(fullname):   # tf.contrib, tensorflow.examples, moved names
                 return tf1_contrib.find_spec(fullname)
             # a real module some moved names (or the legacy Keras optimizers) go onto
-            if fullname in tf1_contrib.PATCHED or fullname in keras2.LEGACY_OPTIMIZERS:
+            if fullname in tf1_contrib.PATCHED or fullname in keras2.LEGACY_OPTIMIZERS or \
+                    fullname in keras2.ONE_KERAS_MODULES:
                 return self._wrapped_spec(fullname, path, target, _PatchingLoader)
             return None
         if fullname != "tensorflow" or not self.handle_tensorflow:
@@ -378,11 +380,12 @@ class _TF1ModeFinder:
 
 class _PatchingLoader(_WrappingLoader):
     """A real module's loader, then the module's `tf1_contrib.MOVED` names
-    (`tf1_contrib.patch_module`) and `keras2.LEGACY_OPTIMIZERS`."""
+    (`tf1_contrib.patch_module`), `keras2.LEGACY_OPTIMIZERS` and `keras2.ONE_KERAS`."""
 
     def after(self, module):
         tf1_contrib.patch_module(module)
         keras2.use_legacy_optimizers(module)
+        keras2.join_keras_copies(module)
 
 
 def _ensure_finder():

@@ -15,6 +15,7 @@ _TFP = "tensorflow-probability 0.23.0"
 _TFA = "tensorflow-addons 0.23.0"
 _TF = "tensorflow 2.15.1"
 _EST = "tensorflow-estimator 2.15.0"
+_TB = "tensorboard 2.15.2 (tensorflow 2.15.1's dependency)"
 _OWN = "npu_bridge (own code, TF 1.15 behaviour)"
 _MAP = "../shared/reference/contrib_map.md"
 _C = "tensorflow.contrib."
@@ -116,6 +117,20 @@ MOVED = {
     _C + "tpu": Row(("tf.compat.v1.estimator.tpu", "tf.compat.v1.tpu"), _EST, _MAP,
                     "tf.compat.v1.estimator.tpu or tf.compat.v1.tpu"),
     _C + "tpu.CrossShardOptimizer": Row("tf.compat.v1.tpu.CrossShardOptimizer", _TF, _MAP),
+    # contrib.tpu's protos: TF 2.15 ships the same .proto files under core/protobuf/tpu
+    _C + "tpu.proto": Row((), _TF, "TF 2.15 core/protobuf/tpu (moved)",
+                          "tensorflow.core.protobuf.tpu (its *_pb2 modules)"),
+    **{_C + "tpu.proto." + name: Row("tensorflow.core.protobuf.tpu." + name, _TF,
+                                     "TF 2.15 core/protobuf/tpu/%s (moved)" % name)
+       for name in ("compilation_result_pb2", "dynamic_padding_pb2", "optimization_parameters_pb2",
+                    "topology_pb2", "tpu_embedding_configuration_pb2")},
+    # contrib.tensorboard's projector: TensorBoard's plugin (the same ProjectorConfig proto;
+    # visualize_embeddings takes a FileWriter as TF 1.15's did)
+    _C + "tensorboard": Row((), _TB, _MAP, "tensorboard.plugins"),
+    _C + "tensorboard.plugins": Row((), _TB, _MAP, "tensorboard.plugins"),
+    _C + "tensorboard.plugins.projector": Row(
+        "tensorboard.plugins.projector", _TB,
+        "tensorboard/plugins/projector/__init__.py (ProjectorConfig, visualize_embeddings)"),
     _C + "cluster_resolver": Row(("tf.compat.v1.distribute.cluster_resolver",), _TF, _MAP,
                                  "tf.distribute.cluster_resolver"),
     # stock homes

@@ -218,13 +218,19 @@ def _cmd_run(args):
     if problem:
         raise _UsageError(problem)
     _set_precision(args)
+    ranks = args.ranks is not None or args.rank_table
+    # SIGTERM/SIGHUP from here on end the run with its report (before the lock is taken, so a
+    # signal cannot leave the lock behind); the launcher of --ranks has its own handler
+    stop = None if ranks else _runner.stop_signals()
     lock = None
     if report_path is not None:
         try:   # one run per report at a time: a second one refuses, it never overwrites
             lock = report.ReportLock(report_path)
         except report.ReportLockedError as err:
+            if stop is not None:
+                stop.uninstall()
             raise _UsageError(str(err))
-    if args.ranks is not None or args.rank_table:   # several ranks: npu_bridge.tools.launcher
+    if ranks:   # several ranks: npu_bridge.tools.launcher
         from npu_bridge.tools import launcher as _launcher
         try:
             return _launcher.run_job(args, report_path)
@@ -250,12 +256,22 @@ def _cmd_run(args):
     # at_exit: the script's non-daemon threads are waited for and its atexit handlers run
     # (python's order) before the summary, so what they do is in the run
     result = _runner.run_script(args.script, args.args, product=args.product,
-                                on_os_exit=finish, at_exit=True)
+                                on_os_exit=finish, at_exit=True, stop=stop)
     if os.getpid() != pid:
         # A child the script forked (os.fork, multiprocessing) ended without os._exit: it
         # exits as it would under python; the run, its summary and report are the parent's.
         return result.script_exit_code
     code = finish(result)
+    stop.uninstall()
+    if result.signal:
+        # stopped: end now, as the signal would have, without waiting again for the
+        # script's threads at interpreter exit (one that never ends would hang the job)
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass
+        getattr(os._exit, "real", os._exit)(code)
     _keep_exit_code(code)
     return code
 
@@ -306,7 +322,8 @@ def _finish_run(args, cwd, report_path, result):
         script=os.path.abspath(args.script), argv=[args.script] + list(args.args), cwd=cwd,
         product=args.product, strict=args.strict, environment_set=result.environment_set,
         records=_records.records(), script_exit_code=result.script_exit_code, exit_code=0,
-        exception=result.exception, config_error=result.config_error, notes=result.notes)
+        exception=result.exception, config_error=result.config_error, notes=result.notes,
+        signal=getattr(result, "signal", None))
     summary = data["summary"]
     failing = FAIL_ON[getattr(args, "fail_on", None) or "error"]
     if args.strict:
@@ -356,14 +373,15 @@ def _cmd_diff(args):
         before, after = report_diff.load(args.before), report_diff.load(args.after)
     except report_diff.DiffInputError as err:
         raise _UsageError(str(err))
-    changes = report_diff.compare(before, after)
+    diff = report_diff.compare(before, after)
     if args.format == "json":
         sys.stdout.write(json.dumps({"schema": "npu-bridge-diff", "version": 1,
                                      "before": args.before, "after": args.after,
-                                     "changes": changes}, indent=2, ensure_ascii=False) + "\n")
+                                     "report": diff["report"], "changes": diff["changes"]},
+                                    indent=2, ensure_ascii=False) + "\n")
     else:
-        print("\n".join(report_diff.text_lines(changes, args.before, args.after)))
-    return EXIT_FINDINGS if changes else EXIT_OK
+        print("\n".join(report_diff.text_lines(diff, args.before, args.after)))
+    return EXIT_FINDINGS if diff["changes"] or diff["report"] else EXIT_OK
 
 
 # --- options -----------------------------------------------------------------------------
@@ -592,28 +610,30 @@ def _cmd_lint(args):
     if os.environ.get("NPU_BRIDGE_PRODUCT"):  # the only environment a static check reads
         env["NPU_BRIDGE_PRODUCT"] = os.environ["NPU_BRIDGE_PRODUCT"]
     progress = _Progress(sys.stderr) if _stderr_is_terminal() else None
+    targets = set()   # the product each configuration was checked for, and from where
     try:
         findings, nfiles = lint.lint_paths(
             args.paths, product=args.product, env=env, jobs=args.jobs,
             max_bytes=lint.DEFAULT_MAX_BYTES if args.max_bytes is None else args.max_bytes,
-            ignore=lint.Selection(select, ignore, infos=True), progress=progress)
+            ignore=lint.Selection(select, ignore, infos=True), progress=progress,
+            targets=targets)
     finally:
         if progress is not None:
             progress.clear()
     if nfiles == 0:   # only folders without a *.py: nothing was checked
         raise _UsageError("no Python files checked: no *.py file under %s (a file named "
                           "explicitly is checked whatever its suffix)" % ", ".join(args.paths))
-    product = args.product or env.get("NPU_BRIDGE_PRODUCT")
+    product, used = output.products_used(targets, args.product, env.get("NPU_BRIDGE_PRODUCT"))
     if args.format == "json":
-        sys.stdout.write(output.render_json(findings, nfiles, product))
+        sys.stdout.write(output.render_json(findings, nfiles, product, used))
     elif args.format == "sarif":
-        sys.stdout.write(output.render_sarif(findings, nfiles, __version__, product))
+        sys.stdout.write(output.render_sarif(findings, nfiles, __version__, product, used))
     elif args.format == "github":
         sys.stdout.write(output.render_github(findings))
     else:
         sys.stdout.write(output.render_text(findings))
     sys.stdout.flush()
-    print(output.summary_line(findings, nfiles, product), file=sys.stderr)
+    print(output.summary_line(findings, nfiles, product, used), file=sys.stderr)
     failing = FAIL_ON[args.fail_on]
     if not args.exit_zero and any(f.severity in failing for f in findings):
         return EXIT_FINDINGS

@@ -143,6 +143,7 @@ class Job:
         # KeyboardInterrupt raised by the handler itself could land inside Popen.poll() between
         # acquiring and releasing its _waitpid_lock, and the later Popen.wait() would hang.
         self.interrupt = threading.Event()
+        self.signal = None   # the first signal that interrupted the job
 
     def report_path(self, rank):
         return os.path.join(self.report_dir, "rank%d.report.json" % rank)
@@ -206,7 +207,9 @@ class Job:
                     self.stop()
                 time.sleep(0.05)
         except KeyboardInterrupt:
-            self._say("interrupted: stopping every rank")
+            got = self.signal or signal.SIGINT
+            self._say("interrupted: stopping every rank" if got == signal.SIGINT else
+                      "stopped by %s: stopping every rank" % signal.Signals(got).name)
             self.stop(signal.SIGINT)
             raise
         finally:
@@ -325,9 +328,11 @@ def run_job(args, report_path):
     hosts = [h.strip() for h in args.hosts.split(",")] if args.hosts else None
     job = Job(args.ranks, args.script, args.args, table_path=args.rank_table, hosts=hosts,
               timeout=args.collective_timeout, child_args=child_args)
-    old = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGINT)}
+    old = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)}
 
     def on_signal(signum, frame):
+        if job.signal is None:
+            job.signal = signum
         job.interrupt.set()   # acted on by job.wait() (see Job.interrupt)
 
     interrupted = False
@@ -342,12 +347,14 @@ def run_job(args, report_path):
     finally:
         for sig, handler in old.items():
             signal.signal(sig, handler)
-    code = 130 if interrupted else worst(codes)
+    stopped = (job.signal or signal.SIGINT) if interrupted else None
+    code = 128 + stopped if interrupted else worst(codes)
     base = report.build_run_report(
         script=os.path.abspath(args.script), argv=[args.script] + list(args.args), cwd=os.getcwd(),
         product=args.product, strict=args.strict,
         environment_set={"RANK_SIZE": str(job.size), "RANK_TABLE_FILE": job.table_path},
-        records=[], script_exit_code=code, exit_code=code)
+        records=[], script_exit_code=code, exit_code=code,
+        signal=signal.Signals(stopped).name if stopped else None)
     data = merged_report(job, codes, code, base)
     if not code and (data["summary"]["errors"] or (args.strict and data["summary"]["warnings"])):
         code = 1

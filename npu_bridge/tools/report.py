@@ -107,7 +107,8 @@ def _record_index(records, error):
 
 
 def build_run_report(*, script, argv, cwd, product, strict, environment_set, records,
-                     script_exit_code, exit_code, exception=None, config_error=None, notes=()):
+                     script_exit_code, exit_code, exception=None, config_error=None, notes=(),
+                     signal=None):
     """The report of one `npu-bridge run`, as an ordered dict (docs/report_schema.md).
 
     Args:
@@ -115,6 +116,8 @@ def build_run_report(*, script, argv, cwd, product, strict, environment_set, rec
         runtime: errors raised later for that configuration, listed with its diagnostics).
       exception: None or (type name, message) of an exception that escaped the script.
       config_error: None or the `NpuConfigError` that escaped the script.
+      signal: None or the name of the signal that stopped the run ("SIGTERM", "SIGHUP",
+        "SIGINT"); its exit code is then 128 + the signal.
     """
     configurations = []
     for i, r in enumerate(records):
@@ -155,7 +158,7 @@ def build_run_report(*, script, argv, cwd, product, strict, environment_set, rec
         "strict": bool(strict),
         "environment": {"set": _sorted_str_dict(environment_set)},
         "outcome": {"exit_code": exit_code, "script_exit_code": script_exit_code,
-                    "uncaught": uncaught},
+                    "signal": signal, "uncaught": uncaught},
         "summary": summary,
         "precision": {"emulate": bool(_records.precision[0])},
         "configurations": configurations,
@@ -168,8 +171,9 @@ def dumps(report):
     return json.dumps(report, indent=2, ensure_ascii=False) + "\n"
 
 
-def check_destination(path):
-    """The absolute destination path, after checking it can be replaced safely.
+def check_destination(path, what="report"):
+    """The absolute destination path, after checking it can be replaced safely. `what`
+    names the file in the messages ("report", "--plot").
 
     `..` and symlinked folders are resolved as the OS resolves them (the returned path is
     the physical one); only the last component is never followed.
@@ -182,34 +186,34 @@ def check_destination(path):
     """
     path = os.fspath(path)
     if not path or path.endswith(os.sep) or (os.altsep and path.endswith(os.altsep)):
-        raise ReportPathError("report destination %r names a directory" % path)
+        raise ReportPathError("%s destination %r names a directory" % (what, path))
     # Not os.path.abspath: it drops `link/..` lexically, while the OS goes to the parent of
     # the link's target. Resolve the folder physically, keep the last component as given.
     folder, base = os.path.split(os.path.join(os.getcwd(), path))
     if base in (".", ".."):
-        raise ReportPathError("report destination %s is a directory" % os.path.abspath(path))
+        raise ReportPathError("%s destination %s is a directory" % (what, os.path.abspath(path)))
     if not os.path.isdir(folder):
-        raise ReportPathError("report folder %s does not exist" % _missing_folder(folder))
+        raise ReportPathError("%s folder %s does not exist" % (what, _missing_folder(folder)))
     path = os.path.join(os.path.realpath(folder), base)
     try:
         mode = os.lstat(path).st_mode   # the node itself: a symlink is never followed
     except FileNotFoundError:
         mode = None
     except OSError as err:
-        raise ReportPathError("report destination %s cannot be examined: %s"
-                              % (path, err.strerror or err))
+        raise ReportPathError("%s destination %s cannot be examined: %s"
+                              % (what, path, err.strerror or err))
     if mode is not None:
         if stat.S_ISLNK(mode):
-            raise ReportPathError("report destination %s is a symbolic link: refusing to "
-                                  "replace it" % path)
+            raise ReportPathError("%s destination %s is a symbolic link: refusing to "
+                                  "replace it" % (what, path))
         if stat.S_ISDIR(mode):
-            raise ReportPathError("report destination %s is a directory" % path)
+            raise ReportPathError("%s destination %s is a directory" % (what, path))
         if not stat.S_ISREG(mode):
-            raise ReportPathError("report destination %s is %s, not a regular file: refusing "
-                                  "to replace it" % (path, _node_kind(mode)))
+            raise ReportPathError("%s destination %s is %s, not a regular file: refusing "
+                                  "to replace it" % (what, path, _node_kind(mode)))
     parent = os.path.dirname(path)
     if not os.path.isdir(parent):
-        raise ReportPathError("report folder %s does not exist" % parent)
+        raise ReportPathError("%s folder %s does not exist" % (what, parent))
     return path
 
 
@@ -307,19 +311,29 @@ def check_writable(path, script=None):
     Raises:
       ReportPathError: see `check_destination`; or the folder refuses a new file.
     """
-    path = check_replaceable(check_destination(path), script)
+    return check_folder_accepts(check_replaceable(check_destination(path), script))
+
+
+def check_folder_accepts(path, what="report"):
+    """Check that the folder of `path` (absolute, from `check_destination`) accepts a new
+    file: a temporary file is created there and removed at once. Returns `path`.
+
+    Raises:
+      ReportPathError: the folder refuses a new file (read-only, `/proc`, no permission) or
+        does not let it be removed.
+    """
     folder, base = os.path.split(path)
     try:
         fd, tmp = tempfile.mkstemp(prefix="." + base + ".", suffix=".tmp", dir=folder)
     except OSError as err:
-        raise ReportPathError("report folder %s does not accept a new file: %s"
-                              % (folder, err.strerror or err))
+        raise ReportPathError("%s folder %s does not accept a new file: %s"
+                              % (what, folder, err.strerror or err))
     os.close(fd)
     try:
         os.unlink(tmp)
     except OSError as err:
-        raise ReportPathError("report folder %s lets a file be created but not removed (%s "
-                              "left there): %s" % (folder, tmp, err.strerror or err))
+        raise ReportPathError("%s folder %s lets a file be created but not removed (%s "
+                              "left there): %s" % (what, folder, tmp, err.strerror or err))
     return path
 
 
@@ -538,6 +552,10 @@ def summary_lines(report, show_defaults=False):
         if unc.get("configuration"):
             lines.append("  (the refused configuration [%d] above)" % unc["configuration"])
         lines.extend(diagnostic_lines(() if unc.get("configuration") else unc["diagnostics"]))
+    stopped = report["outcome"].get("signal")
+    if stopped:
+        lines.append("stopped by %s: the script did not finish; what it resolved until then "
+                     "is above" % stopped)
     env = report["environment"]["set"]
     if env:
         lines.append("environment set: " + " ".join("%s=%s" % kv for kv in env.items()))

@@ -1,6 +1,7 @@
 """`npu-bridge diff A.json B.json`: what changed between two reports (a migration's before and
-after): per configuration, the GE options added, removed or changed at each level, and the
-diagnostics that appeared or went away. Reads `run` reports and `options --format json`
+after): the target product and the outcome; per configuration, the product, the GE options
+added, removed or changed at each level, the effective values, the memory plan (budgets,
+sizes, verdicts), and the diagnostics that appeared or went away. Reads `run` reports and `options --format json`
 output (docs/report_schema.md). No TensorFlow import."""
 import json
 
@@ -11,9 +12,24 @@ class DiffInputError(ValueError):
     """A file that is not an npu-bridge report."""
 
 
+# What a user acts on besides the options and diagnostics: compared field by field (dotted
+# names; memory flattened, its graphs by name). Left out: derived text (each graph's summary
+# line), the tensor lists, and what differs between any two runs (created, JOB_ID).
+_REPORT_FIELDS = ("product", "resolved", "outcome.exit_code", "outcome.script_exit_code",
+                  "outcome.signal", "outcome.uncaught.type")
+_CONF_FIELDS = ("product", "refused", "ignored_globals", "memory")
+_MEMORY_SKIP = frozenset(("summary", "largest", "inputs", "outputs", "dynamic_inputs",
+                          "product"))   # (memory.product: the configuration's product)
+# byte counts, shown with their size too
+_BYTES = ("budget", "feature_map", "variables", "weights", "no_reuse", "largest_live",
+          "policy_alternatives")
+
+
 def load(path):
-    """The configurations of a report file, as a list of dicts with `label`, `options`
-    (level -> {key: value}) and `diagnostics`."""
+    """A report file as `{"fields": {dotted name: value}, "configurations": [...]}`: the
+    report-level fields of `_REPORT_FIELDS` and each configuration as a dict with `label`,
+    `options` (level -> {key: value}), `effective`, `diagnostics` and `fields` (product,
+    refused, ignored global options, the memory plan flattened)."""
     try:
         with open(path, encoding="utf-8") as fh:
             data = json.load(fh)
@@ -25,18 +41,60 @@ def load(path):
                                                                 "npu-bridge-options"):
         raise DiffInputError("%s is not an npu-bridge report (no \"schema\": "
                              "\"npu-bridge-report\" or \"npu-bridge-options\")" % path)
+    fields = {}
+    for name in _REPORT_FIELDS:
+        value, found = _get(data, name)
+        if found:
+            fields[name] = value
     if data["schema"] == "npu-bridge-options":
         conf = data.get("configuration") or {"options": {}, "diagnostics": []}
         conf = dict(conf, diagnostics=data.get("diagnostics", []))
-        return [_conf("options", conf)]
-    return [_conf("[%s] %s %s" % (c.get("index"), c.get("kind"), c.get("name")), c)
-            for c in data.get("configurations", [])]
+        conf.setdefault("product", data.get("product"))
+        return {"fields": fields, "configurations": [_conf("options", conf)]}
+    return {"fields": fields, "configurations": [
+        _conf("[%s] %s %s" % (c.get("index"), c.get("kind"), c.get("name")), c)
+        for c in data.get("configurations", [])]}
+
+
+def _get(data, dotted):
+    for part in dotted.split("."):
+        if not isinstance(data, dict) or part not in data:
+            return None, False
+        data = data[part]
+    return data, True
+
+
+def _flatten(value, name, out):
+    """`value` as dotted names -> scalars (`memory.graph_budget`); a list of graphs by name
+    (`memory.graphs[Session#1/1].feature_map`)."""
+    if isinstance(value, dict):
+        for key in value:
+            if key not in _MEMORY_SKIP:
+                _flatten(value[key], "%s.%s" % (name, key), out)
+    elif isinstance(value, list) and value and all(isinstance(v, dict) and "name" in v
+                                                   for v in value):
+        for item in value:
+            _flatten({k: v for k, v in item.items() if k != "name"},
+                     "%s[%s]" % (name, item["name"]), out)
+    else:
+        out[name] = value if not isinstance(value, list) else json.dumps(value)
 
 
 def _conf(label, conf):
+    fields = {}
+    for name in _CONF_FIELDS:
+        if name in conf:
+            _flatten(conf[name], name, fields)
     return {"label": label, "kind": conf.get("kind"), "name": conf.get("name"),
             "options": {lvl: dict((conf.get("options") or {}).get(lvl) or {}) for lvl in LEVELS},
-            "diagnostics": list(conf.get("diagnostics") or [])}
+            "effective": dict(conf.get("effective") or {}),
+            "diagnostics": list(conf.get("diagnostics") or []), "fields": fields}
+
+
+def _changed(old, new):
+    """{name: [old, new]} of the names whose values differ (missing: null)."""
+    return {k: [old.get(k), new.get(k)] for k in dict.fromkeys(list(old) + list(new))
+            if old.get(k) != new.get(k)}
 
 
 def _pairs(before, after):
@@ -59,14 +117,24 @@ def _pairs(before, after):
 
 
 def _diag_key(d):
-    return (d.get("code"), d.get("severity"), d.get("option"))
+    return (d.get("code"), d.get("severity"), d.get("option"), d.get("value"))
 
 
 def compare(before, after):
-    """The differences of two loaded reports: a list of per-configuration dicts with
+    """The differences of two loaded reports (`load`): `{"report": {name: [old, new]},
+    "changes": [...]}`. `report`: the report-level fields that differ (product, exit codes,
+    signal, uncaught exception type). `changes`: per configuration that differs, a dict with
     `before`/`after` labels, `options` {level: {"added": {k: v}, "removed": {k: v},
-    "changed": {k: [old, new]}}} and `diagnostics` {"new": [...], "gone": [...]}; only the
-    configurations that differ."""
+    "changed": {k: [old, new]}}}, `effective` {k: [old, new]} (only keys whose option value
+    did not change: GE's normalisation, the environment), `fields` {name: [old, new]}
+    (product, refused, ignored globals, every memory figure and verdict: budgets, feature
+    map, fits) and `diagnostics` {"new": [...], "gone": [...]} (by code, severity, option
+    and value)."""
+    return {"report": _changed(before["fields"], after["fields"]),
+            "changes": _compare(before["configurations"], after["configurations"])}
+
+
+def _compare(before, after):
     out = []
     for a, b in _pairs(before, after):
         a_opts = a["options"] if a else {lvl: {} for lvl in LEVELS}
@@ -85,19 +153,44 @@ def compare(before, after):
         b_keys = {_diag_key(d) for d in b_diags}
         diagnostics = {"new": [d for d in b_diags if _diag_key(d) not in a_keys],
                        "gone": [d for d in a_diags if _diag_key(d) not in b_keys]}
-        if options or diagnostics["new"] or diagnostics["gone"] or a is None or b is None:
+        shown = {k for d in options.values() for part in d.values() for k in part}
+        effective = {k: v for k, v in _changed(a["effective"] if a else {},
+                                               b["effective"] if b else {}).items()
+                     if k not in shown} if a and b else {}
+        fields = _changed(a["fields"], b["fields"]) if a and b else {}
+        if options or effective or fields or diagnostics["new"] or diagnostics["gone"] \
+                or a is None or b is None:
             out.append({"before": a["label"] if a else None, "after": b["label"] if b else None,
-                        "options": options, "diagnostics": diagnostics})
+                        "options": options, "effective": effective, "fields": fields,
+                        "diagnostics": diagnostics})
     return out
 
 
-def text_lines(changes, path_a, path_b):
-    """The differences as text, `diff -u` style signs: `-` before only, `+` after only."""
-    if not changes:
+def _show(name, value):
+    """A field's value as text: null as `-`, a byte count with its size."""
+    if value is None:
+        return "-"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int) and any(b in name for b in _BYTES):
+        from npu_bridge.ge.memory_plan import mib
+        return "%d (%s)" % (value, mib(value))
+    return str(value)
+
+
+def text_lines(diff, path_a, path_b):
+    """The differences (`compare`) as text, `diff -u` style signs: `-` before only, `+` after
+    only, `~` changed."""
+    changes = diff["changes"]
+    if not changes and not diff["report"]:
         return ["no differences between %s and %s" % (path_a, path_b)]
     lines = ["--- %s" % path_a, "+++ %s" % path_b]
+    for k, (old, new) in diff["report"].items():
+        lines.append("~ %s: %s -> %s" % (k, _show(k, old), _show(k, new)))
     for c in changes:
         lines.append("%s -> %s" % (c["before"] or "(none)", c["after"] or "(none)"))
+        for k, (old, new) in c["fields"].items():
+            lines.append("  ~ %s: %s -> %s" % (k, _show(k, old), _show(k, new)))
         for lvl, d in c["options"].items():
             for k, v in d["removed"].items():
                 lines.append("  - %s %s = %s" % (lvl, k, v))
@@ -105,6 +198,8 @@ def text_lines(changes, path_a, path_b):
                 lines.append("  + %s %s = %s" % (lvl, k, v))
             for k, (old, new) in d["changed"].items():
                 lines.append("  ~ %s %s: %s -> %s" % (lvl, k, old, new))
+        for k, (old, new) in c["effective"].items():
+            lines.append("  ~ effective %s: %s -> %s" % (k, _show(k, old), _show(k, new)))
         for d in c["diagnostics"]["gone"]:
             lines.append("  - %s %s [%s]" % (d.get("severity"), d.get("code"), d.get("option")))
         for d in c["diagnostics"]["new"]:

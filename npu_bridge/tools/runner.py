@@ -14,6 +14,7 @@ import marshal
 import operator
 import os
 import pkgutil
+import signal
 import sys
 import threading
 import traceback
@@ -27,6 +28,63 @@ class RunResult:
     exception: tuple = None        # (type name, message) of an exception that escaped
     config_error: object = None    # the NpuConfigError that escaped, if it was one
     notes: list = dataclasses.field(default_factory=list)
+    signal: str = None             # "SIGTERM"/"SIGHUP": the stop signal that ended the run
+
+
+# A cancelled or timed-out CI job gets SIGTERM (then SIGKILL after a grace period), a closed
+# terminal SIGHUP: both end the run as Ctrl-C does, so its summary and report still come.
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+
+
+class Stopped(BaseException):
+    """Raised in the main thread when a stop signal (`STOP_SIGNALS`) arrives while the script
+    runs; a BaseException, so the script's `except Exception` does not swallow it (its
+    `finally` blocks run). `signum`: the signal."""
+
+    def __init__(self, signum):
+        self.signum = signum
+        super().__init__("%s received: the script is stopped, its summary and report follow"
+                         % signal.Signals(signum).name)
+
+
+class _StopSignals:
+    """The `npu-bridge run` process's handler of `STOP_SIGNALS`: while `armed` (the script
+    and the wait for its threads) the first signal raises `Stopped`; otherwise (before the
+    script starts, during the atexit handlers and the summary) it is noted in `received`
+    and acted on once the run can stop. A handler the script installs replaces this one, as
+    under `python`; it is not overridden at the end."""
+
+    def __init__(self):
+        self.received = None
+        self.armed = False
+        self._old = {}
+
+    def install(self):
+        for sig in STOP_SIGNALS:
+            try:
+                self._old[sig] = signal.signal(sig, self._handler)
+            except (ValueError, OSError):   # not the main thread: nothing to install
+                pass
+        return self
+
+    def _handler(self, signum, frame):
+        if self.received is None:
+            self.received = signum
+        if self.armed:
+            self.armed = False
+            raise Stopped(signum)
+
+    def arm(self):
+        """From now on a stop signal stops the script (at once for one already received)."""
+        if self.received is not None:
+            raise Stopped(self.received)
+        self.armed = True
+
+    def uninstall(self):
+        self.armed = False
+        for sig, old in self._old.items():
+            if signal.getsignal(sig) == self._handler:
+                signal.signal(sig, old if old is not None else signal.SIG_DFL)
 
 
 def _exit_code(exc):
@@ -179,7 +237,25 @@ def _print_traceback(exc):
         traceback.print_exception(type(exc), exc, tb)
 
 
-def _interpreter_exit():
+def _stopped(result, exc, show=True):
+    """Make `result` that of a run stopped by the signal of `exc` (a `Stopped`)."""
+    result.signal = signal.Signals(exc.signum).name
+    result.script_exit_code = 128 + exc.signum
+    result.exception = None
+    if show:   # where the script was when it was stopped, as Ctrl-C shows it
+        sys.stdout.flush()
+        frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename != __file__]
+        print("Traceback (most recent call last):\n%s%s" % (
+            "".join(traceback.format_list(frames)), exc), file=sys.stderr)
+
+
+def stop_signals():
+    """Install the run's handler of SIGTERM and SIGHUP (`_StopSignals`); give it to
+    `run_script(stop=...)`, then `uninstall()` it once the report is written."""
+    return _StopSignals().install()
+
+
+def _interpreter_exit(stop=None, result=None):
     """What Python does after the main module's body ended and before the process exits
     (Py_FinalizeEx): `threading._shutdown()` (the threading atexit calls, such as
     concurrent.futures' stopping its workers, then a join of every non-daemon thread but the
@@ -190,6 +266,8 @@ def _interpreter_exit():
     in: <module 'threading'>") and the handlers still run."""
     shutdown = getattr(threading, "_shutdown", None)
     try:
+        if stop is not None and result.signal is None:
+            stop.arm()   # a thread that never ends can still be stopped
         if shutdown is not None and threading.current_thread() is threading.main_thread():
             shutdown()
         else:   # no private hook: join the non-daemon threads, new ones too
@@ -201,9 +279,13 @@ def _interpreter_exit():
                     break
                 for thread in others:
                     thread.join()
+    except Stopped as exc:
+        _stopped(result, exc)
     except BaseException:   # pylint: disable=broad-except
         print("Exception ignored in: %r" % threading, file=sys.stderr)
         traceback.print_exc()
+    if stop is not None:
+        stop.armed = False   # a signal during the handlers is acted on after them
     atexit._run_exitfuncs()   # pylint: disable=protected-access
 
 
@@ -260,7 +342,7 @@ class _OsExitHook:
         os._exit = self.real
 
 
-def run_script(script, args, product=None, on_os_exit=None, at_exit=False):
+def run_script(script, args, product=None, on_os_exit=None, at_exit=False, stop=None):
     """Run `script` (a file, or a directory or zip file holding `__main__.py`) with `args`;
     returns a `RunResult`. Never raises for the script's own failures: `SystemExit` gives the
     exit code, any other exception is printed as Python prints it (through the script's
@@ -275,6 +357,11 @@ def run_script(script, args, product=None, on_os_exit=None, at_exit=False):
     process (not in a forked child), `result.script_exit_code` being n; the process then ends
     with the status it returns (`run_script` never returns). The real `os._exit` is given
     back when the script ends.
+
+    `stop`: a `_StopSignals` installed by the caller (`stop_signals()`): SIGTERM or SIGHUP
+    while the script runs (or while its threads are waited for) stops it as Ctrl-C would;
+    the result then has `signal` set and exit code 128 + the signal. One that arrives after
+    (in the atexit handlers) is noted and gives the same result once they ran.
     """
     env_set, notes = prepare(product)
     forced = _forced_product(product, notes)
@@ -304,7 +391,11 @@ def run_script(script, args, product=None, on_os_exit=None, at_exit=False):
     try:
         try:
             with forced:
+                if stop is not None:
+                    stop.arm()
                 _run_main(script_path)
+        except Stopped as exc:
+            _stopped(result, exc)
         except SystemExit as exc:
             result.script_exit_code = _exit_code(exc)
         except KeyboardInterrupt as exc:
@@ -320,7 +411,11 @@ def run_script(script, args, product=None, on_os_exit=None, at_exit=False):
             _print_traceback(exc)   # the result first: the script's hook may os._exit
         if at_exit and os.getpid() == pid:
             sys.argv = [script] + list(args)   # handlers see what the script saw
-            _interpreter_exit()
+            _interpreter_exit(stop, result)
+        if stop is not None:
+            stop.armed = False
+            if stop.received is not None and result.signal is None:
+                _stopped(result, Stopped(stop.received), show=False)
     finally:
         if hook is not None:
             hook.uninstall()

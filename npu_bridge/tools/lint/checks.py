@@ -192,9 +192,21 @@ def _attr_id(attr):
                    if isinstance(value, LiteralList) else value)
 
 
-def _resolve(config, product, env, user_set=None):
+def _target(pm, product, env, pid):
+    """`(product id or None, where, name)`: the target one resolution used and where it came
+    from (`products.target_source`: product=, soc_config, $NPU_BRIDGE_PRODUCT)."""
+    from npu_bridge.ge import products
+    attr = pm.get("soc_config")
+    soc = None
+    if attr is not None and attr.WhichOneof("value") == "s" and not isinstance(attr.s, LiteralList):
+        soc = attr.s.decode("utf-8", "replace") if isinstance(attr.s, bytes) else attr.s
+    where, name = products.target_source(product, soc, env) or (None, None)
+    return pid, where, name
+
+
+def _resolve(config, product, env, user_set=None, used=None):
     """Resolve with `npu_bridge.ge.resolve` (`user_set`: its argument); the diagnostics, also
-    when it raises."""
+    when it raises. `used` (a set): gets the resolution's `_target`."""
     from npu_bridge.ge import NpuConfigError, resolve
     if isinstance(config, _ResolveInput):
         pm, classes = config._npu_resolve_input()
@@ -205,14 +217,18 @@ def _resolve(config, product, env, user_set=None):
     found = _RESOLVED.get(memo)
     if found is None:
         try:
-            found = resolve(config, product=product, env=env, user_set=user_set).diagnostics
+            ge = resolve(config, product=product, env=env, user_set=user_set)
+            diags = ge.diagnostics
         except NpuConfigError as err:
-            found = err.diagnostics
-        found = tuple(d for d in found if d.code not in _RUN_TIME_CODES)
+            ge, diags = err.ge_options, err.diagnostics
+        found = (tuple(d for d in diags if d.code not in _RUN_TIME_CODES),
+                 _target(pm, product, env, getattr(ge, "product", None)))
         if len(_RESOLVED) >= _RESOLVED_MAX:
             _RESOLVED.clear()
         _RESOLVED[memo] = found
-    return list(found)
+    if used is not None:
+        used.add(found[1])
+    return list(found[0])
 
 
 
@@ -266,20 +282,20 @@ def _by_function(entries):
     return [[entries[i] for i in sorted(base + indices)] for indices in functions.values()]
 
 
-def _check_group(group, cat, product, env):
+def _check_group(group, cat, product, env, used=None):
     """Findings of one group, as (line, col, code, severity, message, option): each set of
     entries that can hold together (`_paths`, per function: `_by_function`) is resolved on
-    its own."""
+    its own. `used` (a set): gets the target of each resolution (`_target`)."""
     if group.kind == "parameter_map" and group.opt_name not in (None, _NPU_OPTIMIZER):
         return _misnamed_optimizer(group, product, env)
     if not group.entries and group.kind != "plugin":   # (a plugin call sends its defaults)
         return []
     paths = [p for part in _by_function(group.entries) for p in _paths(part)]
     if len(paths) == 1:
-        return _check_entries(group, paths[0], cat, product, env)
+        return _check_entries(group, paths[0], cat, product, env, used)
     out, seen = [], set()
     for entries in paths:
-        for finding in _check_entries(group, entries, cat, product, env):
+        for finding in _check_entries(group, entries, cat, product, env, used):
             if finding not in seen:
                 seen.add(finding)
                 out.append(finding)
@@ -319,7 +335,7 @@ def _misnamed_optimizer(group, product, env):
     return [(line, col) + f for f in found]
 
 
-def _check_entries(group, entries, cat, product, env):
+def _check_entries(group, entries, cat, product, env, used=None):
     """Findings of one set of a group's entries, as (line, col, code, severity, message, option).
 
     An entry whose value is not a literal still counts: it is resolved twice, with two
@@ -377,7 +393,7 @@ def _check_entries(group, entries, cat, product, env):
             return []
         classes = frozenset(group.classes)
         make = lambda m: _ResolveInput(m, classes)  # noqa: E731
-    diags = _resolve(make(pm), product, env, user_set)
+    diags = _resolve(make(pm), product, env, user_set, used)
     if placeholders:
         other = {k: (_placeholder(v.WhichOneof("value"), one=True) if k in placeholders else v)
                  for k, v in pm.items()}

@@ -75,10 +75,12 @@ def _suppressed(findings, source, chosen):
 
 
 def lint_source(source, path="<string>", product=None, env=None, ignore=(), select=(),
-                infos=False):
+                infos=False, targets=None):
     """Findings of one file's source (str or bytes), sorted by position. Kept: the codes
     `Selection(select, ignore, infos)` keeps (`ignore` may also be a `Selection`), except on
-    a line whose `# noqa` comment names them (or names none).
+    a line whose `# noqa` comment names them (or names none). `targets` (a set): gets
+    `(path, product id or None, where, name)` of every configuration resolved (where: the
+    place the product came from, `products.target_source`).
 
     Never raises for bad input: a syntax error is finding NBL001.
     """
@@ -111,19 +113,22 @@ def lint_source(source, path="<string>", product=None, env=None, ignore=(), sele
     cat = _catalog()
     env = {} if env is None else env
     seen = set()
+    used = set()
     for group in collector.groups:
-        for line, col, code, sev, msg, opt in _check_group(group, cat, product, env):
+        for line, col, code, sev, msg, opt in _check_group(group, cat, product, env, used):
             f = Finding(path, line, col, code, sev, msg, opt)
             if f not in seen:
                 seen.add(f)
                 findings.append(f)
+    if targets is not None:
+        targets.update((path,) + t for t in used)
     return sorted(_suppressed(findings, source, chosen))
 
 
 def lint_file(path, product=None, env=None, max_bytes=DEFAULT_MAX_BYTES, ignore=(), select=(),
-              infos=False):
+              infos=False, targets=None):
     """Findings of one file (selected as `lint_source` selects them); unreadable (NBL003)
-    and oversized (NBL002) files are findings."""
+    and oversized (NBL002) files are findings. `targets`: see `lint_source`."""
     chosen = _selection(ignore, select, infos)
     try:
         info = os.stat(path)
@@ -137,7 +142,7 @@ def lint_file(path, product=None, env=None, max_bytes=DEFAULT_MAX_BYTES, ignore=
         else:
             with open(path, "rb") as fh:
                 source = fh.read(max_bytes + 1)
-            return lint_source(source, path, product, env, chosen)
+            return lint_source(source, path, product, env, chosen, targets=targets)
     except OSError as err:
         found = [Finding(path, 1, 1, "NBL003", "error", "cannot read file: %s" % (
             err.strerror or err))]
@@ -159,37 +164,43 @@ def iter_python_files(paths):
 
 
 def _lint_many(args):
+    """`(findings, targets)` of a batch of files (`targets`: see `lint_source`)."""
     paths, product, env, max_bytes, chosen = args
+    targets = set()
     # Each file's syntax tree is thousands of GC-tracked nodes freed by reference counting;
     # the cyclic collector only re-scans them (a third of the time). Off while linting a
     # batch, back on (collecting whatever cycles there are) after it.
     enabled = gc.isenabled()
     gc.disable()
     try:
-        return [f for p in paths for f in lint_file(p, product, env, max_bytes, chosen)]
+        return ([f for p in paths for f in lint_file(p, product, env, max_bytes, chosen,
+                                                     targets=targets)], targets)
     finally:
         if enabled:
             gc.enable()
 
 
 def lint_paths(paths, product=None, env=None, max_bytes=DEFAULT_MAX_BYTES, jobs=None, ignore=(),
-               select=(), infos=False, progress=None):
+               select=(), infos=False, progress=None, targets=None):
     """Findings of every file under `paths`, sorted (selected as `lint_source` selects
     them); `(findings, number_of_files)`. `progress(done, total)`, when given, is called
-    after each batch of files.
+    after each batch of files. `targets` (a set): see `lint_source`.
 
     Uses a process pool of `jobs` workers (default: the CPU count) when there are many files.
     """
     chosen = _selection(ignore, select, infos)
     files = list(iter_python_files(paths))
     jobs = jobs or os.cpu_count() or 1
+    targets = set() if targets is None else targets
     if jobs <= 1 or len(files) < 64:
-        if progress is None:
-            return sorted(_lint_many((files, product, env, max_bytes, chosen))), len(files)
         findings = []
-        for i in range(0, len(files), 32):
-            findings.extend(_lint_many((files[i:i + 32], product, env, max_bytes, chosen)))
-            progress(min(i + 32, len(files)), len(files))
+        step = len(files) if progress is None else 32
+        for i in range(0, len(files), step or 1):
+            part, used = _lint_many((files[i:i + step], product, env, max_bytes, chosen))
+            findings.extend(part)
+            targets.update(used)
+            if progress is not None:
+                progress(min(i + 32, len(files)), len(files))
         return sorted(findings), len(files)
     # Batches of up to 128 files (fewer round trips), at least 4 per worker (balance).
     chunk = max(8, min(128, len(files) // (jobs * 4) or 1))
@@ -206,8 +217,9 @@ def lint_paths(paths, product=None, env=None, max_bytes=DEFAULT_MAX_BYTES, jobs=
         context = multiprocessing.get_context("fork")
     done = 0
     with concurrent.futures.ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
-        for batch, part in zip(batches, pool.map(_lint_many, batches)):
+        for batch, (part, used) in zip(batches, pool.map(_lint_many, batches)):
             findings.extend(part)
+            targets.update(used)
             done += len(batch[0])
             if progress is not None:
                 progress(done, len(files))

@@ -22,16 +22,64 @@ def counts(findings):
     return out
 
 
-def summary_line(findings, nfiles, product=None):
-    """`npu-bridge lint: 3 findings (1 error, 2 warnings, 0 infos) in 12 files`; without a
-    target product it says product rules were skipped (NPB110), once."""
+NO_TARGET_TEXT = "no target product: product rules skipped (NPB110; give --product)"
+_FROM = {"product=": "--product", "soc_config": "soc_config=%s",
+         "$NPU_BRIDGE_PRODUCT": "$NPU_BRIDGE_PRODUCT=%s"}
+
+
+def products_used(targets, product=None, env_product=None):
+    """What lint's outputs say about the target product: `(product, products)`.
+
+    `targets`: `(path, product id or None, where, name)` of each file's resolutions
+    (`lint_paths(targets=...)`; where as `products.target_source` says it).
+    `products`: `[{"product", "from", "files"}]`, one per product and place it came from
+    (`--product`, `soc_config=NAME`, `$NPU_BRIDGE_PRODUCT=NAME`; product and from null for
+    resolutions without a target), `files` how many files resolved with it, sorted.
+    `product`: the `--product` given, else the one product every resolution used, else (no
+    configuration found) the environment's, else null."""
+    files = {}
+    for path, pid, where, name in targets:
+        source = None
+        if pid is not None and where:
+            source = _FROM.get(where, where)
+            source = source % name if "%s" in source else source
+        files.setdefault((pid, source if pid is not None else None), set()).add(path)
+    products = [{"product": pid, "from": source, "files": len(paths)}
+                for (pid, source), paths in sorted(files.items(), key=lambda kv: (
+                    kv[0][0] is None, kv[0][0] or "", kv[0][1] or ""))]
+    if product is None:
+        ids = {p["product"] for p in products}
+        if len(ids) == 1:
+            product = next(iter(ids))
+        elif not ids:
+            product = env_product
+    return product, products
+
+
+def summary_line(findings, nfiles, product=None, products=None):
+    """`npu-bridge lint: 3 findings (1 error, 2 warnings, 0 infos) in 12 files`, then the
+    product the rules were checked for when --product did not give it (`products`: from
+    `products_used`): `product atlas-inference (soc_config=Ascend310P3: 1 file)`, and for
+    files without a target that product rules were skipped there (NPB110)."""
     c = counts(findings)
     line = "npu-bridge lint: %s (%s) in %s" % (
         _plural(len(findings), "finding"),
         ", ".join(_plural(c[s], s) for s in SEVERITIES), _plural(nfiles, "file"))
-    if product is None:
-        line += "; no target product: product rules skipped (NPB110; give --product)"
-    return line
+    products = products or []
+    if any(p["from"] == "--product" for p in products):
+        return line   # the command line names it
+    found = [p for p in products if p["product"] is not None]
+    skipped = sum(p["files"] for p in products if p["product"] is None)
+    parts = ["product %s (%s: %s)" % (p["product"], p["from"], _plural(p["files"], "file"))
+             for p in found]
+    if not found and product is not None:   # no configuration resolved: the environment's
+        parts.append("product %s ($NPU_BRIDGE_PRODUCT)" % product)
+    if skipped and found:
+        parts.append("no target product in %s: product rules skipped there (NPB110; give "
+                     "--product)" % _plural(skipped, "file"))
+    elif not found and product is None:
+        parts.append(NO_TARGET_TEXT)
+    return line + "".join("; " + p for p in parts)
 
 
 def _plural(n, word):
@@ -42,9 +90,10 @@ def render_text(findings):
     return "".join(f.format() + "\n" for f in findings)
 
 
-def render_json(findings, nfiles, product=None):
+def render_json(findings, nfiles, product=None, products=None):
     data = {"schema": "npu-bridge-lint", "version": 1, "files": nfiles, "product": product,
-            "summary": counts(findings), "findings": [f.to_dict() for f in findings]}
+            "products": list(products or ()), "summary": counts(findings),
+            "findings": [f.to_dict() for f in findings]}
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
@@ -89,7 +138,7 @@ def _uri(path):
     return quote(rel.replace(os.sep, "/"))
 
 
-def render_sarif(findings, nfiles, version, product=None):
+def render_sarif(findings, nfiles, version, product=None, products=None):
     """A SARIF 2.1.0 log with one run: the rules reported (id, title, default level, source
     of the rule) and one result per finding (level, message, file, line, column)."""
     used = sorted({f.code for f in findings})
@@ -123,7 +172,8 @@ def render_sarif(findings, nfiles, version, product=None):
         "runs": [{
             "tool": {"driver": {"name": "npu-bridge", "version": version, "rules": rules}},
             "results": results,
-            "properties": {"files": nfiles, "product": product},
+            "properties": {"files": nfiles, "product": product,
+                           "products": list(products or ())},
         }],
     }
     return json.dumps(log, indent=2, ensure_ascii=False) + "\n"

@@ -1,0 +1,89 @@
+"""A CI job that is cancelled or times out sends SIGTERM (a closed terminal SIGHUP): `npu-bridge
+run` then ends as on Ctrl-C: the summary and the report say how the run ended, the exit code
+is 128 + the signal, and no `.NAME.lock` is left. One subprocess per test (TensorFlow starts in
+it); every process is bounded in time and checked to be gone."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+import run_cli  # noqa: F401  (tests/run_cli.py: the environment of a user's shell)
+from test_ranks import HERE as RANKS_DIR, _children_of, _env
+
+SLEEPER = textwrap.dedent("""\
+    import sys, time
+    import tensorflow as tf
+    from npu_bridge.npu_init import *
+    config = tf.ConfigProto()
+    custom_op = config.graph_options.rewrite_options.custom_optimizers.add()
+    custom_op.name = "NpuOptimizer"
+    custom_op.parameter_map["precision_mode"].s = b"allow_mix_precision"
+    with tf.Session(config=config) as sess:
+        print(sess.run(tf.constant(6) * 7), flush=True)
+        open(sys.argv[1], "w").close()
+        time.sleep(300)
+    print("never reached")
+    """)
+
+
+def _wait_for(paths, proc, timeout=200):
+    deadline = time.time() + timeout
+    while not all(os.path.exists(p) for p in paths):
+        assert proc.poll() is None, proc.communicate()
+        assert time.time() < deadline, "the script did not start in %d s" % timeout
+        time.sleep(0.1)
+
+
+def _signal_run(argv, cwd, markers, sig, **env):
+    """Start `npu-bridge run ARGV`, wait for the files `markers`, send `sig`; (returncode, output)."""
+    proc = subprocess.Popen([sys.executable, "-m", "npu_bridge", "run"] + argv, cwd=str(cwd),
+                            env=_env(**env), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True)
+    try:
+        _wait_for(markers, proc)
+        children = _children_of(proc.pid)
+        sent = time.time()
+        proc.send_signal(sig)
+        out, _ = proc.communicate(timeout=60)
+        assert time.time() - sent < 40, out
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert not [pid for pid in children if os.path.exists("/proc/%d" % pid)
+                and open("/proc/%d/stat" % pid).read().split(")")[1].split()[0] != "Z"]
+    return proc.returncode, out
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
+def test_a_stop_signal_keeps_the_report_and_leaves_no_lock(tmp_path, sig):
+    (tmp_path / "long.py").write_text(SLEEPER)
+    marker = str(tmp_path / "started")
+    code, out = _signal_run(["--report", "r.json", "long.py", marker], tmp_path, [marker], sig)
+    name = signal.Signals(sig).name
+    assert code == 128 + sig, out
+    assert "never reached" not in out
+    assert "stopped by %s" % name in out and "exit code: %d" % (128 + sig) in out, out
+    data = json.loads((tmp_path / "r.json").read_text())
+    assert data["outcome"]["signal"] == name
+    assert data["outcome"]["exit_code"] == data["outcome"]["script_exit_code"] == 128 + sig
+    assert data["summary"]["configurations"] == 1   # what ran before the signal is kept
+    assert sorted(os.listdir(tmp_path)) == ["long.py", "r.json", "started"]   # no lock left
+
+
+def test_a_stop_signal_to_a_ranks_job_keeps_the_report(tmp_path):
+    code, out = _signal_run(["--report", "job.json", "--ranks", "2",
+                             os.path.join(RANKS_DIR, "fault_check.py")], tmp_path,
+                            [str(tmp_path / "started0"), str(tmp_path / "started1")], signal.SIGTERM,
+                            RANKS_OUT=str(tmp_path), RANKS_FAULT="sleep")
+    assert code == 128 + signal.SIGTERM, out
+    assert "stopped by SIGTERM: stopping every rank" in out, out
+    data = json.loads((tmp_path / "job.json").read_text())
+    assert data["outcome"]["signal"] == "SIGTERM"
+    assert data["outcome"]["exit_code"] == 128 + signal.SIGTERM
+    assert not [n for n in os.listdir(tmp_path) if n.endswith(".lock")]

@@ -1,0 +1,151 @@
+"""The tool's own edges (issue 29): summaries that say what happened. lint names the product
+it checked a script for and where that came from; diff covers products and memory budgets;
+`memory --plot` checks its path before the script runs; refused configurations read the same
+in `run` and `lint`. In-process where the command allows it (no TensorFlow start-up)."""
+import json
+import textwrap
+
+import pytest
+
+from npu_bridge.tools import cli
+
+SOC_SCRIPT = textwrap.dedent("""\
+    custom_op = config.graph_options.rewrite_options.custom_optimizers.add()
+    custom_op.name = "NpuOptimizer"
+    custom_op.parameter_map["soc_config"].s = b"Ascend310P3"
+    custom_op.parameter_map["aoe_mode"].s = b"1"
+    """)
+PLAIN_SCRIPT = textwrap.dedent("""\
+    custom_op = config.graph_options.rewrite_options.custom_optimizers.add()
+    custom_op.name = "NpuOptimizer"
+    custom_op.parameter_map["precision_mode"].s = b"allow_mix_precision"
+    """)
+
+
+def _main(capsys, *argv):
+    code = cli.main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def scripts(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("NPU_BRIDGE_PRODUCT", raising=False)
+    (tmp_path / "soc.py").write_text(SOC_SCRIPT)
+    (tmp_path / "plain.py").write_text(PLAIN_SCRIPT)
+    return tmp_path
+
+
+# --- 2. lint names the product it applied and where it came from ------------------------
+
+def test_lint_names_the_product_soc_config_gave(capsys, scripts):
+    code, out, err = _main(capsys, "lint", "soc.py")
+    assert "NPB112 warning: aoe_mode=1 is not supported on atlas-inference" in out
+    summary = err.splitlines()[-1]
+    assert "no target product" not in summary and "NPB110" not in summary
+    assert summary.endswith("; product atlas-inference (soc_config=Ascend310P3: 1 file)")
+    _, out, _ = _main(capsys, "lint", "--format", "json", "soc.py")
+    data = json.loads(out)
+    assert data["product"] == "atlas-inference"
+    assert data["products"] == [{"product": "atlas-inference", "from": "soc_config=Ascend310P3",
+                                 "files": 1}]
+    _, out, _ = _main(capsys, "lint", "--format", "sarif", "soc.py")
+    props = json.loads(out)["runs"][0]["properties"]
+    assert props["product"] == "atlas-inference" and props["products"] == data["products"]
+
+
+def test_lint_says_which_files_had_no_target(capsys, scripts, monkeypatch):
+    _, out, err = _main(capsys, "lint", "--format", "json", "soc.py", "plain.py")
+    data = json.loads(out)
+    assert data["product"] is None   # two different answers: none is "the" product
+    assert data["products"] == [
+        {"product": "atlas-inference", "from": "soc_config=Ascend310P3", "files": 1},
+        {"product": None, "from": None, "files": 1}]
+    assert err.splitlines()[-1].endswith(
+        "; product atlas-inference (soc_config=Ascend310P3: 1 file); no target product in 1 "
+        "file: product rules skipped there (NPB110; give --product)")
+    _, _, err = _main(capsys, "lint", "plain.py")
+    assert err.splitlines()[-1].endswith(
+        "; no target product: product rules skipped (NPB110; give --product)")
+    monkeypatch.setenv("NPU_BRIDGE_PRODUCT", "atlas-a2-training")
+    _, out, err = _main(capsys, "lint", "--format", "json", "plain.py")
+    assert json.loads(out)["products"] == [
+        {"product": "atlas-a2-training", "from": "$NPU_BRIDGE_PRODUCT=atlas-a2-training",
+         "files": 1}]
+    assert "NPB110" not in err
+    # --product beats soc_config for every file; the command line names it
+    _, out, err = _main(capsys, "lint", "--format", "json", "--product", "atlas-a2-training",
+                        "soc.py", "plain.py")
+    data = json.loads(out)
+    assert data["product"] == "atlas-a2-training"
+    assert data["products"] == [{"product": "atlas-a2-training", "from": "--product", "files": 2}]
+
+
+# --- 3. diff covers the product, the memory budgets and verdicts ------------------------
+
+SMALL_GRAPH = textwrap.dedent("""\
+    import numpy as np
+    import tensorflow as tf
+    from npu_bridge.npu_init import *
+    config = tf.ConfigProto()
+    custom_op = config.graph_options.rewrite_options.custom_optimizers.add()
+    custom_op.name = "NpuOptimizer"
+    custom_op.parameter_map["precision_mode"].s = tf.compat.as_bytes("allow_mix_precision")
+    x = tf.compat.v1.placeholder(tf.float32, [64, 256])
+    w = tf.compat.v1.get_variable("w", [256, 256])
+    with tf.Session(config=config) as sess:
+        sess.run(tf.compat.v1.global_variables_initializer())
+        sess.run(tf.matmul(x, w), {x: np.zeros([64, 256])})
+    """)
+
+
+def test_diff_across_products_shows_the_product_and_the_memory_budgets(capsys, tmp_path):
+    import run_cli
+    (tmp_path / "s.py").write_text(SMALL_GRAPH)
+    for name, product in (("a.json", "atlas-a2-training"), ("b.json", "atlas-inference")):
+        proc = run_cli.run(["--report", name, "--product", product, "s.py"], str(tmp_path),
+                           timeout=300)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+    a, b = str(tmp_path / "a.json"), str(tmp_path / "b.json")
+    code, out, _ = _main(capsys, "diff", a, b)
+    lines = out.splitlines()
+    assert code == 1, out
+    assert "~ product: atlas-a2-training -> atlas-inference" in lines   # the report's
+    assert "  ~ product: atlas-a2-training -> atlas-inference" in lines  # the configuration's
+    budget = [l for l in lines if l.startswith("  ~ memory.graph_budget: ")]
+    assert budget == ["  ~ memory.graph_budget: 55834574848 (52.0 GiB) -> 19500000000 (18.2 GiB)"]
+    code, out, _ = _main(capsys, "diff", "--format", "json", a, b)
+    data = json.loads(out)
+    assert data["report"]["product"] == ["atlas-a2-training", "atlas-inference"]
+    fields = data["changes"][0]["fields"]
+    assert fields["memory.graph_budget"] == [55834574848, 19500000000]
+    assert fields["memory.var_budget"] == [10737418240, 3750000000]
+    # two runs of one configuration differ only in created and JOB_ID: no differences
+    again = json.loads(open(a).read())
+    again["created"] = "2000-01-01T00:00:00Z"
+    again["environment"]["set"]["JOB_ID"] = "npu-bridge-1"
+    (tmp_path / "c.json").write_text(json.dumps(again))
+    assert _main(capsys, "diff", a, str(tmp_path / "c.json"))[0] == 0
+    # a verdict that flips is a difference
+    again["configurations"][0]["memory"]["verdict"]["fits"] = False
+    (tmp_path / "d.json").write_text(json.dumps(again))
+    code, out, _ = _main(capsys, "diff", a, str(tmp_path / "d.json"))
+    assert code == 1 and "  ~ memory.verdict.fits: true -> false" in out.splitlines()
+
+
+# --- 4. memory --plot checks its path before the script runs ----------------------------
+
+@pytest.mark.parametrize("plot, why, named", [
+    ("missing/dir/x.png", "--plot folder %s does not exist", "missing"),
+    ("adir.png", "--plot destination %s is a directory", "adir.png"),
+    ("link.png", "--plot destination %s is a symbolic link: refusing to replace it",
+     "link.png")])
+def test_memory_plot_path_is_checked_before_the_script(capsys, scripts, plot, why, named):
+    (scripts / "adir.png").mkdir()
+    (scripts / "link.png").symlink_to(scripts / "elsewhere.png")
+    (scripts / "s.py").write_text("open('ran', 'w').close()\n")
+    code, out, err = _main(capsys, "memory", "--plot", plot, "s.py")
+    assert code == 2 and out == ""
+    assert err == "npu-bridge memory: error: %s\n" % why % (scripts / named), err
+    assert not (scripts / "ran").exists()   # the script never started
