@@ -78,22 +78,23 @@ def measure(model, chunks, chunk):
     net = bench_train.MODELS[model]
     emulated, plain = _build(net), _build(net)
     data = _batches()
-    _records.precision[0] = True
+    _records.RUN.precision = True
     _chunk(emulated, 5, data)   # warm-up; the first run rewrites the graph
-    _records.precision[0] = False
+    _records.RUN.precision = False
     _chunk(plain, 5, data)
     times = {"emulated": [], "float32": []}
     for i in range(chunks):
         order = ("emulated", "float32") if i % 2 == 0 else ("float32", "emulated")
         for name in order:
-            _records.precision[0] = name == "emulated"
+            _records.RUN.precision = name == "emulated"
             try:
                 times[name].append(_chunk(emulated if name == "emulated" else plain, chunk, data))
             finally:
-                _records.precision[0] = False
+                _records.RUN.precision = False
     ratios = [e / f for e, f in zip(times["emulated"], times["float32"])]
-    rec = emulated[0]._npu_record
-    graphs = rec.get("precision", {}).get("graphs", ())
+    from npu_bridge.hooks import state as _state
+    rec = _state.of(emulated[0]).record
+    graphs = (rec.precision or {}).get("graphs", ())
     low = sum(sum(g["ops_low"].values()) for g in graphs)
     if not low:
         raise SystemExit("precision_%s: the emulated graph has no op in float16: nothing measured"

@@ -16,7 +16,7 @@ from npu_bridge.estimator.npu import npu_plugin, npu_scope
 from npu_bridge.estimator.npu.npu_loss_scale_manager import ExponentialUpdateLossScaleManager
 from npu_bridge.estimator.npu.npu_loss_scale_optimizer import NPULossScaleOptimizer
 from npu_bridge.hooks import precision_emulation as pe
-from npu_bridge.hooks import session_patch
+from npu_bridge.hooks import session_patch, state
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from run_cli import REPO, run  # noqa: E402  (tests/run_cli.py)
@@ -28,7 +28,7 @@ v1 = tf.compat.v1
 def emulate(monkeypatch):
     """Emulation on, a fresh graph, the full Session patch, no sat mode set."""
     session_patch.patch()
-    monkeypatch.setattr(_records, "precision", [True])
+    monkeypatch.setattr(_records.RUN, "precision", True)
     monkeypatch.setitem(npu_plugin._state, "sat_mode", None)
     monkeypatch.delenv("RANK_SIZE", raising=False)
     with tf.Graph().as_default() as graph:
@@ -64,17 +64,17 @@ def _train_big(config, product=None, steps=3):
     with forced_product(product), v1.Session(config=config) as sess:
         sess.run(v1.global_variables_initializer())
         losses = [sess.run([train, loss], {x: _X})[1] for _ in range(steps)]
-        return losses, sess._npu_record
+        return losses, state.of(sess).record
 
 
 def test_activations_beyond_float16_overflow_only_under_emulated_allow_fp32_to_fp16(emulate, monkeypatch):
     config = _config(precision_mode="allow_fp32_to_fp16")
-    monkeypatch.setattr(_records, "precision", [False])
+    monkeypatch.setattr(_records.RUN, "precision", False)
     with tf.Graph().as_default():
         losses, rec = _train_big(config)
     assert all(np.isfinite(losses)) and losses[0] == pytest.approx(0.12)
-    assert "precision" not in rec   # off: nothing looked at, nothing rewritten
-    monkeypatch.setattr(_records, "precision", [True])
+    assert rec.precision is None   # off: nothing looked at, nothing rewritten
+    monkeypatch.setattr(_records.RUN, "precision", True)
     losses, rec = _train_big(config)
     assert all(np.isinf(losses))
     report = gp.configuration_precision(rec)
@@ -121,7 +121,7 @@ def _loss_scale_run(product, steps=6, sat_mode=None):
             sess.run(train, {x: np.ones([4, 4], np.float32)})
             after = sess.run([w, step, manager.get_loss_scale()])
             seen.append((before, after))
-        return seen, sess._npu_record
+        return seen, state.of(sess).record
 
 
 @pytest.mark.parametrize("product,sat_mode,expected", [
@@ -169,7 +169,7 @@ def test_modify_mixlist_black_list_keeps_matmul_float32_on_the_graph_run(emulate
             sess.run(v1.global_variables_initializer())
             np.testing.assert_array_equal(sess.run(out, {x: _X}), np.full([8, 4], 120000.0))
             assert "big" not in pe.low_ops_of(graph)
-            assert gp.configuration_precision(sess._npu_record)["lists"].endswith("ops_info.json")
+            assert gp.configuration_precision(state.of(sess).record)["lists"].endswith("ops_info.json")
 
 
 def test_modify_mixlist_bad_file_is_npb181(emulate, tmp_path):
@@ -188,7 +188,7 @@ def test_keep_dtype_scope_keeps_its_ops_float32(emulate):
     with v1.Session(config=_config(precision_mode="allow_fp32_to_fp16")) as sess:
         sess.run(v1.global_variables_initializer())
         a, b = sess.run([tf.identity(kept), tf.identity(low)], feeds)
-        report = gp.configuration_precision(sess._npu_record)
+        report = gp.configuration_precision(state.of(sess).record)
     np.testing.assert_array_equal(a, np.full([8, 4], 120000.0))
     assert np.isinf(b).all()
     assert pe.low_ops_of(emulate) == {"low": "low"}
@@ -216,7 +216,7 @@ def test_bfloat16_and_cube_modes_round_as_the_npu_stores(emulate):
         y = tf.matmul(x, tf.constant([[3.0e4]]), name="mm") + 0.0
         with v1.Session(config=_config(precision_mode_v2="cube_fp16in_fp32out")) as sess:
             out = sess.run(y, {x: value})[0, 0]
-            rep = gp.configuration_precision(sess._npu_record)
+            rep = gp.configuration_precision(state.of(sess).record)
     assert out == pytest.approx(np.float32(np.float16(1.001)) * 3.0e4)   # input float16, output float32 (> 65504)
     assert rep["graphs"][0]["ops_cube_in"] == {"MatMul": 1}
 

@@ -23,6 +23,7 @@ from tensorflow.python.client import session as _session_lib
 
 from npu_bridge.ge import precision as _precision
 from npu_bridge.ge import records as _records
+from npu_bridge.hooks import state as _state
 
 ENV = "NPU_BRIDGE_PRECISION"          # "emulate" or "off" (default)
 VALUES = ("off", "emulate")
@@ -49,13 +50,18 @@ def mode_from_env(environ=None):
 
 def enabled():
     """True when the emulation is on (`enable()`, `npu-bridge run --precision emulate`, or
-    `ENV`=emulate when npu_bridge was imported)."""
-    return _records.precision[0]
+    `ENV`=emulate when npu_bridge was imported): `records.RUN.precision`."""
+    return _records.RUN.precision
 
 
 def enable(on=True):
     """Switch the emulation on or off for the graphs and sessions made from now on."""
-    _records.precision[0] = bool(on)
+    _records.RUN.precision = bool(on)
+
+
+def _record_of(session):
+    known = _state.of(session)
+    return None if known is None else known.record
 
 
 class StatusCheck:
@@ -325,14 +331,14 @@ def _graph_state(graph, plan):
 
 def plan_of(session):
     """The `PrecisionPlan` of an NPU session (cached on the record), or None."""
-    rec = getattr(session, "_npu_record", None)
+    rec = _record_of(session)
     if rec is None:
         return None
-    info = rec.get("precision")
+    info = rec.precision
     if info is None:
         from npu_bridge.estimator.npu import npu_plugin
-        plan = _precision.plan_for(rec["options"], npu_plugin.device_sat_mode())
-        info = rec["precision"] = {"plan": plan, "graphs": [], "notes": [], "name": rec["name"]}
+        plan = _precision.plan_for(rec.options, npu_plugin.device_sat_mode())
+        info = rec.precision = {"plan": plan, "graphs": [], "notes": [], "name": rec.name}
         for d in plan.diagnostics:
             _records.add_runtime_diagnostic(rec, (d.code, d.message), d)
     return info["plan"]
@@ -356,8 +362,8 @@ def wrap_run(session, original):
 
 
 def _note(session, text):
-    rec = getattr(session, "_npu_record", None)
-    notes = rec["precision"]["notes"] if rec and rec.get("precision") else None
+    rec = _record_of(session)
+    notes = rec.precision["notes"] if rec is not None and rec.precision else None
     if notes is not None and text not in notes and len(notes) < 8:
         notes.append(text)
 
@@ -387,8 +393,8 @@ def _run(st, sess, original, fetches, feed_dict, options, run_metadata):
 
 def _record_step(st, sess, fp, result, extra, fetches):
     import numpy as np
-    rec = sess._npu_record   # pylint: disable=protected-access
-    info = rec["precision"]
+    rec = _record_of(sess)
+    info = rec.precision
     entry = fp.entry
     if entry is None:
         entry = _find_entry(info, st, fp)

@@ -242,7 +242,7 @@ def _cmd_run(args):
     cwd = os.getcwd()
     pid = os.getpid()
     _records.clear()
-    _records.capture[0] = True   # the GE graphs of the run, for the memory plan (docs/memory.md)
+    _records.RUN.capture = True   # the GE graphs of the run, for the memory plan (docs/memory.md)
 
     def finish(result):
         """Summary, report and exit code of the run that ended with `result`; also what
@@ -288,7 +288,7 @@ def _set_precision(args):
             raise _UsageError("%s=%r: allowed values are off, emulate (docs/precision.md)"
                               % (name, value))
     os.environ[name] = value
-    _records.precision[0] = value == "emulate"
+    _records.RUN.precision = value == "emulate"
 
 
 def _cmd_memory(args):

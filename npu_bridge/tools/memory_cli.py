@@ -180,7 +180,7 @@ def run(args, finish_run):
         from npu_bridge.tools import report
         report.check_folder_accepts(report.check_destination(args.plot, "--plot"), "--plot")
     _records.clear()
-    _records.capture[0] = True
+    _records.RUN.capture = True
     assumptions = mp.Assumptions(workspace_bytes=args.workspace,
                                  float32_as_fp16=True if args.fp16 else None)
     result = _runner.run_script(args.script, args.args, product=args.product)

@@ -160,7 +160,7 @@ def build_run_report(*, script, argv, cwd, product, strict, environment_set, rec
         "outcome": {"exit_code": exit_code, "script_exit_code": script_exit_code,
                     "signal": signal, "uncaught": uncaught},
         "summary": summary,
-        "precision": {"emulate": bool(_records.precision[0])},
+        "precision": {"emulate": bool(_records.RUN.precision)},
         "configurations": configurations,
         "notes": list(notes),
     }

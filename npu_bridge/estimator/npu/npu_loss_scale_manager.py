@@ -11,7 +11,7 @@ _FLOAT32_LIMIT = 3.4e38
 def _note_scale(scale):
     """Under --precision emulate: the scale after each step goes into the run's report."""
     from npu_bridge.ge import records as _records
-    if _records.precision[0]:
+    if _records.RUN.precision:
         from npu_bridge.hooks import precision_emulation as _emulation
         tf.compat.v1.add_to_collection(_emulation.SCALE_COLLECTION, scale)
 
@@ -96,7 +96,7 @@ class ExponentialUpdateLossScaleManager(LossScaleManager):
         self._states = {}
         self._state()  # variables now, in the current graph, as the real manager does
         from npu_bridge.ge import records as _records
-        if _records.capture[0]:   # npu-bridge run: under control_dependencies fails on the NPU
+        if _records.RUN.capture:   # npu-bridge run: under control_dependencies fails on the NPU
             from npu_bridge.hooks import graph_capture as _graph_capture
             _graph_capture.note_loss_scale_manager(type(self).__name__)
 

@@ -63,7 +63,7 @@ def apply_if_finite(optimizer, grads_and_vars, global_step, name, loss_scale_man
                     check_overflow=True):
     """Run ``optimizer.apply_gradients`` only when the gradients are finite; always update the scale."""
     grads_and_vars = list(grads_and_vars)
-    if _records.precision[0]:   # --precision emulate: the check follows the overflow mode
+    if _records.RUN.precision:   # --precision emulate: the check follows the overflow mode
         finite = _emulated_status([g for g, _ in grads_and_vars], is_distributed, check_overflow)
     elif check_overflow:
         finite = overflow_status([g for g, _ in grads_and_vars], is_distributed)
@@ -144,7 +144,7 @@ class NPULossScaleOptimizer(WrappedOptimizerSlots, tf.compat.v1.train.Optimizer)
         Returns a list of (gradient, variable) pairs, gradients of the unscaled loss.
         """
         loss_scale = self._loss_scale_manager.get_loss_scale()
-        if _records.precision[0] and not callable(loss):   # the emulation checks it each step
+        if _records.RUN.precision and not callable(loss):   # the emulation checks it each step
             from npu_bridge.hooks import precision_emulation as _emulation
             tf.compat.v1.add_to_collection(_emulation.LOSS_COLLECTION, loss)
         grads_and_vars = self._opt.compute_gradients(
