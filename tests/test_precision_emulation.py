@@ -286,3 +286,38 @@ def test_bad_environment_value_is_a_usage_error(tmp_path):
     assert done.returncode == 2, done.stderr
     assert "NPU_BRIDGE_PRECISION='on': allowed values are off, emulate" in done.stderr
     assert "step 0" not in done.stdout   # refused before the script ran
+
+
+def test_tensorflow_amp_list_clash_and_session_amp_are_noted():
+    env = {"TF_AUTO_MIXED_PRECISION_GRAPH_REWRITE_ALLOWLIST_ADD": "Relu,MatMul",
+           "TF_AUTO_MIXED_PRECISION_GRAPH_REWRITE_DENYLIST_ADD": "Relu"}
+    notes = gp.tf_amp_notes(env, session_amp_on=True)
+    assert len(notes) == 2 and "grappler auto_mixed_precision on" in notes[0]
+    assert "Op lists have conflicting entries" in notes[1] and "Relu: ALLOWLIST+DENYLIST" in notes[1]
+    assert gp.tf_amp_notes({}) == []
+
+
+def test_plain_python_run_with_the_environment_variable(tmp_path):
+    env = dict(os.environ, PYTHONPATH=REPO, NPU_BRIDGE_PRECISION="emulate", TF_CPP_MIN_LOG_LEVEL="2")
+    env.pop("NPU_BRIDGE_PRODUCT", None)
+    done = subprocess.run([sys.executable, os.path.join(REPO, "examples", "precision_overflow.py"),
+                           "--steps", "1", "--precision-mode", "allow_fp32_to_fp16"],
+                          cwd=str(tmp_path), env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "step 0: loss inf" in done.stdout
+
+
+def test_demo_under_emulated_allow_mix_precision_is_within_a_point_of_float32(tmp_path):
+    """`make demo` (examples/digits_estimator.py: allow_mix_precision) under --precision
+    emulate against the same run in float32."""
+    import re
+    script = os.path.join(REPO, "examples", "digits_estimator.py")
+    accuracy = {}
+    for mode in ("emulate", "off"):
+        done = run(["--no-report", "--precision", mode, script, "--steps", "300"],
+                   cwd=str(tmp_path), timeout=600)
+        assert done.returncode == 0, done.stderr[-3000:]
+        accuracy[mode] = float(re.search(r"test accuracy: ([0-9.]+)", done.stdout).group(1))
+        if mode == "emulate":
+            assert "emulated in float16" in done.stderr and "ops in float16: MatMul" in done.stderr
+    assert abs(accuracy["emulate"] - accuracy["off"]) <= 0.01, accuracy

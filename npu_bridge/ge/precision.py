@@ -144,6 +144,15 @@ class PrecisionPlan:
             return "low" if op_type in self.white else "gray"
         return "keep"
 
+    def lists_short(self):
+        """`lists_source` in a few words, for the summary line."""
+        if self.rule == "mixed":
+            extra = " changed by modify_mixlist %s" % self.mixlist if self.mixlist else ""
+            return "stand-in TensorFlow AMP lists%s (docs/precision.md)" % extra
+        if self.rule in ("matrix", "cube_in"):
+            return "matrix ops of GE's fe.ini fp16.op_type"
+        return ""
+
     def lists_source(self):
         """Where this plan's op lists come from (one line)."""
         if self.rule == "mixed":
@@ -300,7 +309,8 @@ def configuration_precision(rec):
                         % plan.mode)
     return {"emulated": emulated, "mode": plan.mode, "set_by": plan.set_by, "low": plan.low,
             "sat_mode": plan.sat_mode, "sat_source": plan.sat_source,
-            "lists": plan.lists_source(), "not_emulated": not_emulated,
+            "lists": plan.lists_source(), "lists_short": plan.lists_short(),
+            "not_emulated": not_emulated,
             "notes": list(info.get("notes", ())), "graphs": graphs}
 
 
@@ -318,7 +328,8 @@ def precision_lines(conf):
     if p["not_emulated"]:
         lines = [head + ": NOT emulated: " + p["not_emulated"]]
     else:
-        lines = [head + ", emulated in %s; lists: %s" % (p["low"], p["lists"])]
+        lines = [head + ", emulated in %s; lists: %s" % (p["low"], p.get("lists_short")
+                                                          or p["lists"])]
     for g in p["graphs"]:
         if not (g["ops_low"] or g["ops_cube_in"]):
             continue
@@ -346,3 +357,34 @@ def precision_lines(conf):
             lines.append("      left in float32 (rewrite failed): " + "; ".join(g["skipped"][:3]))
     lines.extend("    note: " + n for n in p["notes"])
     return lines
+
+
+# --- TensorFlow's own AMP pass next to the emulation -------------------------------------------
+
+TF_AMP_PREFIX = "TF_AUTO_MIXED_PRECISION_GRAPH_REWRITE_"
+_TF_AMP_LISTS = ("ALLOWLIST", "INFERLIST", "DENYLIST", "CLEARLIST")
+
+
+def tf_amp_notes(environ, session_amp_on=False):
+    """Notes (strings) on TensorFlow's grappler auto_mixed_precision pass when the emulation
+    runs: `session_amp_on` (the session's RewriterConfig turns auto_mixed_precision* on: it
+    rewrites on top of the emulation, which then counts what it did, not what TF did), and
+    an op type that the `TF_AUTO_MIXED_PRECISION_GRAPH_REWRITE_<LIST>_ADD` variables put in
+    two lists (TF logs "Op lists have conflicting entries" and the pass leaves the graph in
+    float32; only the ADD variables are read here, TF's built-in lists are not)."""
+    notes = []
+    if session_amp_on:
+        notes.append("the session turns TensorFlow's grappler auto_mixed_precision on: it "
+                     "rewrites the graph again after this emulation, which reports only its own")
+    seen = {}
+    for name in _TF_AMP_LISTS:
+        for op in filter(None, (x.strip() for x in environ.get(
+                TF_AMP_PREFIX + name + "_ADD", "").split(","))):
+            seen.setdefault(op, []).append(name)
+    clashes = {op: lists for op, lists in seen.items() if len(lists) > 1}
+    if clashes:
+        notes.append("TensorFlow's AMP pass would fail ('Op lists have conflicting entries') "
+                     "and leave the graph float32: %s set in %s" % (
+                         ", ".join(sorted(clashes)), "; ".join(
+                             "%s: %s" % (op, "+".join(l)) for op, l in sorted(clashes.items()))))
+    return notes

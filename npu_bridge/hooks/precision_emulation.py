@@ -14,6 +14,7 @@ it says which op overflowed first, at which step, and drives the emulated float 
 `keep_dtype_scope`, cannot model cube_fp16in_fp32out, and says nothing of what overflowed
 (docs/precision.md).
 """
+import contextlib
 import os
 import threading
 import weakref
@@ -99,6 +100,7 @@ class _GraphState:
     def __init__(self, plan):
         self.plan = plan
         self.watermark = 0
+        self.graph_version = None
         self.rounded = {}       # id(tensor) -> _Rounded
         self.low_out = set()    # ids of tensors that hold low-precision values
         self.own = set()        # ids of the ops the rewrite made
@@ -178,6 +180,22 @@ def _round(st, t, graph, producer_low=False):
     return r
 
 
+@contextlib.contextmanager
+def _editable(graph):
+    """`graph` as the default graph, open for new ops even when a MonitoredSession
+    finalized it (finalized again after)."""
+    # pylint: disable=protected-access
+    finalized = graph.finalized
+    if finalized:
+        graph._unsafe_unfinalize()
+    try:
+        with graph.as_default(), graph.control_dependencies(None):
+            yield
+    finally:
+        if finalized:
+            graph.finalize()
+
+
 def _rewrite(graph, st):
     """Process the ops made since the last call. Returns the number of inputs changed."""
     # pylint: disable=protected-access
@@ -187,11 +205,8 @@ def _rewrite(graph, st):
         return 0
     plan = st.plan
     changed = 0
-    finalized = graph.finalized
-    if finalized:
-        graph._unsafe_unfinalize()
     try:
-        with graph.as_default(), graph.control_dependencies(None):
+        with _editable(graph):
             for op in new:
                 oid = op._id_value
                 if oid in st.own:
@@ -241,8 +256,6 @@ def _rewrite(graph, st):
         st.watermark = len(graph.get_operations())
         st.version += 1
         st.fetch_plans.clear()
-        if finalized:
-            graph.finalize()
     return changed
 
 
@@ -312,7 +325,7 @@ class _FetchPlan:
         self.scalar_fetches = [t for t in fetch_tensors
                                if t.dtype.is_floating and t.shape.rank == 0]
         peaks = [r.peak for r in self.rounded]
-        with graph.as_default():
+        with _editable(graph):
             self.extra = (tf.stack(peaks) if peaks else None, self.statuses, self.scales,
                           self.losses)
         self.entry = None
@@ -339,6 +352,7 @@ def plan_of(session):
         from npu_bridge.estimator.npu import npu_plugin
         plan = _precision.plan_for(rec.options, npu_plugin.device_sat_mode())
         info = rec.precision = {"plan": plan, "graphs": [], "notes": [], "name": rec.name}
+        _tf_amp_notes(session)
         for d in plan.diagnostics:
             _records.add_runtime_diagnostic(rec, (d.code, d.message), d)
     return info["plan"]
@@ -361,6 +375,20 @@ def wrap_run(session, original):
     return run
 
 
+_AMP_FIELDS = ("auto_mixed_precision", "auto_mixed_precision_cpu", "auto_mixed_precision_mkl",
+               "auto_mixed_precision_onednn_bfloat16")
+
+
+def _tf_amp_notes(session):
+    """Say when TensorFlow's own AMP pass is on for this session or its list variables clash."""
+    config = getattr(session, "_config", None)
+    rewrite = config.graph_options.rewrite_options if config is not None else None
+    on = rewrite is not None and any(
+        getattr(rewrite, f, 0) == 1 for f in _AMP_FIELDS if hasattr(rewrite, f))   # ON
+    for text in _precision.tf_amp_notes(os.environ, on):
+        _note(session, text)
+
+
 def _note(session, text):
     rec = _record_of(session)
     notes = rec.precision["notes"] if rec is not None and rec.precision else None
@@ -371,19 +399,27 @@ def _note(session, text):
 def _run(st, sess, original, fetches, feed_dict, options, run_metadata):
     graph = sess.graph
     # pylint: disable=protected-access
-    if len(graph.get_operations()) > st.watermark:
+    if graph.version != st.graph_version:   # ops were added since the last rewrite
         with _lock:
             _rewrite(graph, st)
+            st.graph_version = graph.version
     from npu_bridge.hooks.session_guard import graph_key
-    key = (graph_key(graph, fetches, feed_dict, sess), st.version)
-    fp = st.fetch_plans.get(key)
-    if fp is None:
-        handler = _session_lib._FetchHandler(graph, fetches, {})
-        fetch_tensors = [t for t in handler.fetches() if isinstance(t, tf.Tensor)]
-        fp = _FetchPlan(st, graph, fetch_tensors, handler.targets())
-        if len(st.fetch_plans) > 64:
-            st.fetch_plans.clear()
-        st.fetch_plans[key] = fp
+    try:
+        key = (graph_key(graph, fetches, feed_dict, sess), st.version)
+        fp = st.fetch_plans.get(key)
+        if fp is None:
+            handler = _session_lib._FetchHandler(graph, fetches, {})
+            fetch_tensors = [t for t in handler.fetches() if isinstance(t, tf.Tensor)]
+            with _lock:   # its ops are the emulation's own: never rewritten
+                fp = _FetchPlan(st, graph, fetch_tensors, handler.targets())
+                if st.graph_version is not None:
+                    st.watermark = len(graph.get_operations())
+                    st.graph_version = graph.version
+            if len(st.fetch_plans) > 64:
+                st.fetch_plans.clear()
+            st.fetch_plans[key] = fp
+    except Exception:   # pylint: disable=broad-except  (a bad fetch: Session.run says why)
+        return original(sess, fetches, feed_dict, options, run_metadata)
     if fp.extra[0] is None and not fp.statuses and not fp.ops_cube_in:
         return original(sess, fetches, feed_dict, options, run_metadata)
     result, extra = original(sess, (fetches, fp.extra), feed_dict, options, run_metadata)
