@@ -569,8 +569,10 @@ def summary_lines(report, show_defaults=False):
         lines.append(_precision.NOT_EMULATED_LINE)
     unc = report["outcome"]["uncaught"]
     if unc:
-        lines.append("uncaught %s: %s" % (unc["type"], unc["message"].splitlines()[0]
-                                          if unc["message"] else ""))
+        lines.append("uncaught %s: %s%s" % (unc["type"], unc["message"].splitlines()[0]
+                                            if unc["message"] else "",
+                                            " (rank %d)" % unc["rank"] if unc.get("rank")
+                                            is not None else ""))
         if unc.get("configuration"):
             lines.append("  (the refused configuration [%d] above)" % unc["configuration"])
         lines.extend(diagnostic_lines(() if unc.get("configuration") else unc["diagnostics"]))
