@@ -118,6 +118,9 @@ CODES = MappingProxyType({
     "NPB115": ("warning", "explicit target product (product=, forced_product(), --product) and the "
                "soc_config SoC name disagree; the explicit one wins",
                "target precedence: docs/reference.md 'Products' / docs/options.md Products"),
+    "NPB117": ("warning", "$NPU_BRIDGE_PRODUCT names no known product, and is not used: "
+               "product= / --product or soc_config wins",
+               "target precedence: docs/reference.md 'Products' / docs/options.md Products"),
     "NPB116": ("info", "no custom optimizer named exactly NpuOptimizer in the ConfigProto: GE "
                "gets the adapter defaults only",
                "hicann/tensorflow tf_adapter/util/npu_attrs.cc (name() == \"NpuOptimizer\")"),
@@ -212,10 +215,11 @@ CODES = MappingProxyType({
                "project rule (npu-bridge lint --max-bytes)"),
     "NBL003": ("error", "the file cannot be read", "project rule (npu-bridge lint)"),
     "NBL010": ("error", "AttrValue has no such field (AttributeError at run time)",
-               "project rule (npu-bridge lint); fields: reference npu_options.json field"),
+               "tensorflow core/framework/attr_value.proto (AttrValue's fields)"),
     "NBL011": ("error", "the literal does not fit the AttrValue field (protobuf's "
-               "TypeError/ValueError)", "project rule (npu-bridge lint); field types: "
-               "reference npu_options.json field"),
+               "TypeError/ValueError)", "tensorflow core/framework/attr_value.proto (field "
+               "types: s bytes, i int64, f float, b bool), checked by protobuf's Python "
+               "runtime"),
     "NBL012": ("error", "config class (or npu_resource_init) called with an argument it does "
                "not have (TypeError at run time)", "hicann/tensorflow npu_config.py, "
                "npu_plugin.py signatures (reference npu_options.json classes)"),

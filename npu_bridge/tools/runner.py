@@ -218,6 +218,16 @@ def _script_traceback(exc):
     return tb or exc.__traceback__
 
 
+def _set_last(exc):
+    """`sys.last_type`, `sys.last_value`, `sys.last_traceback` (and `sys.last_exc` from 3.12)
+    set to the exception that ended the script, as python's PyErr_Print sets them before the
+    excepthook and the atexit handlers run (these read them: the exit barrier of a rank,
+    `npu_bridge.hooks.cluster`)."""
+    sys.last_type, sys.last_value, sys.last_traceback = type(exc), exc, exc.__traceback__
+    if sys.version_info >= (3, 12):
+        sys.last_exc = exc
+
+
 def _print_traceback(exc):
     """Print `exc` as Python prints an exception that ends a script: through the script's
     `sys.excepthook` when it replaced the default one (as Python calls it), else as the
@@ -405,6 +415,7 @@ def run_script(script, args, product=None, on_os_exit=None, at_exit=False, stop=
         except KeyboardInterrupt as exc:
             result.script_exit_code = 130
             result.exception = ("KeyboardInterrupt", "")
+            _set_last(exc)
             _print_traceback(exc)
         except Exception as exc:  # the script failed: report it the way Python would
             result.script_exit_code = 1
@@ -412,6 +423,7 @@ def run_script(script, args, product=None, on_os_exit=None, at_exit=False, stop=
             if NpuConfigError and isinstance(exc, NpuConfigError):
                 result.config_error = exc
             sys.stdout.flush()
+            _set_last(exc)
             _print_traceback(exc)   # the result first: the script's hook may os._exit
         if at_exit and os.getpid() == pid:
             sys.argv = [script] + list(args)   # handlers see what the script saw
