@@ -194,3 +194,17 @@ def test_refused_configurations_show_what_was_refused_and_fail_run_as_lint(capsy
     assert code == 1
     assert sorted(l.split(": ")[1].split()[0] for l in out.splitlines()) == [
         "E10001", "E10001", "NPB160"]
+
+
+# --- 9. smaller ones -----------------------------------------------------------------------
+
+def test_a_normalised_value_shows_on_its_plain_name_too():
+    from npu_bridge.ge import resolve
+    from npu_bridge.tools import report
+    ge = resolve({"static_memory_policy": 1}, product="atlas-a2-training")
+    assert ge.effective["ge.exec.staticMemoryPolicy"] == "2"
+    assert ge.effective["static_memory_policy"] == "2"   # was "1": the row's effective blank
+    rows = {l.split()[1]: l.split() for l in report.configuration_lines(
+        report.configuration_dict(ge)) if l.startswith("  global ")}
+    assert rows["static_memory_policy"][2:4] == ["1", "2"]
+    assert rows["ge.exec.staticMemoryPolicy"][2:4] == ["1", "2"]
