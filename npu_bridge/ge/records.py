@@ -5,6 +5,7 @@ NPUEstimator append records, `npu-bridge run` reads them. The hooks' own per-ses
 is `npu_bridge.hooks.state`.
 """
 import dataclasses
+import os as _os
 import threading
 from typing import Any, Optional
 
@@ -22,11 +23,15 @@ class RunContext:
         product id or SoC name, or None.
       pending: `(cause, Diagnostic)` findings made before any configuration was resolved;
         `record()` attaches them to the next record and empties the list.
+      precision: emulate the NPU's precision (`npu_bridge.hooks.precision_emulation`):
+        `npu-bridge run --precision emulate`, or `NPU_BRIDGE_PRECISION=emulate` when this
+        module was imported (a plain python run).
     """
 
     def __init__(self):
         self.lock = threading.Lock()
         self.capture = False
+        self.precision = _os.environ.get("NPU_BRIDGE_PRECISION", "").strip().lower() == "emulate"
         self.forced_product = None
         self.pending = []
 
@@ -84,6 +89,8 @@ class Record:
       graphs: the `GraphEntry`s of its captured GE graphs, in capture order.
       memory_options: its `memory_plan.MemoryOptions`, computed on first use.
       seen: the causes of `runtime`.
+      precision: what `--precision emulate` did for it (`npu_bridge.hooks.precision_emulation`:
+        a dict with its `plan`, `graphs`, `notes`, `name`), or None.
     """
     kind: str
     name: str
@@ -94,6 +101,7 @@ class Record:
     graphs: list = dataclasses.field(default_factory=list)
     memory_options: Any = None
     seen: set = dataclasses.field(default_factory=set, repr=False)
+    precision: Any = None
 
     # The dict form older callers and reports read (`rec["name"]`, `rec.get("runtime")`).
     def __getitem__(self, key):

@@ -637,7 +637,8 @@ def _pm_rules(values, used_classes, pid, diags, given=(), socs=()):
             if vp and pid not in vp:
                 diags.append(make("NPB113", key, value,
                                   "%s=%s is not supported on %s; that value is supported on: %s; "
-                                  "source: %s" % (key, _text(value), pid, ", ".join(vp), row.source)))
+                                  "source: %s" % (key, _text(value), pid, ", ".join(vp), row.source),
+                                  severity=row.value_product_severity.get(value, "warning")))
         for cls in sorted(used_classes):
             rule = catalog.CLASS_PRODUCTS.get(cls)
             if rule and pid not in rule[0]:
