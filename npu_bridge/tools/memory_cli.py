@@ -121,6 +121,19 @@ def plan_lines(rec, assumptions, top=5):
     return lines
 
 
+def budget_label(options, variables):
+    """The plot's budget line: what is left for the feature map, and how it follows from the
+    budget the text shows (`budget 1.0 GiB`): `feature-map budget 1005.9 MiB = 1.0 GiB
+    (graph_memory_max_size) - 18.1 MiB variables`."""
+    source = options.graph_budget_source
+    share = "%d/%d" % mp.GRAPH_SHARE
+    if source.startswith(share + " of "):   # the product's share: name the product
+        source = "%s of %s" % (share, options.product or "the product's memory")
+    return "feature-map budget %s = %s (%s) - %s variables" % (
+        mp.mib(options.graph_budget - variables), mp.mib(options.graph_budget), source,
+        mp.mib(variables))
+
+
 def plot(plan, options, path, variables=0):
     """Draw `plan` (a static `GraphPlan`): live feature-map memory at each node in GE's order,
     the highest address of GE's layout used so far, the bytes requested so far (what no reuse
@@ -145,8 +158,7 @@ def plot(plan, options, path, variables=0):
     top = max(s[3] for s in plan.steps) if plan.steps else 0
     if options.graph_budget is not None:
         budget = (options.graph_budget - variables) / scale
-        ax.axhline(budget, color="red", linestyle=":", label="budget %s (%s)" % (
-            mp.mib(options.graph_budget - variables), options.product or "graph_memory_max_size"))
+        ax.axhline(budget, color="red", linestyle=":", label=budget_label(options, variables))
         if top and budget > 20 * top / scale:
             ax.set_yscale("log")
     if plan.peak_step is not None:
