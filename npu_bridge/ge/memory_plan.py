@@ -81,13 +81,15 @@ class Node:
     shape a tuple of ints with None for an unknown dimension; inputs: ((producer name,
     output index), ...) data inputs only; alias: per output, the index of the input whose
     memory it is (None: its own memory), default from `ALIAS_OPS`; var_name: for a variable,
-    its name in the session (shared across graphs; default the node's name)."""
+    its name in the session (shared across graphs; default the node's name); control: names
+    of earlier nodes this one waits for (control edges: they order GE's sort)."""
     name: str
     op: str
     outputs: Tuple[Tuple[Optional[tuple], str], ...] = ()
     inputs: Tuple[Tuple[str, int], ...] = ()
     alias: Optional[Tuple[Optional[int], ...]] = None
     var_name: Optional[str] = None
+    control: Tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -370,6 +372,7 @@ def plan_graph(graph, options=None, assumptions=None):
     from npu_bridge.ge import mem_assign, memory_graph
     options = options or MemoryOptions()
     assumptions = assumptions or Assumptions()
+    graph = memory_graph.fold_constants(graph)   # GE's folding passes run before assignment
     var_names = {}
     weights = 0
     dynamic_nodes = []
