@@ -115,6 +115,12 @@ CODES = MappingProxyType({
         "the target product {product} ({where} {name}) and soc_config={value!r} "
         "({soc_product}) disagree; {where} wins; source: target precedence product= > "
         "soc_config > $NPU_BRIDGE_PRODUCT (docs/reference.md 'Products')"),
+    "NPB117": Code(
+        "warning", "$NPU_BRIDGE_PRODUCT names no known product, and is not used: "
+        "product= / --product or soc_config wins",
+        "target precedence: docs/reference.md 'Products' / docs/options.md Products",
+        "${env}={value!r} is not used: {where} {name} wins (product {product}); it is no known "
+        "name: {unknown}"),
     "NPB116": Code(
         "info", "no custom optimizer named exactly NpuOptimizer in the ConfigProto: GE "
         "gets the adapter defaults only",
@@ -128,8 +134,10 @@ CODES = MappingProxyType({
         "{option}={shown} is not supported on {product}; supported on: {products}; source: "
         "{where}"),
     "NPB113": Code(
-        "warning", "value not supported on the target product",
-        "vendor docs per-value product lists",
+        "warning", "value not supported on the target product (an error where GE refuses "
+        "it: the bfloat16 precision modes on a SoC without bfloat16)",
+        "vendor docs per-value product lists; hicann/ge fe_context_utils.cc "
+        "(GetPrecisionMode: 'Current soc not support dtype of BFloat16')",
         "{option}={shown} is not supported on {product}; that value is supported on: "
         "{products}; source: {where}"),
     "NPB114": Code(
@@ -307,13 +315,13 @@ CODES = MappingProxyType({
                    "cannot read file: {error}"),
     "NBL010": Code(
         "error", "AttrValue has no such field (AttributeError at run time)",
-        "project rule (npu-bridge lint); fields: reference npu_options.json field",
-        "{subject}: AttrValue has no field {field!r} (one of {fields})"),
+        "tensorflow core/framework/attr_value.proto (AttrValue's fields)",
+        "{subject}: AttrValue has no field {field!r} (one of {fields}); source: {source}"),
     "NBL011": Code(
         "error", "the literal does not fit the AttrValue field (protobuf's "
-        "TypeError/ValueError)", "project rule (npu-bridge lint); field types: "
-        "reference npu_options.json field",
-        "{subject} = {shown}: {error}"),
+        "TypeError/ValueError)", "tensorflow core/framework/attr_value.proto (field "
+        "types: s bytes, i int64, f float, b bool), checked by protobuf's Python runtime",
+        "{subject} = {shown}: {error}; source: {source}"),
     "NBL012": Code(
         "error", "config class (or npu_resource_init) called with an argument it does "
         "not have (TypeError at run time)", "hicann/tensorflow npu_config.py, "
@@ -381,9 +389,8 @@ CODES = MappingProxyType({
         "GE graph_mem_assigner.cc ReAssignMemory via reference ge_memory.md",
         "graph {graph} does not fit {target}: graph build fails with "
         "ACL_ERROR_GE_MEMORY_ALLOCATION: \"{verdict}\" (feature map {feature_map} with reuse "
-        "{reuse}, reuse off {reuse_off}, variables {variables}; budget: {budget}); fix: a "
-        "smaller batch, reuse on, static_memory_policy 3/4 for dynamic graphs, or a product "
-        "with more memory; source: GE graph_mem_assigner.cc via reference ge_memory.md"),
+        "{reuse}, reuse off {reuse_off}, variables {variables}; budget: {budget}); fix: {fix}; "
+        "source: GE graph_mem_assigner.cc via reference ge_memory.md"),
     "NPB178": Code(
         "warning", "a session's graphs fit one by one but not together under "
         "static_memory_policy 0 (policy 2 needs only the largest)",
@@ -392,6 +399,25 @@ CODES = MappingProxyType({
         "static_memory_policy {value}: \"{verdict}\"; policy 2 (one pool at the largest "
         "graph) needs {policy2} instead of {policy0}, unless graphs execute concurrently; "
         "source: seed ge_memory_options_zh.txt (ge.exec.staticMemoryPolicy)"),
+    # precision emulation (npu-bridge run --precision emulate; docs/precision.md)
+    "NPB180": Code(
+        "warning", "under the emulated NPU precision a fetched loss became non-finite; "
+        "the first op whose float32 output was finite but beyond the low-precision "
+        "range is named (the NPU's overflow dump answers this on the device)",
+        "hicann/tensorflow accuracy_tuning.md (precision_mode), set_device_sat_mode.md; "
+        "docs/precision.md",
+        "{graph}: the loss became non-finite at step {step} under the emulated {value} ({low}, "
+        "{sat_mode} mode): the first op whose output overflowed is {op} ({op_type}), finite in "
+        "float32 (max |x| {max_abs:.4g}) but beyond {low}'s range. Fixes: loss scaling with "
+        "NPULossScaleOptimizer, npu_scope.keep_dtype_scope() around that op, or "
+        "modify_mixlist (docs/precision.md)"),
+    "NPB181": Code(
+        "error", "modify_mixlist file unreadable, not JSON, or with sections/actions "
+        "the vendor doc does not have",
+        "hicann/tensorflow docs/en/tfadapter_1/apiref/session_config/accuracy_tuning.md "
+        "(modify_mixlist)",
+        "modify_mixlist file {value} {problem} (accuracy_tuning.md 'modify_mixlist'; GE fails "
+        "to initialize with it); the built-in lists were emulated"),
     # the partition of each graph into GeOps and host ops (npu_bridge/ge/partition.py,
     # docs/partition.md): hicann/tensorflow tf_adapter/optimizers/om_partition_subgraphs_pass.cc
     "NPB190": Code(

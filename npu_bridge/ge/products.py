@@ -267,9 +267,20 @@ def target(product, soc, env, diags):
                 elif pid is not None and soc_pid != pid:
                     diags.append(make("NPB115", "soc_config", soc, product=pid,
                                       where=where.strip("="), name=name, soc_product=soc_pid))
+            _unused_env(env, i, pid, where, name, diags)
             return pid
     diags.append(NO_TARGET)
     return None
+
+
+def _unused_env(env, winner, pid, where, name, diags):
+    """NPB117 when $NPU_BRIDGE_PRODUCT names no product but a place before it won (a typo
+    there is unused now, and the target of every run without --product / soc_config)."""
+    value = env.get(PRODUCT_ENV)
+    if winner < 2 and value and lookup(value) is None:
+        diags.append(make("NPB117", PRODUCT_ENV, value, env=PRODUCT_ENV, where=where.strip("="),
+                          name=name, product=pid or "unknown",
+                          unknown=unknown_product(PRODUCT_ENV, value, "$" + PRODUCT_ENV).message))
 
 
 NO_TARGET = make("NPB110", "product", None, env=PRODUCT_ENV)   # immutable: one for every call

@@ -11,6 +11,8 @@ import stat
 import tempfile
 
 from npu_bridge.ge import memory_report as _memory_report
+from npu_bridge.ge import precision as _precision
+from npu_bridge.ge import records as _records
 
 SCHEMA = "npu-bridge-report"
 SCHEMA_VERSION = 1       # the options/lint JSON
@@ -127,6 +129,7 @@ def build_run_report(*, script, argv, cwd, product, strict, environment_set, rec
             by, keys = r["ignored_globals"]
             conf["ignored_globals"] = {"by": by, "keys": sorted(keys)}
         conf["memory"] = _memory_report.configuration_memory(r)
+        conf["precision"] = _precision.configuration_precision(r)
         configurations.append(conf)
     all_diags = [d for c in configurations for d in c["diagnostics"]]
     uncaught = None
@@ -157,6 +160,7 @@ def build_run_report(*, script, argv, cwd, product, strict, environment_set, rec
         "outcome": {"exit_code": exit_code, "script_exit_code": script_exit_code,
                     "signal": signal, "uncaught": uncaught},
         "summary": summary,
+        "precision": {"emulate": bool(_records.RUN.precision)},
         "configurations": configurations,
         "notes": list(notes),
     }
@@ -484,6 +488,8 @@ def configuration_lines(conf, show_defaults=False, hidden_hint="see the report",
             if skipped:
                 eff = "ignored (GE initialized by %s)" % ignored.get("by", "another")
             rows.append((level, key, value, eff, source))
+    if conf.get("refused"):
+        rows.extend(_refused_rows(conf, {r[1] for r in rows}))
     lines = []
     if rows:
         lines.extend("  " + l.rstrip() for l in _table(
@@ -494,6 +500,26 @@ def configuration_lines(conf, show_defaults=False, hidden_hint="see the report",
         lines.append("  (%d default option(s) not shown: %s)" % (hidden, hidden_hint))
     lines.extend(diagnostic_lines(conf["diagnostics"]))
     return lines
+
+
+def _refused_rows(conf, shown):
+    """Table rows of the values a refused configuration was refused for: a value its checks
+    refuse never reaches the options (GE would not get it), yet it is what the script set.
+    One row per error diagnostic naming an option not in the table, with the value given:
+    level `refused`, effective `not sent (CODE)`, source the configuration's source for it
+    when the script set it, else `set by the script`."""
+    rows, seen = [], set(shown)
+    for d in conf["diagnostics"]:
+        option = d.get("option")
+        if d["severity"] != "error" or not option or option in seen or d.get("value") is None:
+            continue
+        seen.add(option)
+        source = conf["sources"].get(option) or ""
+        if not source or "default" in source:   # the default it would have kept instead
+            source = "set by the script"
+        rows.append(("refused", option, repr(d["value"]) if isinstance(d["value"], str)
+                     else d["value"], "not sent (%s)" % d["code"], source))
+    return rows
 
 
 # What a configuration resolved to: two with these equal are shown as one in the summary,
@@ -537,11 +563,16 @@ def summary_lines(report, show_defaults=False):
                                          hidden_hint="--all lists them", same=same))
         for member in same:   # the graphs each one captured
             lines.extend(_memory_report.memory_lines(member, show_all=show_defaults))
+            lines.extend(_precision.precision_lines(member))
     lines.extend(run_infos)
+    if not (report.get("precision") or {}).get("emulate"):
+        lines.append(_precision.NOT_EMULATED_LINE)
     unc = report["outcome"]["uncaught"]
     if unc:
-        lines.append("uncaught %s: %s" % (unc["type"], unc["message"].splitlines()[0]
-                                          if unc["message"] else ""))
+        lines.append("uncaught %s: %s%s" % (unc["type"], unc["message"].splitlines()[0]
+                                            if unc["message"] else "",
+                                            " (rank %d)" % unc["rank"] if unc.get("rank")
+                                            is not None else ""))
         if unc.get("configuration"):
             lines.append("  (the refused configuration [%d] above)" % unc["configuration"])
         lines.extend(diagnostic_lines(() if unc.get("configuration") else unc["diagnostics"]))
