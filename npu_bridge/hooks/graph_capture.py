@@ -455,6 +455,13 @@ def _note_new(rec, key, session, fetches, feed_dict):
             _records.add_runtime_diagnostic(rec, (d.code,), d)
 
 
+def captured_name(rec, key):
+    """The name (`Session#1/2`) of the graph captured for record `rec` and `key` (a
+    `session_guard.graph_key`), or None (not captured, or the same subgraph as another)."""
+    entry = _seen.get((id(rec), key))
+    return None if entry is None else entry.captured.graph.name
+
+
 def note_loss_scale_manager(name):
     """Called when a loss-scale manager is created: NPB176 on the configuration resolved last
     (or the next one) when control dependencies are active in the default graph."""
