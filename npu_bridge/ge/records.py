@@ -23,6 +23,10 @@ class RunContext:
         product id or SoC name, or None.
       pending: `(cause, Diagnostic)` findings made before any configuration was resolved;
         `record()` attaches them to the next record and empties the list.
+      steps: with capture on, how many training steps (runs of a captured graph holding an
+        optimizer's Apply ops) the script may run; the next one is captured and planned,
+        then the script is stopped with `StepsDone` before it computes anything (None: no
+        limit; `npu-bridge memory --steps N`). steps_run: how many ran.
       precision: emulate the NPU's precision (`npu_bridge.hooks.precision_emulation`):
         `npu-bridge run --precision emulate`, or `NPU_BRIDGE_PRECISION=emulate` when this
         module was imported (a plain python run).
@@ -34,6 +38,8 @@ class RunContext:
         self.precision = _os.environ.get("NPU_BRIDGE_PRECISION", "").strip().lower() == "emulate"
         self.forced_product = None
         self.pending = []
+        self.steps = None
+        self.steps_run = 0
 
     def add_pending(self, cause, diagnostic):
         """Keep `diagnostic` for the next record (`cause` as in `add_runtime_diagnostic`)."""
@@ -52,9 +58,22 @@ class RunContext:
             self.capture = False
             self.forced_product = None
             self.pending = []
+            self.steps = None
+            self.steps_run = 0
 
 
 RUN = RunContext()
+
+
+class StepsDone(BaseException):
+    """Raised by a Session.run once `RUN.steps` training steps ran: the script is stopped
+    there (a BaseException, so the script's `except Exception` does not swallow it; its
+    `finally` blocks run). `graph`: the captured graph's name; `steps`: the limit."""
+
+    def __init__(self, graph, steps):
+        self.graph, self.steps = graph, steps
+        super().__init__("stopped before training step %d of graph %s (--steps %d): planned, "
+                         "not run" % (steps + 1, graph, steps))
 
 
 @dataclasses.dataclass(frozen=True)

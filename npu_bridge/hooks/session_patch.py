@@ -534,6 +534,8 @@ def _precision_run(session, stock):
 def _capture_graph(session, fetches, feed_dict):
     from npu_bridge.hooks import graph_capture as _graph_capture  # TF side of the memory plan: loaded when on
     _graph_capture.note_run(session, fetches, feed_dict)
+    if _RUN.steps is not None:   # npu-bridge memory --steps N: plan, do not run, step N+1
+        _graph_capture.count_step(session, fetches, feed_dict)
 
 
 def _wrap_make_callable(original):

@@ -29,6 +29,7 @@ class RunResult:
     config_error: object = None    # the NpuConfigError that escaped, if it was one
     notes: list = dataclasses.field(default_factory=list)
     signal: str = None             # "SIGTERM"/"SIGHUP": the stop signal that ended the run
+    steps_done: str = None         # why `npu-bridge memory --steps N` stopped the script
 
 
 # A cancelled or timed-out CI job gets SIGTERM (then SIGKILL after a grace period), a closed
@@ -375,6 +376,7 @@ def run_script(script, args, product=None, on_os_exit=None, at_exit=False, stop=
     """
     env_set, notes = prepare(product)
     forced = _forced_product(product, notes)
+    from npu_bridge.ge.records import StepsDone
     try:
         from npu_bridge.ge import NpuConfigError
     except ImportError:  # the resolver layer is missing: nothing can be one
@@ -406,6 +408,8 @@ def run_script(script, args, product=None, on_os_exit=None, at_exit=False, stop=
                 _run_main(script_path)
         except Stopped as exc:
             _stopped(result, exc)
+        except StepsDone as exc:   # memory --steps N: a clean end, the plan is made
+            result.steps_done = str(exc)
         except SystemExit as exc:
             result.script_exit_code = _exit_code(exc)
         except KeyboardInterrupt as exc:
