@@ -54,3 +54,26 @@ def test_a_rank_that_crashed_before_finishing_is_not_called_missing(two_rank_job
     text = _explain()
     assert "rank 1 ended (killed by SIGKILL) while rank 0 waited in a collective" in text, text
     assert "but not on rank(s)" not in text and "did not complete" in text, text
+
+
+def test_two_group_names_with_one_key_are_an_error_naming_both(monkeypatch):
+    # issue 25 item 5: TensorFlow's group keys are a hash of the name mod 8190, and two groups
+    # sharing one would pair collectives of different groups (or hang): refused instead
+    import zlib
+    monkeypatch.setattr(cluster, "_group_names", {})   # pylint: disable=protected-access
+    by_key = {}
+    for i in range(20000):
+        name = "group_%d" % i
+        key = 2 + zlib.crc32(name.encode("utf-8")) % (2 ** 13 - 2)
+        if key in by_key:
+            first, second = by_key[key], name
+            break
+        by_key[key] = name
+    key = cluster.group_key(first)
+    assert cluster.group_key(first) == key       # the same group again: the same key
+    with pytest.raises(cluster.CollectiveError) as info:
+        cluster.group_key(second)
+    message = str(info.value)
+    assert "%r and %r" % (first, second) in message and "group key %d" % key in message
+    assert "rename one" in message
+    assert cluster.group_key("hccl_world_group") == cluster.WORLD_KEY

@@ -52,6 +52,7 @@ _lock = threading.RLock()
 _state = {"job": None, "server": None, "checked": None, "ready": False}
 _instances = {}        # group key -> collectives built so far
 _built = {}            # (group key, instance key) -> description
+_group_names = {}      # group key -> the group name it was derived from (group_key)
 _run_keys = {}         # (graph id, graph version, fetch ids) -> run key or 0
 _RUN_KEYS_LIMIT = 4096
 
@@ -166,10 +167,24 @@ def session_args(target, config):
 # --- groups and keys ---------------------------------------------------------------------
 
 def group_key(group):
+    """TensorFlow's group key of the HCCL group named ``group``: every rank derives it from the
+    name alone. Keys are int32 and each instance key embeds its group's (below 2**13, 2**18
+    instances per group), so a name is hashed into 8190 keys: two names of this process on one
+    key raise ``CollectiveError`` naming both (TensorFlow would pair the collectives of the two
+    groups, or hang). Two such groups no rank shares are not seen here: TensorFlow's group
+    resolution refuses them (a key with two memberships)."""
     if group == _ranks.WORLD_GROUP:
         return WORLD_KEY
-    # TensorFlow's keys are int32: group keys below 2**13, 2**18 instances per group
-    return 2 + zlib.crc32(group.encode("utf-8")) % (2 ** 13 - 2)
+    key = 2 + zlib.crc32(group.encode("utf-8")) % (2 ** 13 - 2)
+    with _lock:
+        other = _group_names.setdefault(key, group)
+    if other != group:
+        raise CollectiveError(
+            "HCCL groups %r and %r have the same TensorFlow group key %d (a hash of the name "
+            "into 8190 keys: int32 keys, 2**18 instances per group); their collectives would "
+            "be paired with each other's: rename one of the groups (hccl.manage.api.create_group)"
+            % (other, group, key))
+    return key
 
 
 def group_members(group):
