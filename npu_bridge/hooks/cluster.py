@@ -4,6 +4,7 @@ Notes: docs/design.md "Module notes"; docs/collectives.md.
 import atexit
 import json
 import os
+import socket
 import threading
 import time
 import zlib
@@ -421,6 +422,15 @@ def _exits():
     return out
 
 
+def _listens(address):
+    host, _, port = address.rpartition(":")
+    try:
+        socket.create_connection((host, int(port)), timeout=0.3).close()
+        return True
+    except (OSError, ValueError):
+        return False
+
+
 def start_barrier():
     """Wait until every rank's server is up (once), at most the collective timeout plus the
     start-up allowance; raises ``CollectiveError`` naming the ranks that never came up or
@@ -429,8 +439,16 @@ def start_barrier():
         return
     j = job()
     deadline = time.time() + max(j.timeout, 60.0) + 120.0
+    listening, probed = set(), 0.0
     while True:
-        missing = [r for r in range(j.size) if _read_notes(r, "ready") is None]
+        missing = [r for r in range(j.size) if r not in listening
+                   and _read_notes(r, "ready") is None]
+        if missing and time.time() - probed > 0.5:
+            # a rank on another host writes its note in a folder this one may not see: its
+            # server accepting connections is the same fact
+            probed = time.time()
+            listening.update(r for r in missing if _listens(j.addresses[r]))
+            missing = [r for r in missing if r not in listening]
         exits = _exits()
         ended = {r: why for r, why in exits.items() if r in missing}
         if not missing:
