@@ -395,40 +395,6 @@ def run_key(session, fetches):
     return found[0]
 
 
-def wrap_make_callable_from_options(original):
-    """``BaseSession._make_callable_from_options`` (what Keras' graph-mode functions run) in a
-    multi-rank process: a callable that executes collectives gets the run's collective key
-    and the collective timeout in its ``run_options`` (unless they set their own), as ``run``
-    does, and its failure is explained as ``run``'s is."""
-    def make(self, callable_options):
-        if not _session_state.is_cluster(self):
-            return original(self, callable_options)
-        fetches = [self.graph.as_graph_element(name) for name in
-                   list(callable_options.fetch) + list(callable_options.target)]
-        key = run_key(self, fetches)
-        if not key:
-            return original(self, callable_options)
-        options = config_pb2.CallableOptions()
-        options.CopyFrom(callable_options)
-        options.run_options.CopyFrom(_with_key(callable_options.run_options, key))
-        function = original(self, options)
-
-        def call(*args, **kwargs):
-            start_barrier()
-            try:
-                return function(*args, **kwargs)
-            except (tf.errors.DeadlineExceededError, tf.errors.UnavailableError,
-                    tf.errors.AbortedError, tf.errors.CancelledError,
-                    tf.errors.InternalError) as err:
-                raise explain(err, self.graph, fetches) from err
-        return call
-
-    make._npu_bridge_original = original
-    make.__doc__ = original.__doc__
-    make.__name__ = original.__name__
-    return make
-
-
 def _with_key(options, key):
     """``options`` (copied) with the run's collective key and, unless the caller set one, the
     collective timeout as the run's ``timeout_in_ms``: one deadline per run, where an op-level
