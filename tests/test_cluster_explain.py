@@ -99,3 +99,17 @@ def test_without_a_launcher_a_killed_rank_is_named_by_its_server_gone(two_rank_j
     assert "rank 1 ended (gone: its TensorFlow server at 127.0.0.1:" in text, text
     assert "no longer accepts connections, killed or crashed) while rank 0 waited" in text, text
     assert "but not on rank(s)" not in text, text
+
+
+def test_a_rank_whose_script_raised_is_named_failed_not_finished(two_rank_job):
+    # rank 1's script raised; its exit barrier noted it and waits (its process still runs)
+    (two_rank_job / "rank1.crashed").write_text("1.5 RuntimeError: rank 1 fails on purpose\n")
+    (two_rank_job / "rank1.done").write_text("1.6\n")
+    text = _explain()
+    assert ("rank 1 failed in its script (RuntimeError: rank 1 fails on purpose) while rank 0 "
+            "waited in a collective") in text, text
+    assert "finished its script" not in text and "but not on rank(s)" not in text, text
+    (two_rank_job / "rank1.exit").write_text("exit code 1\n")   # and once it has ended
+    text = _explain()
+    assert ("rank 1 failed in its script (RuntimeError: rank 1 fails on purpose) and ended "
+            "(exit code 1) while rank 0 waited in a collective") in text, text

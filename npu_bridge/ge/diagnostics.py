@@ -126,7 +126,10 @@ CODES = MappingProxyType({
                "hicann/tensorflow tf_adapter/util/npu_attrs.cc (name() == \"NpuOptimizer\")"),
     "NPB112": ("error", "option not supported on the target product (error where the seeds say so, "
                "else warning)", "seeds; vendor docs product lists"),
-    "NPB113": ("warning", "value not supported on the target product", "vendor docs per-value product lists"),
+    "NPB113": ("warning", "value not supported on the target product (an error where GE refuses "
+               "it: the bfloat16 precision modes on a SoC without bfloat16)",
+               "vendor docs per-value product lists; hicann/ge fe_context_utils.cc "
+               "(GetPrecisionMode: 'Current soc not support dtype of BFloat16')"),
     "NPB114": ("error", "config class not supported on the target product",
                "seed memoryconfig_constructor_zh.txt product table"),
     "NPB120": ("error", "static_memory_policy 2 or 4 with concurrently executing graphs "
@@ -250,6 +253,16 @@ CODES = MappingProxyType({
     "NPB178": ("warning", "a session's graphs fit one by one but not together under "
                "static_memory_policy 0 (policy 2 needs only the largest)",
                "seed ge_memory_options_zh.txt (ge.exec.staticMemoryPolicy)"),
+    # precision emulation (npu-bridge run --precision emulate; docs/precision.md)
+    "NPB180": ("warning", "under the emulated NPU precision a fetched loss became non-finite; "
+               "the first op whose float32 output was finite but beyond the low-precision "
+               "range is named (the NPU's overflow dump answers this on the device)",
+               "hicann/tensorflow accuracy_tuning.md (precision_mode), set_device_sat_mode.md; "
+               "docs/precision.md"),
+    "NPB181": ("error", "modify_mixlist file unreadable, not JSON, or with sections/actions "
+               "the vendor doc does not have",
+               "hicann/tensorflow docs/en/tfadapter_1/apiref/session_config/accuracy_tuning.md "
+               "(modify_mixlist)"),
     # the partition of each graph into GeOps and host ops (npu_bridge/ge/partition.py,
     # docs/partition.md): hicann/tensorflow tf_adapter/optimizers/om_partition_subgraphs_pass.cc
     "NPB190": ("warning", "a dataset yields strings while enable_data_pre_proc is off (the "

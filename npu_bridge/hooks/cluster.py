@@ -5,6 +5,7 @@ import atexit
 import json
 import os
 import socket
+import sys
 import threading
 import time
 import zlib
@@ -114,7 +115,7 @@ def _note(name, payload):
 
 
 def _clear_own_notes(j):
-    for name in ("ready", "built", "done", "failed", "exit"):
+    for name in ("ready", "built", "done", "crashed", "failed", "exit"):
         try:
             os.remove(os.path.join(j.job_dir, "rank%d.%s" % (j.rank, name)))
         except OSError:
@@ -489,12 +490,21 @@ def explain(err, graph, fetches):
                 and not _listens(j.addresses[r]):
             exits[r] = ("gone: its TensorFlow server at %s no longer accepts connections, "
                         "killed or crashed" % j.addresses[r])
+    # ranks whose script ended with an exception (their exit barrier noted it): failed, not
+    # finished, whether or not their process has ended yet
+    crashed = {r: _read_notes(r, "crashed")[-1].partition(" ")[2] for r in range(j.size)
+               if r != j.rank and _read_notes(r, "crashed")}   # "TIME TYPE: message"
     lines = []
     for r, why in sorted(exits.items()):
         if r != j.rank:
-            lines.append("rank %d ended (%s) while rank %d waited in a collective" % (r, why, j.rank))
+            lines.append("rank %d %s(%s) while rank %d waited in a collective" % (
+                r, "failed in its script (%s) and ended " % crashed[r] if r in crashed else "ended ",
+                why, j.rank))
     for r in range(j.size):
-        if r != j.rank and r not in exits and _read_notes(r, "done"):
+        if r != j.rank and r not in exits and r in crashed:
+            lines.append("rank %d failed in its script (%s) while rank %d waited in a collective"
+                         % (r, crashed[r], j.rank))
+        elif r != j.rank and r not in exits and _read_notes(r, "done"):
             lines.append("rank %d finished its script (it is exiting) while rank %d waited in a collective"
                          % (r, j.rank))
     built = {}
@@ -512,8 +522,9 @@ def explain(err, graph, fetches):
             members = list(range(j.size))
         # a rank that ended mid-script is news of its own; one that finished its script
         # (a "done" note) without building this collective is missing it, exited or not
-        missing = [r for r in members if (gkey, ikey) not in built[r]
-                   and (r not in exits or _read_notes(r, "done"))]
+        # (this rank runs it, so it is built here; a rank that failed is news of its own)
+        missing = [r for r in members if r != j.rank and (gkey, ikey) not in built[r]
+                   and r not in crashed and (r not in exits or _read_notes(r, "done"))]
         if missing:
             lines.append("%s was built on rank(s) %s but not on rank(s) %s: a collective built on "
                          "some ranks only hangs the job on the NPU too (build the same graph on "
@@ -539,6 +550,11 @@ def _exit_barrier():
     j = _state["job"]
     if j is None:
         return
+    # an exception that ended the script: python (and `npu-bridge run`) set sys.last_value
+    # before the atexit handlers run; the other ranks then say this rank failed, not finished
+    failed = getattr(sys, "last_value", None)
+    if failed is not None and not isinstance(failed, SystemExit):
+        _note("crashed", "%f %s: %s" % (time.time(), type(failed).__name__, _first_line(failed)))
     _note("done", "%f" % time.time())
     deadline = time.time() + min(j.timeout, 60.0)
     while time.time() < deadline:

@@ -312,11 +312,21 @@ class Job:
         except OSError:
             return 0
 
+    def failed_at(self, rank):
+        """When the rank's script failed: the time in its `crashed` note (written by its exit
+        barrier, `npu_bridge.hooks.cluster`, as soon as the script ended with an exception),
+        else when its process ended."""
+        try:
+            with open(os.path.join(self.job_dir, "rank%d.crashed" % rank), encoding="utf-8") as fh:
+                return float(fh.readline().split(" ", 1)[0])
+        except (OSError, ValueError):
+            return self.ended_at.get(rank, float("inf"))
+
     def cleanup(self):
         shutil.rmtree(self.job_dir, ignore_errors=True)
         if self.notes_dir != self.job_dir:   # a folder other hosts' ranks may still use
             for info in self.local:
-                for name in ("ready", "built", "done", "failed", "exit"):
+                for name in ("ready", "built", "done", "crashed", "failed", "exit"):
                     try:
                         os.remove(os.path.join(self.notes_dir, "rank%d.%s" % (info.rank, name)))
                     except OSError:
@@ -354,10 +364,17 @@ def merged_report(job, codes, exit_code, base):
     options the ranks resolved differently."""
     reports = job.rank_reports()
     configurations, totals = [], {"configurations": 0, "refused": 0, "errors": 0, "warnings": 0, "infos": 0}
+    uncaught = []   # (when the rank ended, rank, its uncaught exception with merged indexes)
     for rank in sorted(reports):
         rep = reports[rank]
         if not rep:
             continue
+        unc = (rep.get("outcome") or {}).get("uncaught")
+        if unc:
+            unc = dict(unc, rank=rank)
+            if unc.get("configuration"):
+                unc["configuration"] += len(configurations)
+            uncaught.append((job.failed_at(rank), rank, unc))
         for conf in rep["configurations"]:
             conf = dict(conf)
             conf["rank"] = rank
@@ -370,6 +387,9 @@ def merged_report(job, codes, exit_code, base):
     base["configurations"] = configurations
     base["outcome"]["exit_code"] = exit_code
     base["outcome"]["script_exit_code"] = max((exit_status(c) for c in codes.values()), default=0)
+    # the exception of the rank that failed first (`failed_at`: the others' often follow from
+    # it, a collective timing out without it); every rank's is in its own report (`ranks`)
+    base["outcome"]["uncaught"] = min(uncaught, key=lambda u: u[:2])[2] if uncaught else None
     base["ranks"] = [{"rank": info.rank, "server": info.server_id, "device_id": info.device_id,
                       "address": job.addresses[info.rank], "exit_code": exit_status(codes.get(info.rank, 0)),
                       "ended": _describe(codes.get(info.rank)),

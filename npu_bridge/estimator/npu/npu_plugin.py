@@ -209,3 +209,9 @@ def set_device_sat_mode(mode):
 def is_inf_nan_enabled():
     """True when ``set_device_sat_mode(1)`` was called (INF/NaN mode)."""
     return _state["sat_mode"] == 1
+
+
+def device_sat_mode():
+    """What ``set_device_sat_mode`` set: 0, 1, or None when it was not called (the product's
+    default applies; read by ``--precision emulate``). Not in the real API."""
+    return _state["sat_mode"]
