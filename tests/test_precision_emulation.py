@@ -321,3 +321,38 @@ def test_demo_under_emulated_allow_mix_precision_is_within_a_point_of_float32(tm
         if mode == "emulate":
             assert "emulated in float16" in done.stderr and "ops in float16: MatMul" in done.stderr
     assert abs(accuracy["emulate"] - accuracy["off"]) <= 0.01, accuracy
+
+
+@pytest.mark.parametrize("product,skipped", [("atlas-training", 0), ("atlas-a2-training", 3)])
+def test_fixed_manager_without_overflow_check(emulate, product, skipped):
+    """enable_overflow_check=False: saturation mode checks nothing (every step applied, with
+    saturated gradients); INF/NaN mode still skips non-finite gradients, as the real optimizer
+    hands that mode to TF's LossScaleOptimizer (npu_loss_scale_optimizer.py line 50)."""
+    from npu_bridge.estimator.npu.npu_loss_scale_manager import FixedLossScaleManager
+    x = v1.placeholder(tf.float32, [4, 4], name="x")
+    w = v1.get_variable("w", initializer=tf.fill([4, 4], 0.5))
+    loss = tf.reduce_sum(tf.matmul(x, w))
+    opt = NPULossScaleOptimizer(v1.train.GradientDescentOptimizer(1e-6),
+                                FixedLossScaleManager(2 ** 15, enable_overflow_check=False))
+    train = opt.minimize(loss)
+    with forced_product(product), v1.Session(config=_config(precision_mode="allow_fp32_to_fp16")) as sess:
+        sess.run(v1.global_variables_initializer())
+        for _ in range(3):
+            sess.run(train, {x: np.ones([4, 4], np.float32)})
+        final = sess.run(w)
+        graph = max(gp.configuration_precision(state.of(sess).record)["graphs"],
+                    key=lambda g: g["steps"])
+    assert graph["overflow_steps"] == 3 and graph["skipped_updates"] == skipped
+    assert graph["loss_scale"] == [[1, 32768.0]]
+    if skipped:
+        np.testing.assert_array_equal(final, np.full([4, 4], 0.5))
+    else:   # the saturated gradient 65504 / 32768 applied three times
+        np.testing.assert_allclose(final, 0.5 - 3 * 1e-6 * 65504 / 32768, rtol=1e-6)
+
+
+def test_force_fp16_rounds_vector_ops_too(emulate):
+    x = v1.placeholder(tf.float32, [])
+    y = tf.add(x, 0.0, name="vec") * 1.0
+    with v1.Session(config=_config(precision_mode="force_fp16")) as sess:
+        assert sess.run(y, {x: 1.0001}) == np.float32(np.float16(1.0001))
+    assert pe.low_ops_of(emulate).get("vec") == "low"

@@ -27,7 +27,7 @@ class Tenant:
     end: life_time_end_ (DEFAULT_LIFE until released); ref_input: joined an existing
     block as an alias; attrs: block-type attributes ('data', 'concentrate_atomic')."""
     __slots__ = ("node", "node_id", "kind", "index", "ref_input", "begin", "end", "symbol_end",
-                 "next_is_ref_input", "real_size", "no_align_size", "attrs", "out_stream")
+                 "next_is_ref_input", "real_size", "no_align_size", "attrs", "out_stream", "lb")
 
     def __init__(self, node, node_id, kind, index, ref_input=False, begin=0, attrs=(),
                  symbol_end=DEFAULT_LIFE):
@@ -41,12 +41,11 @@ class Tenant:
         self.no_align_size = 0
         self.attrs = frozenset(attrs)
         self.out_stream = None     # (out_time, end_time) of the releases so far
+        # GetLifeBegin: the given begin when it is an earlier time than the op id
+        self.lb = begin if 0 < begin < node_id else node_id
 
     def life_begin(self):
-        """GetLifeBegin: the given begin when it is an earlier time than the op id."""
-        if 0 < self.begin < self.node_id:
-            return self.begin
-        return self.node_id
+        return self.lb
 
     def label(self):
         return "%s:%s%d" % (self.node, "" if self.kind == "out" else "ws", self.index)
@@ -78,6 +77,7 @@ class Block:
         self.post_reuse_flag = True
         self.symbols = []
         self._max_real = 0
+        self._attrs = frozenset()
         self.offset = None
 
     # ------------------------------------------------------------ tenants
@@ -89,15 +89,26 @@ class Block:
         tenant.no_align_size = no_align_size
         self.tenants.append(tenant)
         self._max_real = 0
+        if tenant.attrs:
+            self._attrs = self._attrs | tenant.attrs
+
+    def remove_tenant(self, pos):
+        """DelNode: the block-type attributes are recomputed, the AlignSize cache is kept."""
+        t = self.tenants.pop(pos)
+        if t.attrs:
+            out = frozenset()
+            for other in self.tenants:
+                out |= other.attrs
+            self._attrs = out
+        return t
 
     def attrs(self):
-        out = set()
-        for t in self.tenants:
-            out |= t.attrs
-        return out
+        return self._attrs
 
     def conflicts_with(self, other):
-        return _conflict(self.attrs(), other.attrs())
+        if not self._attrs or not other._attrs:
+            return False
+        return _conflict(self._attrs, other._attrs)
 
     def set_size(self, size):
         if size > self.size:
@@ -190,7 +201,7 @@ def can_reuse(block, block_size, life_begin, tenant_attrs):
     """ReuseBlock + CanReuseBlock (mb L71-105): exact nominal size, the block's life over."""
     if block.is_zero_copy:
         return False
-    if _conflict(block.attrs(), tenant_attrs):
+    if block._attrs and tenant_attrs and _conflict(block._attrs, tenant_attrs):
         return False
     if block.size != block_size:
         return False
@@ -202,7 +213,7 @@ def can_reuse(block, block_size, life_begin, tenant_attrs):
 # ---------------------------------------------------------------- level 2
 def cross_life_time(left, right):
     """CrossLifeTime (mb L107-127): inclusive intervals overlap."""
-    lb, rb = left.life_begin(), right.life_begin()
+    lb, rb = left.lb, right.lb
     if lb < rb:
         return left.end >= rb
     if lb == rb:
@@ -216,9 +227,14 @@ def _cross_life_time_node(parent, child, pos):
     if not parent.tenants:
         return False
     t = child.tenants[pos]
-    if not (t.end < parent.tenants[0].life_begin() or t.life_begin() > parent.tenants[-1].end):
+    tb, te = t.lb, t.end
+    if not (te < parent.tenants[0].lb or tb > parent.tenants[-1].end):
         for p in parent.tenants:
-            if cross_life_time(p, t):
+            pb = p.lb
+            if pb < tb:
+                if p.end >= tb:
+                    return True
+            elif pb == tb or te >= pb:
                 return True
     if t.next_is_ref_input:
         for r in child.tenants[pos + 1:]:
@@ -232,9 +248,9 @@ def _cross_life_time_node(parent, child, pos):
 
 def _can_block_life_reuse(in_block, out_block):
     """CanBlockLifeReuse (mb L167-203), same stream: out_block starts after in_block ends."""
-    if in_block.conflicts_with(out_block):
+    if in_block._attrs and out_block._attrs and in_block.conflicts_with(out_block):
         return False
-    return out_block.life_begin() > in_block.life_end()
+    return out_block.tenants[0].lb > in_block.tenants[-1].end
 
 
 def _can_interval_life_reuse(parent, child, clones):
@@ -246,7 +262,7 @@ def _can_interval_life_reuse(parent, child, clones):
     if parent.conflicts_with(child):
         return False
     can = False
-    clone = child.clone()
+    clone = None
     pre_cross = False
     pos = 0
     while pos < len(child.tenants):
@@ -254,16 +270,20 @@ def _can_interval_life_reuse(parent, child, clones):
         cross = (t.ref_input and pre_cross) or (not t.ref_input and
                                                _cross_life_time_node(parent, child, pos))
         if cross:
+            if clone is None:
+                clone = child.clone()
             clone.add_tenant(t, t.real_size, t.no_align_size)
-            del child.tenants[pos]
+            child.remove_tenant(pos)
             pre_cross = True
         else:
             can = True
             pre_cross = False
             pos += 1
     if not child.tenants:
+        # every tenant crossed: the block keeps them (Swap) and its AlignSize cache
         child.tenants, clone.tenants = clone.tenants, child.tenants
-    elif clone.tenants:
+        child._attrs = clone._attrs
+    elif clone is not None:
         clones.append(clone)
     return can
 
@@ -304,10 +324,9 @@ def add_life_reuse_block(this, block, clones, depth=0, child_reuse=False):
     """AddLifeReuseBlock (mb L486-572): nest `block` inside `this` (or one of its children)
     where their lives allow and it fits within `this`'s size + 512. Returns True when handled."""
     depth += 1
-    if (can_not_life_reuse(this, child_reuse) or can_not_life_reuse(block)
-            or this.memory_type != block.memory_type or depth > MAX_DEPTH):
-        return False
-    if block.children:
+    if (not this.reuse_mem or (not child_reuse and this.child_block) or not block.reuse_mem
+            or block.child_block or this.memory_type != block.memory_type or depth > MAX_DEPTH
+            or block.children or not this.tenants or not block.tenants):
         return False
     can_block = _can_block_life_reuse(this, block) or _can_block_life_reuse(block, this)
     if this.is_zero_copy or block.is_zero_copy:

@@ -1,7 +1,6 @@
 """GE's device-memory plan of a graph, computed on the CPU (no TensorFlow import).
 Notes: docs/design.md "Module notes"; rules: docs/memory.md.
 """
-import dataclasses
 from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, List, Optional, Tuple
 
@@ -364,9 +363,9 @@ def plan_graph(graph, options=None, assumptions=None):
 
     The graph becomes GE's graph (`memory_graph.to_ge_graph`: sizes, Data/Const/Variable,
     aliases, one NetOutput) and GE's assigner plans it (`mem_assign.assign`: GE's
-    topological order, both strategies, atomic and zero-copy regions); a second run with
-    reuse off gives `reuse_off`. Variables go to variable memory, constants to weight memory
-    (off the device with external weights). A graph with an unknown device shape is dynamic:
+    topological order, both strategies, atomic and zero-copy regions); `reuse_off` is what
+    ge.exec.disableReuseMemory=1 gives (`Assignment.reuse_off`). Variables go to variable
+    memory, constants to weight memory (off the device with external weights). A graph with an unknown device shape is dynamic:
     no feature-map figure.
     Raises ValueError naming the node for an input that names no earlier node's output.
     """
@@ -406,12 +405,7 @@ def plan_graph(graph, options=None, assumptions=None):
                          dynamic_nodes=dynamic_nodes, feature_map=None, reuse_off=None,
                          largest_live=None, peak_step=None, peak_node=None, **base)
     a = mem_assign.assign(ge_graph, {"OP_NO_REUSE_MEM": ",".join(sorted(options.no_reuse_ops))})
-    if options.reuse:
-        off_graph = dataclasses.replace(ge_graph, options=dict(
-            ge_graph.options, **{"ge.exec.disableReuseMemory": "1"}))
-        reuse_off = mem_assign.assign(off_graph).total_hbm
-    else:
-        reuse_off = a.total_hbm
+    reuse_off = a.reuse_off
     largest = sorted(((t.name, t.size) for t in a.tensors if t.kind == "out"),
                      key=lambda x: (-x[1], x[0]))[:10]
     peak_step = a.order.index(a.peak_node) if a.peak_node is not None else None

@@ -461,6 +461,13 @@ def _note_new(rec, key, session, fetches, feed_dict):
             _records.add_runtime_diagnostic(rec, (d.code,), d)
 
 
+def captured_name(rec, key):
+    """The name (`Session#1/2`) of the graph captured for record `rec` and `key` (a
+    `session_guard.graph_key`), or None (not captured, or the same subgraph as another)."""
+    entry = _seen.get((id(rec), key))
+    return None if entry is None else entry.captured.graph.name
+
+
 def count_step(session, fetches, feed_dict):
     """Under `RUN.steps` (`npu-bridge memory --steps N`), after `note_run`: count a run of a
     captured training graph (optimizer Apply ops), raising `records.StepsDone` instead of

@@ -405,13 +405,15 @@ def _run(st, sess, original, fetches, feed_dict, options, run_metadata):
             st.graph_version = graph.version
     from npu_bridge.hooks.session_guard import graph_key
     try:
-        key = (graph_key(graph, fetches, feed_dict, sess), st.version)
+        gkey = graph_key(graph, fetches, feed_dict, sess)
+        key = (gkey, st.version)
         fp = st.fetch_plans.get(key)
         if fp is None:
             handler = _session_lib._FetchHandler(graph, fetches, {})
             fetch_tensors = [t for t in handler.fetches() if isinstance(t, tf.Tensor)]
             with _lock:   # its ops are the emulation's own: never rewritten
                 fp = _FetchPlan(st, graph, fetch_tensors, handler.targets())
+                fp.graph_key = gkey
                 if st.graph_version is not None:
                     st.watermark = len(graph.get_operations())
                     st.graph_version = graph.version
@@ -433,7 +435,7 @@ def _record_step(st, sess, fp, result, extra, fetches):
     info = rec.precision
     entry = fp.entry
     if entry is None:
-        entry = _find_entry(info, st, fp)
+        entry = _find_entry(rec, st, fp)
         fp.entry = entry
     entry["steps"] += 1
     step = entry["steps"]
@@ -469,7 +471,8 @@ def _record_step(st, sess, fp, result, extra, fetches):
             "first op whose output overflowed is %s (%s), finite in float32 (max |x| %.4g) but "
             "beyond %s's range. Fixes: loss scaling with NPULossScaleOptimizer, "
             "npu_scope.keep_dtype_scope() around that op, or modify_mixlist (docs/precision.md)"
-            % (entry["graph"], step, st.plan.mode, st.plan.low, st.plan.sat_mode, first.op_name,
+            % (entry["graph"], step, st.plan.mode, st.plan.low,
+               st.plan.sat_mode.replace("inf_nan", "INF/NaN"), first.op_name,
                first.op_type, entry["first_overflow"]["max_abs"] if entry["first_overflow"]
                else float("nan"), st.plan.low))
         _records.add_runtime_diagnostic(rec, ("NPB180", entry["graph"]), d)
@@ -488,14 +491,18 @@ def _scalars(result, fetches, fp, depth=0):
     return []
 
 
-def _find_entry(info, st, fp):
+def _find_entry(rec, st, fp):
     """The report entry of this fetch set's graph (one per distinct set of rounded ops)."""
+    info = rec.precision
     sig = tuple(r.cast_id for r in fp.rounded)
     for e in info["graphs"]:
         if e["_sig"] == sig:
             return e
     low, cube = dict(fp.ops_low), dict(fp.ops_cube_in)
-    entry = {"graph": "%s/%d" % (info["name"], len(info["graphs"]) + 1), "_sig": sig,
+    from npu_bridge.hooks import graph_capture as _graph_capture
+    name = _graph_capture.captured_name(rec, fp.graph_key)
+    entry = {"graph": name or "%s fetch set %d" % (info["name"], len(info["graphs"]) + 1),
+             "_sig": sig,
              "rounded_tensors": len(fp.rounded), "ops_low": low, "ops_cube_in": cube,
              "keep_dtype_ops": fp.keep_dtype, "skipped": list(st.skipped),
              "steps": 0, "overflow_steps": 0, "skipped_updates": 0, "loss_scale": [],

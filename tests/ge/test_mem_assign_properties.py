@@ -92,6 +92,9 @@ def test_no_strategy_below_its_theory_min(graph):
     for run in runs:
         assert _total(run) >= run.theory_min, run.s.name
     assert a.reusable == min(r.mem_offset for r in runs)
+    off = dict(graph.options, **{"ge.exec.disableReuseMemory": "1"})
+    assert a.reuse_off == mem_assign.assign(GeGraph(graph.name, graph.nodes, graph.edges,
+                                                    graph.control, off)).total_hbm
 
 
 @settings(max_examples=100, deadline=None)
