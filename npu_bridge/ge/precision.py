@@ -369,17 +369,24 @@ def tf_amp_notes(environ, session_amp_on=False):
     """Notes (strings) on TensorFlow's grappler auto_mixed_precision pass when the emulation
     runs: `session_amp_on` (the session's RewriterConfig turns auto_mixed_precision* on: it
     rewrites on top of the emulation, which then counts what it did, not what TF did), and
-    an op type that the `TF_AUTO_MIXED_PRECISION_GRAPH_REWRITE_<LIST>_ADD` variables put in
-    two lists (TF logs "Op lists have conflicting entries" and the pass leaves the graph in
-    float32; only the ADD variables are read here, TF's built-in lists are not)."""
+    an op type in two of TF's lists once the `TF_AUTO_MIXED_PRECISION_GRAPH_REWRITE_<LIST>_ADD`
+    / `_REMOVE` variables changed them (TF logs "Op lists have conflicting entries" and the
+    pass leaves the graph in float32; TF's built-in infer/clear lists are not known here)."""
     notes = []
     if session_amp_on:
         notes.append("the session turns TensorFlow's grappler auto_mixed_precision on: it "
                      "rewrites the graph again after this emulation, which reports only its own")
+    # the lists as TF builds them: its built-in allow/deny lists (the stand-ins above; its
+    # infer/clear lists are not transcribed), then each variable's ADD and REMOVE
+    lists = {"ALLOWLIST": set(MIXED_WHITE), "DENYLIST": set(MIXED_BLACK), "INFERLIST": set(),
+             "CLEARLIST": set()}
+    for name in _TF_AMP_LISTS:
+        for action, change in (("_ADD", set.update), ("_REMOVE", set.difference_update)):
+            change(lists[name], filter(None, (x.strip() for x in environ.get(
+                TF_AMP_PREFIX + name + action, "").split(","))))
     seen = {}
     for name in _TF_AMP_LISTS:
-        for op in filter(None, (x.strip() for x in environ.get(
-                TF_AMP_PREFIX + name + "_ADD", "").split(","))):
+        for op in lists[name]:
             seen.setdefault(op, []).append(name)
     clashes = {op: lists for op, lists in seen.items() if len(lists) > 1}
     if clashes:
