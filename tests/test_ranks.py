@@ -368,3 +368,4 @@ def test_a_launcher_of_ones_own_sets_the_three_variables(tmp_path):
         assert "get_rank_id() was called before the collective system was initialized" in out
         warned = [line for line in out.splitlines() if "was called before the collective" in line]
         assert len(warned) == 2 and all("own_launcher.py:7" in line for line in warned), warned
+
