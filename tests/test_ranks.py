@@ -369,3 +369,17 @@ def test_a_launcher_of_ones_own_sets_the_three_variables(tmp_path):
         warned = [line for line in out.splitlines() if "was called before the collective" in line]
         assert len(warned) == 2 and all("own_launcher.py:7" in line for line in warned), warned
 
+
+
+def test_keras_fit_gets_the_collective_deadline(tmp_path):
+    # issue 25 item 5: Keras' graph-mode functions bypassed Session.run and hung forever
+    start = time.time()
+    code, out = launch(["--no-report", "--ranks", "2", "--collective-timeout", "8",
+                        os.path.join(HERE, "keras_hang_check.py")], tmp_path, 240,
+                       RANKS_OUT=str(tmp_path))
+    assert code == 1, out
+    took, kind, message = (tmp_path / "keras_hang.txt").read_text().split("\n", 2)
+    assert float(took) < 8 + 10, (took, message)
+    assert kind == "DeadlineExceededError", message
+    assert "but not on rank(s) [1]" in message, message
+    assert time.time() - start < 240
