@@ -262,7 +262,7 @@ CODES = MappingProxyType({
                "hicann/tensorflow om_partition_subgraphs_pass.cc:2440-2443"),
     "NPB195": ("error", "dynamic input in lazy_recompile mode with iterations_per_loop > 1",
                "hicann/tensorflow om_partition_subgraphs_pass.cc:2481-2485"),
-    "NPB197": ("warning", "ops the NPU supports run on the host: full offload keeps one GeOp, "
+    "NPB197": ("warning", "compilable ops run on the host: full offload keeps one GeOp, "
                "and a host op separates a cluster from it",
                "hicann/tensorflow om_partition_subgraphs_pass.cc:932-980, :1348-1354"),
     "NPB198": ("warning", "iterations_per_loop > 1 with host ops exchanging tensors with a GeOp: "

@@ -652,10 +652,10 @@ def _findings(part):
     if dropped and part.geops:
         out.append(_diag.make(
             "NPB197", "mix_compile_mode", False,
-            "%d op(s) the NPU supports run on the host CPU in graph %s (%s): full offload keeps "
+            "%d op(s) that would be compiled run on the host CPU in graph %s (%s): full offload keeps "
             "one GeOp (%s) and a cluster that a host op separates from it cannot join it (%s:"
-            "932-980, :1348-1354); move the host op out of the model or set "
-            "mix_compile_mode=True" % (len(dropped), part.graph,
+            "932-980, :1348-1354); move the host op out of the model, or set "
+            "mix_compile_mode=True (with iterations_per_loop 1)" % (len(dropped), part.graph,
                                        ", ".join(h.name for h in dropped[:5]),
                                        part.geops[0].name, PASS)))
     ipl = part.options.iterations_per_loop

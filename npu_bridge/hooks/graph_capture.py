@@ -424,6 +424,8 @@ def _note_new(rec, key, session, fetches, feed_dict):
                       name="%s/%d" % (rec["name"], len(rec.get("graphs", ())) + 1))
     except Exception:   # not ours to judge: Session.run reports a bad fetch itself
         return
+    from npu_bridge.hooks import partition_capture
+    partition_capture.note(rec, session, fetches, feed_dict, cap.graph.name)
     if not any(n.outputs for n in cap.graph.nodes):
         # host only (an iterator initializer): no GE memory, but its mistakes still count
         for d in _failures.graph_findings(cap.graph.name, cap.facts, None, rec["options"],

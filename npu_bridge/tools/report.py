@@ -11,6 +11,7 @@ import stat
 import tempfile
 
 from npu_bridge.ge import memory_report as _memory_report
+from npu_bridge.ge import partition_report as _partition_report
 
 SCHEMA = "npu-bridge-report"
 SCHEMA_VERSION = 1       # the options/lint JSON
@@ -127,6 +128,7 @@ def build_run_report(*, script, argv, cwd, product, strict, environment_set, rec
             by, keys = r["ignored_globals"]
             conf["ignored_globals"] = {"by": by, "keys": sorted(keys)}
         conf["memory"] = _memory_report.configuration_memory(r)
+        conf["partition"] = _partition_report.configuration_partition(r)
         configurations.append(conf)
     all_diags = [d for c in configurations for d in c["diagnostics"]]
     uncaught = None
@@ -537,6 +539,7 @@ def summary_lines(report, show_defaults=False):
                                          hidden_hint="--all lists them", same=same))
         for member in same:   # the graphs each one captured
             lines.extend(_memory_report.memory_lines(member, show_all=show_defaults))
+            lines.extend(_partition_report.summary_lines(member, show_all=show_defaults))
     lines.extend(run_infos)
     unc = report["outcome"]["uncaught"]
     if unc:
