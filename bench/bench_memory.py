@@ -85,7 +85,7 @@ def bench_plan(repeats):
     print("resnet_v1_50 training graph: %d GE nodes, %d inputs; feature map %s (no reuse %s, "
           "largest live %s at %s), variables %s" % (
               len(cap.graph.nodes), len(cap.graph.inputs), mp.mib(plan.feature_map),
-              mp.mib(plan.no_reuse), mp.mib(plan.largest_live), plan.peak_node,
+              mp.mib(plan.reuse_off), mp.mib(plan.largest_live), plan.peak_node,
               mp.mib(plan.variables)))
     print("capture %s, plan %s" % (_common.spread(capture_times), _common.spread(plan_times)))
     best = min(plan_times)

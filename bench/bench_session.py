@@ -43,6 +43,7 @@ import _configs  # noqa: E402
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 import tensorflow as tf  # noqa: E402
+from npu_bridge.hooks import state as _state  # noqa: E402
 from npu_bridge.ge import records as _records  # noqa: E402
 from npu_bridge.hooks import session_patch as _session_patch  # noqa: E402
 from npu_bridge.ge import resolve  # noqa: E402
@@ -120,7 +121,7 @@ def bench_guard(args):
         sess = tf.compat.v1.Session(graph=graph, config=configs[variant])
         gc.disable()
         try:
-            assert sess._npu_guard_policy == armed[variant], (variant, sess._npu_guard_policy)  # pylint: disable=protected-access
+            assert _state.guard_policy(sess) == armed[variant], (variant, _state.guard_policy(sess))
             for _ in range(args.chunk):   # warm-up: the session's first runs build its executor
                 sess.run(op)
             best = float("inf")

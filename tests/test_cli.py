@@ -400,7 +400,8 @@ def test_run_counts_refused_configurations_the_script_caught(tmp_path):
     assert proc.returncode == 1, proc.stderr[-3000:]
     assert proc.stdout == "caught both\n"
     data = json.loads((tmp_path / "npu_bridge_report.json").read_text())
-    assert data["outcome"] == {"exit_code": 1, "script_exit_code": 0, "uncaught": None}
+    assert data["outcome"] == {"exit_code": 1, "script_exit_code": 0, "signal": None,
+                               "uncaught": None}
     assert [(c["kind"], c["refused"]) for c in data["configurations"]] == [
         ("session", True), ("estimator", True)]
     assert data["summary"]["refused"] == 2 and data["summary"]["errors"] == 2
@@ -626,7 +627,8 @@ def test_run_script_ending_with_os_exit_still_reports_and_fails(tmp_path):
     assert proc.stderr.count("npu-bridge run: 1 configuration(s)") == 1
     assert "REFUSED" in proc.stderr and "exit code: 1" in proc.stderr
     data = json.loads((tmp_path / "r.json").read_text())
-    assert data["outcome"] == {"exit_code": 1, "script_exit_code": 0, "uncaught": None}
+    assert data["outcome"] == {"exit_code": 1, "script_exit_code": 0, "signal": None,
+                               "uncaught": None}
     (conf,) = data["configurations"]
     assert conf["refused"] is True
     assert [d["option"] for d in conf["diagnostics"] if d["severity"] == "error"] == [
@@ -643,7 +645,8 @@ def test_run_os_exit_code_of_a_clean_script_is_kept(tmp_path):
     assert proc.returncode == 3, proc.stderr[-3000:]
     assert proc.stdout == "bye\n" and "exit code: 3" in proc.stderr
     data = json.loads((tmp_path / "r.json").read_text())
-    assert data["outcome"] == {"exit_code": 3, "script_exit_code": 3, "uncaught": None}
+    assert data["outcome"] == {"exit_code": 3, "script_exit_code": 3, "signal": None,
+                               "uncaught": None}
 
 
 FORKING_SCRIPT = textwrap.dedent("""\

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
+from npu_bridge.hooks import state as _state
 from npu_bridge.ge import records as _records
 from npu_bridge.hooks import session_patch as _session_patch
 from npu_bridge.estimator.npu import npu_plugin
@@ -40,11 +41,11 @@ def config(**params):
 
 
 def codes(session):
-    return [d.code for d in session._npu_ge_options.diagnostics]  # pylint: disable=protected-access
+    return [d.code for d in _state.of(session).ge_options.diagnostics]
 
 
 def ignored(session):
-    found = [d for d in session._npu_ge_options.diagnostics if d.code == "NPB126"]  # pylint: disable=protected-access
+    found = [d for d in _state.of(session).ge_options.diagnostics if d.code == "NPB126"]
     return found[0] if found else None
 
 
@@ -63,9 +64,9 @@ def test_a_second_open_session_runs_with_the_first_ones_global_options():
         assert "ge_plugin.cc" in diag.message
         # one mention per option the user wrote (not the adapter's duplicate GE keys)
         assert diag.message.count("static_memory_policy '0'") == 1
-        assert first._npu_guard_policy == "2" and second._npu_guard_policy == "2"  # pylint: disable=protected-access
+        assert _state.guard_policy(first) == "2" and _state.guard_policy(second) == "2"
         # recorded with the second session: npu-bridge run shows it
-        rec = [r for r in _records.records() if r["options"] is second._npu_ge_options]  # pylint: disable=protected-access
+        rec = [r for r in _records.records() if r["options"] is _state.of(second).ge_options]
         assert len(rec) == 1
     finally:
         first.close()
@@ -87,7 +88,7 @@ def test_policy_0_first_means_a_later_policy_2_session_is_not_guarded():
     two = tf.compat.v1.Session(config=config(static_memory_policy=2))
     try:
         assert "static_memory_policy '2' (GE runs '0')" in ignored(two).message
-        assert two._npu_guard_policy is None  # pylint: disable=protected-access
+        assert _state.guard_policy(two) is None
     finally:
         one.close()
         two.close()
@@ -99,7 +100,7 @@ def test_after_close_the_next_session_initializes_ge_with_its_own_options():
     assert _session_patch.ge_initialization() is None
     with tf.compat.v1.Session(config=config(static_memory_policy=2)) as second:
         assert "NPB126" not in codes(second)
-        assert second._npu_guard_policy == "2"  # pylint: disable=protected-access
+        assert _state.guard_policy(second) == "2"
         owner, options = _session_patch.ge_initialization()
         assert owner.startswith("Session#") and options.global_options["static_memory_policy"] == "2"
     assert _session_patch.ge_initialization() is None
@@ -123,7 +124,7 @@ def test_sessions_without_npu_optimizer_do_not_take_part():
             return
         assert _session_patch.ge_initialization() is None
         with tf.compat.v1.Session(config=config(static_memory_policy=2)) as npu:
-            assert npu._npu_guard_policy == "2"  # pylint: disable=protected-access
+            assert _state.guard_policy(npu) == "2"
     finally:
         plain.close()
 
@@ -177,7 +178,7 @@ def test_npu_resource_init_initializes_ge_until_shutdown():
         with tf.compat.v1.Session(config=config(static_memory_policy=2)) as session:
             # GE was initialized without a static memory policy: the session's is ignored
             assert "static_memory_policy '2' (GE runs unset (its default))" in ignored(session).message
-            assert session._npu_guard_policy is None  # pylint: disable=protected-access
+            assert _state.guard_policy(session) is None
         assert _session_patch.ge_initialization() is not None   # "global": kept after close
     finally:
         npu_plugin.npu_resource_shutdown()

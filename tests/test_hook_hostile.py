@@ -16,6 +16,7 @@ import pytest
 import tensorflow as tf
 from tensorflow.core.protobuf import config_pb2, rewriter_config_pb2
 
+from npu_bridge.hooks import state as _state
 from npu_bridge.ge import records as _records
 from npu_bridge.hooks import session_patch as _session_patch
 from npu_bridge.ge import NpuConfigError
@@ -138,7 +139,7 @@ def test_shared_config_between_sessions_is_edited_once():
     try:
         assert config == expected
         assert len(_npu(config)) == 1
-        options = [s._npu_ge_options.to_json() for s in sessions]
+        options = [_state.of(s).ge_options.to_json() for s in sessions]
         assert len(set(options)) == 1
     finally:
         for s in sessions:

@@ -46,7 +46,8 @@ except Exception as err:
 good = npu_config(static_memory_policy=("i", 2), iterations_per_loop=("i", 3))
 with Session(config=good) as sess:
     r["one"] = int(sess.run(tf.constant(1)))
-    r["guard"] = getattr(sess, "_npu_guard_policy", None)
+    from npu_bridge.hooks import state
+    r["guard"] = state.guard_policy(sess)
     # an iteration loop registered on the session runs N steps per run (as on the NPU)
     from npu_bridge.estimator.npu import util
     counter = tf.compat.v1.Variable(0, name="counter")

@@ -50,10 +50,15 @@ def test_capture_static_graph_and_plan(capturing):
     plan = graphs[1]["plan"]
     assert not plan.dynamic
     assert plan.variables == mp.block_bytes(256 * 10 * 4 + 32)
-    # x (8x256 float32: 8192 + 32 -> 8704) is a kept Data block
+    # x (8x256 float32: 8192 + 32 -> 8704) is a graph input: a zero-copy block of its own
+    # after the reusable region (GE's AssignZeroCopyMemory)
     assert mp.block_bytes(mp.tensor_bytes((8, 256), "float32")) == 8704
-    assert 8704 in plan.blocks
-    assert plan.largest_live <= plan.feature_map <= plan.no_reuse
+    (x,) = [t for t in plan.assignment.tensors if t.node == "x"]
+    assert x.region == "zero_copy" and x.size == 8192 + 32
+    assert plan.assignment.zero_copy >= 8704 and plan.checked == plan.feature_map - \
+        plan.assignment.zero_copy
+    assert plan.largest_live <= plan.feature_map <= plan.reuse_off
+    assert plan.topo_mode == "BFS"     # the adapter sends ge.graphRunMode=1: a training graph
 
 
 def test_capture_dynamic_graph_names_inputs(capturing):

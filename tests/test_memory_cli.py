@@ -98,12 +98,16 @@ def test_plan_lines_report_ge_message_when_over_budget():
     rec = {"name": "Session#1", "options": opts,
            "graphs": [{"captured": SimpleNamespace(graph=_chain_graph()), "plan": plan}]}
     lines = "\n".join(memory_cli.plan_lines(rec, mp.Assumptions()))
-    # x + 6 relus of 256 x 1024 float32 (1 MiB + 32 -> 1 MiB + 512): x, r0, r1 alive, r2..r4
-    # reuse them, r5 (output) new: 4 blocks; no reuse: 7
+    # x + 6 relus of 256 x 1024 float32 (1 MiB + 32 -> 1 MiB + 512), GE's rules: r0..r4
+    # alternate between 2 reusable blocks (a block is freed after its last consumer, and
+    # level 1 takes only an equal-size freed block); x (graph input) and r5 (graph output)
+    # are zero-copy blocks after the reusable region: 4 blocks; reuse off: 7. GE's check
+    # (ReAssignMemory) runs before the zero-copy region is added: 2 blocks.
     blk = 2 ** 20 + 512
-    assert plan.feature_map == 4 * blk and plan.no_reuse == 7 * blk
+    assert plan.feature_map == 4 * blk and plan.reuse_off == 7 * blk
+    assert plan.checked == 2 * blk and plan.assignment.zero_copy == 2 * blk
     assert ("fits: NO - Sum of total_mem_offset:%d and var_mem_size:0 is greater than memory "
-            "manager malloc max size 100000" % (4 * blk)) in lines
+            "manager malloc max size 100000" % (2 * blk)) in lines
     assert "reuse off (ge.exec.disableReuseMemory=1): feature map 7.0 MiB (+3.0 MiB), fits NO" \
         in lines
     assert "feature-map budget 97.7 KiB (graph_memory_max_size)" in lines

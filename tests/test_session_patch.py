@@ -10,6 +10,7 @@ import pytest
 import tensorflow as tf
 from tensorflow.core.protobuf.rewriter_config_pb2 import RewriterConfig
 
+from npu_bridge.hooks import state as _state
 from npu_bridge.ge import records as _records
 from npu_bridge.hooks import session_patch as _session_patch, session_guard
 from npu_bridge.estimator.npu import util
@@ -436,12 +437,12 @@ def test_forced_product_is_part_of_the_resolution_cache_key():
     config = proto(soc_config="Ascend310P3")
     with tf.Graph().as_default():
         with tf.compat.v1.Session(config=config) as sess:
-            assert sess._npu_ge_options.product == "atlas-inference"
+            assert _state.of(sess).ge_options.product == "atlas-inference"
         with products.forced_product("atlas-a2-training"):
             with tf.compat.v1.Session(config=config) as sess:
-                assert sess._npu_ge_options.product == "atlas-a2-training"
+                assert _state.of(sess).ge_options.product == "atlas-a2-training"
         with tf.compat.v1.Session(config=config) as sess:
-            assert sess._npu_ge_options.product == "atlas-inference"
+            assert _state.of(sess).ge_options.product == "atlas-inference"
 
 
 # the guard through Session.make_callable (Keras graph mode) and partial_run
@@ -569,7 +570,7 @@ def test_changed_config_is_resolved_again_and_gets_a_new_copy():
             tf.compat.v1.Session(graph=tf.Graph(), config=config)
         npu_optimizers(config)[0].parameter_map["static_memory_policy"].i = 2
         sess = tf.compat.v1.Session(graph=tf.Graph(), config=config)
-        assert sess._npu_guard_policy == "2"
+        assert _state.guard_policy(sess) == "2"
         sess.close()
     assert len(seen) == 2 and seen[0] is not seen[1]
     assert not npu_optimizers(seen[1])
@@ -595,8 +596,8 @@ def test_guard_refusal_is_recorded_once_per_graph_pair_with_the_session():
             sess.run(fast)
     new = _records.records()[count:]
     assert new == []                                   # no new configuration, only errors
-    (first,) = [r for r in _records.records() if r is sess._npu_record]
-    (second,) = [r for r in _records.records() if r is other._npu_record]
+    (first,) = [r for r in _records.records() if r is _state.of(sess).record]
+    (second,) = [r for r in _records.records() if r is _state.of(other).record]
     # each refusal is attached to the configuration of the session that hit it
     codes = [d.code for d in second["runtime"]]
     assert codes == ["NPB123", "NPB123"]               # 50 retries of one pair: recorded once
@@ -620,8 +621,8 @@ def test_uncaught_guard_error_names_its_record():
     with while_running(sess, slow, started, release):
         with pytest.raises(NpuConfigError) as info:
             sess.run(fast)
-    assert _records.record_of(info.value) is sess._npu_record
-    assert sess._npu_record["runtime"][0] == info.value.diagnostics[0]
+    assert _records.record_of(info.value) is _state.of(sess).record
+    assert _state.of(sess).record["runtime"][0] == info.value.diagnostics[0]
     sess.close()
 
 

@@ -19,6 +19,7 @@ from unittest import mock
 import pytest
 import tensorflow as tf
 
+from npu_bridge.hooks import state as _state
 from npu_bridge import npu_init  # noqa: F401  (patches the Session as scripts do)
 from npu_bridge.ge import records as _records
 from npu_bridge.hooks import session_patch as _session_patch
@@ -47,7 +48,7 @@ def counting_graph():
 
 
 def npb125(sess):
-    return [d for d in sess._npu_record["runtime"] if d.code == "NPB125"]
+    return [d for d in _state.of(sess).record["runtime"] if d.code == "NPB125"]
 
 
 def logged(mock_log):
@@ -64,7 +65,7 @@ def test_map_5_call_10_warns_once_and_loops_10():
         (d,) = npb125(sess)
         assert (d.code, d.severity, d.option, d.value) == ("NPB125", "warning",
                                                            "iterations_per_loop", 10)
-        name = sess._npu_record["name"]
+        name = _state.of(sess).record["name"]
         for part in ("set_iteration_per_loop", "10", "parameter_map iterations_per_loop=5",
                      name, "option_values.json", "session_config/performance_tuning.md",
                      "npu_util/set_iteration_per_loop.md", "geop_npu.cc"):
@@ -89,10 +90,10 @@ def test_unset_key_call_10_is_an_error_before_anything_changes():
         (d,) = info.value.diagnostics
         assert (d.code, d.severity, d.option, d.value) == ("NPB125", "error",
                                                            "iterations_per_loop", 10)
-        assert "unset (adapter default 1)" in d.message and sess._npu_record["name"] in d.message
+        assert "unset (adapter default 1)" in d.message and _state.of(sess).record["name"] in d.message
         assert "one step" in d.message
         assert npb125(sess) == [d]
-        assert _records.record_of(info.value) is sess._npu_record
+        assert _records.record_of(info.value) is _state.of(sess).record
         assert len(logged(log)) == 1
         # nothing half-done: no loop variable, no IterationOp, no registered loop
         assert len(graph.get_operations()) == ops_before
@@ -163,7 +164,7 @@ def test_monitored_session_is_checked_on_its_tf_session():
             loop.load_iteration_per_loop_var(sess, 10)
             tf_sess = sess._tf_sess()
             (d,) = npb125(tf_sess)
-            assert d.severity == "warning" and tf_sess._npu_record["name"] in d.message
+            assert d.severity == "warning" and _state.of(tf_sess).record["name"] in d.message
             sess.run(loop_op)
             assert sess.run(step) == 10
         creator = tf.compat.v1.train.ChiefSessionCreator(config=proto())
@@ -183,7 +184,7 @@ def test_session_without_configuration_does_not_crash():
         finally:
             _session_patch.patch()
         with sess:
-            assert not hasattr(sess, "_npu_ge_options")
+            assert _state.of(sess) is None
             sess.run(tf.compat.v1.global_variables_initializer())
             with mock.patch.object(tf.compat.v1.logging, "warning") as warn:
                 loop_op = util.set_iteration_per_loop(sess, train_op, 3)

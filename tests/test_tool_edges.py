@@ -149,3 +149,48 @@ def test_memory_plot_path_is_checked_before_the_script(capsys, scripts, plot, wh
     assert code == 2 and out == ""
     assert err == "npu-bridge memory: error: %s\n" % why % (scripts / named), err
     assert not (scripts / "ran").exists()   # the script never started
+
+
+# --- 5 and 6. refused configurations: shown with what was refused, one rule in run and lint
+
+REFUSED_SCRIPT = textwrap.dedent("""\
+    from npu_bridge.npu_init import *
+    try:
+        NPURunConfig(iterations_per_loop=0, precision_mode="mix_precision")
+    except Exception as e:
+        print("caught", type(e).__name__)
+    try:
+        MemoryConfig(static_memory_policy="2")
+    except Exception as e:
+        print("caught", type(e).__name__)
+    """)
+
+
+def test_refused_configurations_show_what_was_refused_and_fail_run_as_lint(capsys, tmp_path):
+    import run_cli
+    (tmp_path / "s.py").write_text(REFUSED_SCRIPT)
+    proc = run_cli.run(["--report", "r.json", "s.py"], str(tmp_path), timeout=300)
+    assert proc.stdout == "caught NpuArgumentError\ncaught NpuArgumentError\n"
+    err = proc.stderr
+    assert "(no options set by the script)" not in err
+    rows = [l.split() for l in err.splitlines() if l.startswith("  refused ")]
+    assert rows == [
+        ["refused", "precision_mode", "'mix_precision'", "not", "sent", "(E10001)", "set", "by",
+         "the", "script"],
+        ["refused", "iterations_per_loop", "0", "not", "sent", "(E10001)", "set", "by", "the",
+         "script"],
+        ["refused", "static_memory_policy", "'2'", "not", "sent", "(NPB160)", "set", "by", "the",
+         "script"]]
+    assert "[2] estimator MemoryConfig(static_memory_policy='2') (product: none) REFUSED" in err
+    data = json.loads((tmp_path / "r.json").read_text())
+    assert [(c["name"], c["refused"], [d["code"] for d in c["diagnostics"] if
+                                       d["severity"] == "error"])
+            for c in data["configurations"]] == [
+        ("NPURunConfig(model_dir=None)", True, ["E10001", "E10001"]),
+        ("MemoryConfig(static_memory_policy='2')", True, ["NPB160"])]
+    # run and lint: the same errors, the same exit code
+    assert proc.returncode == 1 and data["summary"]["errors"] == 3
+    code, out, _ = _main(capsys, "lint", "--fail-on", "error", str(tmp_path / "s.py"))
+    assert code == 1
+    assert sorted(l.split(": ")[1].split()[0] for l in out.splitlines()) == [
+        "E10001", "E10001", "NPB160"]

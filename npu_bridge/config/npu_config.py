@@ -140,11 +140,33 @@ def _checked(owner, values, problems=()):
     return problems
 
 
+def _refused(name, error):
+    """Record `error` (an `NpuArgumentError`) as a refused configuration named `name`, as
+    `_validate` records a refused `NPURunConfig`: `npu-bridge run` counts every configuration
+    the checks refuse, whether the script catches the error or not, the rule `lint` applies
+    to the same call (docs/cli.md `run`). Returns `error`."""
+    from npu_bridge.ge import records as _records
+    _records.record_refused("estimator", name, error)
+    return error
+
+
+def _call_text(owner, values, given):
+    """`MemoryConfig(static_memory_policy='2')`: the call with the arguments it was given."""
+    def short(value):
+        text = repr(value)
+        return text if len(text) <= 40 else text[:37] + "..."
+    return "%s(%s)" % (owner, ", ".join("%s=%s" % (a, short(v)) for a, v in values.items()
+                                        if a in given))
+
+
 def _store(obj, owner, values, problems):
-    """Raise one `NpuArgumentError` with `problems`, or store `values` as the real class does:
-    its public attributes (schema) under their name, the others as `_<name>`."""
+    """Raise one `NpuArgumentError` with `problems` (recorded as a refused configuration:
+    `_refused`), or store `values` as the real class does: its public attributes (schema)
+    under their name, the others as `_<name>`."""
     if problems:
-        raise NpuArgumentError(owner, problems)
+        given = getattr(obj, _USER_ARGS, None)
+        raise _refused(_call_text(owner, values, values if given is None else given),
+                       NpuArgumentError(owner, problems))
     public = _SCHEMA[owner].public
     for arg, value in values.items():
         setattr(obj, arg if arg in public else "_" + arg, value)
@@ -582,7 +604,8 @@ class NPURunConfig(tf.estimator.RunConfig):
         problems = []
         _check_int("iterations_per_loop", value, problems, 1)
         if problems:
-            raise NpuArgumentError("NPURunConfig.iterations_per_loop", problems)
+            raise _refused("NPURunConfig.iterations_per_loop = %r" % (value,),
+                           NpuArgumentError("NPURunConfig.iterations_per_loop", problems))
         self._iterations_per_loop = value
 
     def replace(self, **kwargs):

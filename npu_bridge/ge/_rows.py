@@ -1448,10 +1448,14 @@ ROWS = [
      'adapter_check': 'none',
      'routes': [{'level': 'session', 'key': 'topo_sorting_mode', 'when': 'present'},
                 {'level': 'session', 'key': 'ge.topoSortingMode', 'when': 'present'}],
-     'source': 'value source: CANN ATC --topo_sorting_mode docs (0 BFS, 1 DFS default, 2 reverse DFS, '
-               '3 stable reverse DFS); not in TF adapter docs',
+     'source': 'value source: CANN ATC --topo_sorting_mode docs (0 BFS, 1 DFS, 2 reverse DFS, '
+               '3 stable reverse DFS); not in TF adapter docs; GE hicann/ge '
+               'graph_metadef/graph/normal_graph/compute_graph.cc GetTopoSortingStrategy '
+               'L43-64 (unset: BFS for a training graph, ge.graphRunMode >= 1, else DFS)',
      'notes': 'Forwarded only when present, as session options topo_sorting_mode and '
-              'ge.topoSortingMode. Unchecked.',
+              'ge.topoSortingMode. Unchecked. Unset, GE sorts a training graph '
+              '(graph_run_mode 1, the default) breadth-first and others depth-first; the '
+              'memory plan follows it (docs/memory.md).',
      'ge_key': 'ge.topoSortingMode'},
     {'key': 'insert_op_file',
      'field': 's',

@@ -1,6 +1,7 @@
 """GE's device-memory plan of a graph, computed on the CPU (no TensorFlow import).
 Notes: docs/design.md "Module notes"; rules: docs/memory.md.
 """
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, List, Optional, Tuple
 
@@ -146,6 +147,11 @@ def _pairs(text):
     return tuple(out)
 
 
+def _run_mode(eff):
+    text = (eff.get("ge.graphRunMode") or eff.get("graph_run_mode") or "").strip()
+    return int(text) if text.isdigit() else 0
+
+
 def _size(text):
     text = (text or "").strip()
     return int(text) if text.isdigit() and int(text) > 0 else None
@@ -164,7 +170,11 @@ class MemoryOptions:
     ge.variableUse1gHugePage 1/2; graph_budget / var_budget: bytes (graph_memory_max_size /
     variable_memory_max_size, else the 26/32 and 5/32 shares of `device_memory`, None when
     neither is known); device_memory: bytes of the product (None: unknown); product: id;
-    precision_mode: ge.exec.precision_mode as given ('' unset).
+    precision_mode: ge.exec.precision_mode as given ('' unset); topo_sorting_mode:
+    ge.topoSortingMode ('' unset: GE picks by the train flag); memory_optimization_policy:
+    ge.exec.memoryOptimizationPolicy ('' or 'MemoryPriority'); atomic_clean_policy:
+    ge.exec.atomicCleanPolicy ('0' together, '1' separately); train: GE's train flag
+    (ge.graphRunMode >= 1; the adapter sends 1 unless graph_run_mode=0).
     """
     reuse: bool = True
     no_reuse_ops: FrozenSet[str] = frozenset()
@@ -181,6 +191,27 @@ class MemoryOptions:
     device_memory: Optional[int] = None
     product: Optional[str] = None
     precision_mode: str = ""
+    topo_sorting_mode: str = ""
+    memory_optimization_policy: str = ""
+    atomic_clean_policy: str = "0"
+    train: bool = False
+
+    def ge_options(self):
+        """The GE option keys the memory assigner reads (ge_graph.OPTION_KEYS), as text."""
+        out = {"ge.exec.disableReuseMemory": "0" if self.reuse else "1",
+               "ge.exec.atomicCleanPolicy": self.atomic_clean_policy,
+               "ge.graphRunMode": "1" if self.train else "0"}
+        if self.topo_sorting_mode:
+            out["ge.topoSortingMode"] = self.topo_sorting_mode
+        if self.memory_optimization_policy:
+            out["ge.exec.memoryOptimizationPolicy"] = self.memory_optimization_policy
+        if self.input_reuse:
+            out["ge.exec.inputReuseMemIndexes"] = ",".join(str(i) for i in sorted(
+                self.input_reuse))
+        if self.output_reuse:
+            out["ge.exec.outputReuseMemIndexes"] = ",".join(str(i) for i in sorted(
+                self.output_reuse))
+        return out
 
     @classmethod
     def from_ge(cls, ge_options=None, env=None, product=None):
@@ -224,36 +255,38 @@ class MemoryOptions:
             huge_pages=(eff.get("ge.variableUse1gHugePage") or "0") in ("1", "2"),
             graph_budget=gb, var_budget=vb, graph_budget_source=gsrc, var_budget_source=vsrc,
             device_memory=device, product=pid,
-            precision_mode=eff.get("ge.exec.precision_mode") or eff.get("precision_mode") or "")
+            precision_mode=eff.get("ge.exec.precision_mode") or eff.get("precision_mode") or "",
+            topo_sorting_mode=(eff.get("ge.topoSortingMode") or eff.get("topo_sorting_mode")
+                               or "").strip(),
+            memory_optimization_policy=(eff.get("ge.exec.memoryOptimizationPolicy")
+                                        or eff.get("memory_optimization_policy") or ""),
+            atomic_clean_policy=(eff.get("ge.exec.atomicCleanPolicy")
+                                 or eff.get("atomic_clean_policy") or "0"),
+            train=_run_mode(eff) >= 1)
 
 
 # ------------------------------------------------------------------ the plan
 @dataclass
-class Buffer:
-    """One planned feature-map tensor (or workspace). size: tensor bytes; block: the block
-    index it was placed in; start/end: schedule steps (end None: to the end of the graph)."""
-    name: str
-    size: int
-    start: int
-    end: Optional[int]
-    exclusive: bool = False   # never takes a free block
-    keep: bool = False        # never released (graph input/output, never-reused op)
-    block: int = -1
-
-
-@dataclass
 class GraphPlan:
-    """The plan of one graph (sizes in bytes).
+    """The plan of one graph (sizes in bytes), GE's memory assigner run on it
+    (`npu_bridge.ge.mem_assign`).
 
     dynamic: a device tensor has an unknown shape (then the feature-map figures are None);
     dynamic_inputs / dynamic_nodes: the inputs / nodes of unknown shape;
-    feature_map: total with the options' reuse (sum of the blocks); no_reuse: sum of every
-    buffer's block (what reuse off gives); largest_live: the largest set of buffers alive at
-    once (GE's theoretical minimum); peak_step / peak_node: where it is; variables: bytes of
-    the graph's variables (huge pages: whole GiB); var_names: name -> bytes; weights: device
-    bytes of constants (0 with external weights; external_weights: the bytes moved off);
-    steps: per node (name, live bytes after its allocation, pool bytes so far, no-reuse bytes
-    so far); largest: the largest buffers (name, bytes); blocks: block sizes.
+    feature_map: GE's mem_offset[RT_MEMORY_HBM] (total_hbm: reusable + atomic + zero-copy
+    regions); reuse_off: the same with ge.exec.disableReuseMemory=1; largest_live: the
+    largest set of tensors alive at once in GE's order (512-aligned; graph inputs and
+    outputs for the whole graph); peak_step / peak_node: where it is; imas: GE's
+    `[IMAS]AfterAssignMemory` figures {memoffset, theory_min, total_size, no_reuse,
+    zero_copy}; strategy: the winning assigner (binary-block, max-block, range-...);
+    topo_mode: BFS | DFS | RDFS | StableRDFS; variables: bytes of the graph's variables
+    (huge pages: whole GiB); var_names: name -> bytes; weights: device bytes of constants
+    (0 with external weights; external_weights: the bytes moved off); steps: per node (name,
+    live bytes, highest address used so far, bytes requested so far); largest: the largest
+    tensors (name, bytes); blocks: sizes of the top-level blocks of the reusable region;
+    assignment: the full `mem_assign.Assignment` (None when dynamic); checked: the bytes GE's
+    out-of-memory check adds to the variables (reusable + atomic regions + session-scope
+    workspaces, without the zero-copy region: graph_mem_assigner.cc ReAssignMemory).
     """
     name: str
     nodes: int
@@ -261,7 +294,7 @@ class GraphPlan:
     dynamic_inputs: List[str]
     dynamic_nodes: List[str]
     feature_map: Optional[int]
-    no_reuse: Optional[int]
+    reuse_off: Optional[int]
     largest_live: Optional[int]
     peak_step: Optional[int]
     peak_node: Optional[str]
@@ -274,12 +307,23 @@ class GraphPlan:
     blocks: List[int] = field(default_factory=list)
     num_inputs: int = 0
     num_outputs: int = 0
+    imas: Dict[str, int] = field(default_factory=dict)
+    strategy: Optional[str] = None
+    topo_mode: Optional[str] = None
+    assignment: object = None
+    checked: Optional[int] = None
+
+    @property
+    def theory_min(self):
+        return self.imas.get("theory_min")
 
     def to_dict(self):
         return {"name": self.name, "nodes": self.nodes, "dynamic": self.dynamic,
                 "dynamic_inputs": list(self.dynamic_inputs),
-                "feature_map": self.feature_map, "no_reuse": self.no_reuse,
+                "feature_map": self.feature_map, "reuse_off": self.reuse_off,
                 "largest_live": self.largest_live, "peak_node": self.peak_node,
+                "imas": dict(self.imas), "strategy": self.strategy,
+                "topo_mode": self.topo_mode, "checked": self.checked,
                 "variables": self.variables, "weights": self.weights,
                 "external_weights": self.external_weights, "blocks": len(self.blocks),
                 "inputs": self.num_inputs, "outputs": self.num_outputs,
@@ -293,82 +337,57 @@ def _dtype_of(dtype, assumptions, precision_mode):
     return "float16" if fp16 and dtype == "float32" else dtype
 
 
-def plan_graph(graph, options=None, assumptions=None):
-    """Plan `graph` (a `Graph`) under `options` (`MemoryOptions`, default GE's defaults) and
-    `assumptions` (`Assumptions`). Returns a `GraphPlan`.
+def _steps(assignment):
+    """Per node: (name, live bytes, highest address used so far, bytes requested so far)."""
+    n = len(assignment.order)
+    top = [0] * n
+    req = [0] * n
+    for t in assignment.tensors:
+        if t.offset is None:
+            continue
+        b = min(max(t.begin, 0), n - 1) if n else 0
+        top[b] = max(top[b], t.offset + t.size)
+        req[b] += -(-t.size // BLOCK_ALIGN) * BLOCK_ALIGN
+    out, high, total = [], 0, 0
+    for i, name in enumerate(assignment.order):
+        high = max(high, top[i])
+        total += req[i]
+        out.append((name, assignment.live_steps[i], high, total))
+    return out
 
-    Rules (reference ge_memory.md): every device output gets a buffer of `tensor_bytes`; a
-    block is `block_bytes` of its first buffer. Nodes are taken in order; at each, its
-    outputs are placed, then its workspace, then every buffer whose last consumer it is
-    goes back to the free blocks. With reuse on, a buffer takes the smallest free block that
-    holds it, else a new block; outputs of `NEVER_REUSED` ops, graph inputs and outputs not
-    named by the I/O reuse indexes, and OP_NO_REUSE_MEM nodes get a block of their own and
-    keep it. A named graph input is released after its last consumer; a named graph output
-    may take a free block (and keeps it). A pair (i, o) of outputReuseInputMemIndexes puts
-    output o in input i's block. Variables go to variable memory, constants to weight
-    memory (off the device with external weights). A graph with an unknown device shape is
-    dynamic: no feature-map figure.
+
+def plan_graph(graph, options=None, assumptions=None):
+    """Plan `graph` (a `Graph`, nodes in topological order) under `options` (`MemoryOptions`,
+    default GE's defaults) and `assumptions` (`Assumptions`). Returns a `GraphPlan`.
+
+    The graph becomes GE's graph (`memory_graph.to_ge_graph`: sizes, Data/Const/Variable,
+    aliases, one NetOutput) and GE's assigner plans it (`mem_assign.assign`: GE's
+    topological order, both strategies, atomic and zero-copy regions); a second run with
+    reuse off gives `reuse_off`. Variables go to variable memory, constants to weight memory
+    (off the device with external weights). A graph with an unknown device shape is dynamic:
+    no feature-map figure.
     Raises ValueError naming the node for an input that names no earlier node's output.
     """
+    from npu_bridge.ge import mem_assign, memory_graph
     options = options or MemoryOptions()
     assumptions = assumptions or Assumptions()
-    nodes = graph.nodes
-    index = {}
-    for i, node in enumerate(nodes):
-        index[node.name] = i
-    end = len(nodes)
-    in_index = {name: k for k, name in enumerate(graph.inputs)}
-    out_index = {}
-    for k, ref in enumerate(graph.outputs):
-        out_index.setdefault(tuple(ref), k)
-    pairs_out = {o: i for i, o in options.output_reuse_input}
-    workspace_by_op = dict(assumptions.workspace_by_op)
-
-    # storage: tensor (node, k) -> root tensor whose buffer holds it
-    root = {}
-    last_use = {}
     var_names = {}
     weights = 0
     dynamic_nodes = []
-    sizes = {}
-    for i, node in enumerate(nodes):
-        for (pname, pk) in node.inputs:
-            j = index.get(pname)
-            if j is None or j >= i:
-                raise ValueError("memory plan of graph %r: node %r (%s) reads %s:%d, which is not "
-                                 "an earlier node of the graph (nodes must be in topological "
-                                 "order)" % (graph.name, node.name, node.op, pname, pk))
-            r = root.get((pname, pk), (pname, pk))
-            last_use[r] = i
-        alias = node.alias
-        if alias is None and node.op in ALIAS_OPS:
-            alias = tuple(k if len(node.inputs) > 1 else 0 for k in range(len(node.outputs)))
-        for k, (shape, dtype) in enumerate(node.outputs):
-            t = (node.name, k)
-            if alias is not None and k < len(alias) and alias[k] is not None \
-                    and alias[k] < len(node.inputs):
-                src = tuple(node.inputs[alias[k]])
-                root[t] = root.get(src, src)
-                continue
+    for node in graph.nodes:
+        for shape, dtype in node.outputs:
             if dtype not in DTYPE_BYTES:
-                continue   # host-only / handle: no device memory
+                continue
             nbytes = tensor_bytes(shape, dtype)
             if node.op in VARIABLE_OPS:
                 if nbytes is not None:
                     var_names[node.var_name or node.name] = block_bytes(nbytes)
-                continue
-            if node.op in CONST_OPS:
+            elif node.op in CONST_OPS:
                 if nbytes is not None:
                     weights += block_bytes(nbytes)
-                continue
-            if nbytes is None:
-                if not dynamic_nodes or dynamic_nodes[-1] != node.name:
-                    dynamic_nodes.append(node.name)
-                continue
-            sizes[t] = tensor_bytes(shape, _dtype_of(dtype, assumptions, options.precision_mode))
-    for ref in graph.outputs:   # a fetched alias keeps its source alive
-        r = root.get(tuple(ref), tuple(ref))
-        last_use[r] = end
+            elif nbytes is None and node.name not in dynamic_nodes:
+                dynamic_nodes.append(node.name)
+    ge_graph = memory_graph.to_ge_graph(graph, options, assumptions)
     variables = sum(var_names.values())
     if options.huge_pages:
         variables = gib_pages(variables)
@@ -376,98 +395,32 @@ def plan_graph(graph, options=None, assumptions=None):
     ext = 0
     if options.external_weights:
         ext, weights = weights, 0
-    dyn_inputs = graph.unknown_inputs()
-    base = dict(name=graph.name, nodes=len(nodes), var_names=var_names, variables=variables,
-                weights=weights, external_weights=ext, num_inputs=len(graph.inputs),
-                num_outputs=len(graph.outputs))
+    base = dict(name=graph.name, nodes=len(graph.nodes), var_names=var_names,
+                variables=variables, weights=weights, external_weights=ext,
+                num_inputs=len(graph.inputs), num_outputs=len(graph.outputs))
     if dynamic_nodes:
-        return GraphPlan(dynamic=True, dynamic_inputs=dyn_inputs, dynamic_nodes=dynamic_nodes,
-                         feature_map=None, no_reuse=None, largest_live=None, peak_step=None,
-                         peak_node=None, **base)
-
-    # buffers in creation order, grouped by their start step
-    by_start = [[] for _ in nodes]
-    buffers = {}
-    pair_target = {}
-    for t, size in sizes.items():
-        i = index[t[0]]
-        node = nodes[i]
-        b = Buffer("%s:%d" % t if t[1] else t[0], size, i, last_use.get(t, i))
-        never = node.op in NEVER_REUSED or node.name in options.no_reuse_ops \
-            or node.op in options.no_reuse_ops
-        k_in = in_index.get(t[0]) if node.op in DATA_OPS or t[0] in in_index else None
-        k_out = out_index.get(t)
-        if k_in is not None:
-            named = k_in in options.input_reuse and options.reuse
-            b.exclusive = True
-            b.keep = not named
-        elif never:
-            b.exclusive = b.keep = True
-        if k_out is not None:
-            b.end = end
-            b.keep = True
-            if not (k_out in options.output_reuse and options.reuse):
-                b.exclusive = True
-            if k_out in pairs_out and pairs_out[k_out] < len(graph.inputs):
-                pair_target[t] = (graph.inputs[pairs_out[k_out]], 0)
-        buffers[t] = b
-        by_start[i].append(b)
-    for t, src in pair_target.items():   # output placed in the input's block
-        if src in buffers:
-            s = buffers[src]
-            s.size = max(s.size, buffers[t].size)
-            s.end, s.keep = end, True
-            by_start[buffers[t].start].remove(buffers[t])
-            buffers[t].block = -2
-    releases = [[] for _ in range(end + 1)]
-    for b in buffers.values():
-        if b.block != -2 and not b.keep and b.end is not None:
-            releases[b.end].append(b)
-
-    blocks = []        # block sizes
-    free = []          # indexes of free blocks
-    live = 0
-    no_reuse = 0
-    steps = []
-    peak, peak_step = 0, None
-
-    def place(b):
-        nonlocal live, no_reuse
-        need = block_bytes(b.size)
-        no_reuse += need
-        chosen = None
-        if options.reuse and not b.exclusive:
-            fits = [f for f in free if blocks[f] >= need]
-            if fits:
-                chosen = min(fits, key=lambda f: (blocks[f], f))
-                free.remove(chosen)
-        if chosen is None:
-            chosen = len(blocks)
-            blocks.append(need)
-        b.block = chosen
-        live += blocks[chosen]
-
-    for i, node in enumerate(nodes):
-        for b in by_start[i]:
-            place(b)
-        ws = workspace_by_op.get(node.op, assumptions.workspace_bytes) if node.outputs else 0
-        wsb = None
-        if ws:
-            wsb = Buffer(node.name + ":workspace", ws, i, i)
-            place(wsb)
-        if live > peak:
-            peak, peak_step = live, i
-        steps.append((node.name, live, sum(blocks), no_reuse))
-        for b in releases[i] + ([wsb] if wsb is not None else []):
-            live -= blocks[b.block]
-            free.append(b.block)
-    largest = sorted(((b.name, b.size) for b in buffers.values() if b.block != -2),
+        return GraphPlan(dynamic=True, dynamic_inputs=graph.unknown_inputs(),
+                         dynamic_nodes=dynamic_nodes, feature_map=None, reuse_off=None,
+                         largest_live=None, peak_step=None, peak_node=None, **base)
+    a = mem_assign.assign(ge_graph, {"OP_NO_REUSE_MEM": ",".join(sorted(options.no_reuse_ops))})
+    if options.reuse:
+        off_graph = dataclasses.replace(ge_graph, options=dict(
+            ge_graph.options, **{"ge.exec.disableReuseMemory": "1"}))
+        reuse_off = mem_assign.assign(off_graph).total_hbm
+    else:
+        reuse_off = a.total_hbm
+    largest = sorted(((t.name, t.size) for t in a.tensors if t.kind == "out"),
                      key=lambda x: (-x[1], x[0]))[:10]
-    return GraphPlan(dynamic=False, dynamic_inputs=dyn_inputs, dynamic_nodes=[],
-                     feature_map=sum(blocks), no_reuse=no_reuse, largest_live=peak,
-                     peak_step=peak_step,
-                     peak_node=nodes[peak_step].name if peak_step is not None else None,
-                     steps=steps, largest=largest, blocks=blocks, **base)
+    peak_step = a.order.index(a.peak_node) if a.peak_node is not None else None
+    return GraphPlan(dynamic=False, dynamic_inputs=[], dynamic_nodes=[],
+                     feature_map=a.total_hbm, reuse_off=reuse_off, largest_live=a.largest_live,
+                     peak_step=peak_step, peak_node=a.peak_node, steps=_steps(a),
+                     largest=largest, blocks=list(a.blocks), imas={"memoffset": a.total_hbm,
+                                            "theory_min": a.theory_min,
+                                            "total_size": a.total_size,
+                                            "no_reuse": a.no_reuse, "zero_copy": a.zero_copy},
+                     strategy=a.strategy, topo_mode=a.topo_mode, assignment=a,
+                     checked=a.ge_check_bytes, **base)
 
 
 # ------------------------------------------------------------------ a session's graphs
@@ -489,8 +442,9 @@ class Verdict:
 
 
 def verdict(feature_map, variables, options):
-    """GE's check: feature map + variables above the feature-map budget fails graph build with
-    `GE_OOM` (ACL_ERROR_GE_MEMORY_ALLOCATION); variables above the variable budget fail too."""
+    """GE's check: `feature_map` (the bytes GE checks: `GraphPlan.checked`, reusable + atomic
+    regions) + variables above the feature-map budget fails graph build with `GE_OOM`
+    (ACL_ERROR_GE_MEMORY_ALLOCATION); variables above the variable budget fail too."""
     if feature_map is None:
         return Verdict(None, reason="dynamic shape: no static size")
     if options.graph_budget is None:
@@ -560,8 +514,15 @@ def plan_session(graphs, options=None, assumptions=None):
     else:
         fm = alternatives["0"]
     weights = sum(p.weights for p in plans)
-    verdicts = [verdict(p.feature_map, variables, options) for p in plans]
-    session = verdict(fm, variables, options)
+    verdicts = [verdict(p.checked, variables, options) for p in plans]
+    checked = [p.checked for p in plans if not p.dynamic]
+    if not checked:
+        session_checked = None
+    elif options.policy in (2, 4):
+        session_checked = max(checked)
+    else:
+        session_checked = sum(checked)
+    session = verdict(session_checked, variables, options)
     return SessionPlan(plans, options, fm, variables, weights, alternatives,
                        options.policy in (3, 4), verdicts, session)
 
@@ -587,8 +548,9 @@ def summary_line(plan, verdict_, options):
                     plan.name, "inputs" if plan.dynamic_inputs else "unknown shapes from",
                     ", ".join(where), "" if plan.dynamic_inputs or len(plan.dynamic_nodes) <= 3
                     else " ..."))
-    total = plan.feature_map + plan.variables
-    text = "graph %s: feature map %s, variables %s, total %s, budget %s, fits %s" % (
-        plan.name, mib(plan.feature_map), mib(plan.variables), mib(total),
+    total = plan.checked + plan.variables
+    text = "graph %s: feature map %s (GE checks %s), variables %s, total %s, budget %s, " \
+        "fits %s" % (
+        plan.name, mib(plan.feature_map), mib(plan.checked), mib(plan.variables), mib(total),
         mib(options.graph_budget), {True: "yes", False: "NO", None: "unknown"}[verdict_.fits])
     return text

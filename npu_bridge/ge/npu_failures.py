@@ -158,18 +158,18 @@ def graph_findings(graph_name, facts, plan, ge_options, memory_options, env=None
                         % (graph_name, facts.tables_in_pipeline[0], _FAQ)))
     # row 12: out of memory
     if plan is not None and not plan.dynamic:
-        v = mp.verdict(plan.feature_map, plan.variables, memory_options)
+        v = mp.verdict(plan.checked, plan.variables, memory_options)
         if v.fits is False:
-            out.append(make("NPB177", graph_name, plan.feature_map + plan.variables,
+            out.append(make("NPB177", graph_name, plan.checked + plan.variables,
                             "graph %s does not fit %s: graph build fails with "
                             "ACL_ERROR_GE_MEMORY_ALLOCATION: \"%s\" (feature map %s with reuse "
-                            "%s, no reuse %s, variables %s; budget: %s); fix: a smaller batch, "
+                            "%s, reuse off %s, variables %s; budget: %s); fix: a smaller batch, "
                             "reuse on, static_memory_policy 3/4 for dynamic graphs, or a product "
                             "with more memory; source: GE graph_mem_assigner.cc via reference "
                             "ge_memory.md" % (
                                 graph_name, memory_options.product or "the budget", v.message,
                                 mp.mib(plan.feature_map), "on" if memory_options.reuse else "off",
-                                mp.mib(plan.no_reuse), mp.mib(plan.variables),
+                                mp.mib(plan.reuse_off), mp.mib(plan.variables),
                                 memory_options.graph_budget_source)))
     return out
 

@@ -27,11 +27,11 @@ SoC names (what `soc_config` / `ge.socVersion` hold) are matched by the patterns
 """
 import contextlib
 import re
-import threading
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Optional, Tuple
 
+from npu_bridge.ge import records as _records
 from npu_bridge.ge.diagnostics import make
 
 GIB = 1024 ** 3
@@ -174,10 +174,6 @@ def lookup(name):
     return product_from_soc(name)
 
 
-_forced_lock = threading.Lock()
-_forced = [None]   # the active forced_product() override (a product id or SoC name), or None
-
-
 @contextlib.contextmanager
 def forced_product(product):
     """Process-wide explicit target product, as `npu-bridge run --product P` sets it.
@@ -196,19 +192,20 @@ def forced_product(product):
       TypeError: `product` is not a str or None.
     """
     check_product_arg("forced_product", product)
-    with _forced_lock:
-        previous = _forced[0]
-        _forced[0] = product or None
+    run = _records.RUN   # the override is part of the run's context
+    with run.lock:
+        previous = run.forced_product
+        run.forced_product = product or None
     try:
         yield product
     finally:
-        with _forced_lock:
-            _forced[0] = previous
+        with run.lock:
+            run.forced_product = previous
 
 
 def current_forced_product():
     """The active `forced_product()` override, or None."""
-    return _forced[0]
+    return _records.RUN.forced_product
 
 
 def check_product_arg(where, product):
@@ -234,7 +231,7 @@ def _candidates(product, soc, env):
     Products: product= (or an active `forced_product()`) > soc_config > env)."""
     where_product = "product="
     if product is None:
-        product = _forced[0]
+        product = _records.RUN.forced_product
         where_product = "forced_product() / --product"
     elif not isinstance(product, str):
         check_product_arg("resolve()/resolve_ge()", product)

@@ -1,24 +1,122 @@
-"""Process-wide record of every configuration resolved while a script runs (no TensorFlow):
-the Session patch and NPUEstimator append, `npu-bridge run` reads. Notes: docs/design.md
-"Module notes".
+"""The run's state in the GE layer (no TensorFlow): `RUN`, the `RunContext` of the script
+being run (graph capture on/off, the forced product, findings waiting for a configuration),
+and the `Record` of every configuration resolved while it runs. The Session patch and
+NPUEstimator append records, `npu-bridge run` reads them. The hooks' own per-session state
+is `npu_bridge.hooks.state`.
 """
+import dataclasses
 import threading
+from typing import Any, Optional
+
+RUNTIME_LIMIT = 16    # run-time diagnostics kept per configuration
+_LINK_ATTR = "_npu_bridge_record"   # on an exception (not a TensorFlow object): its record
+
+
+class RunContext:
+    """What the current run of a script asks of the hooks (one per process: `RUN`).
+
+    Attributes:
+      capture: capture and plan the GE graphs of the runs of every NPU session
+        (`npu-bridge run` and `memory` switch it on; `npu_bridge.hooks.graph_capture`).
+      forced_product: the explicit target product of `forced_product()` (`--product`), a
+        product id or SoC name, or None.
+      pending: `(cause, Diagnostic)` findings made before any configuration was resolved;
+        `record()` attaches them to the next record and empties the list.
+    """
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.capture = False
+        self.forced_product = None
+        self.pending = []
+
+    def add_pending(self, cause, diagnostic):
+        """Keep `diagnostic` for the next record (`cause` as in `add_runtime_diagnostic`)."""
+        with self.lock:
+            self.pending.append((cause, diagnostic))
+
+    def take_pending(self):
+        """The waiting findings, `[(cause, Diagnostic)]`, emptied."""
+        with self.lock:
+            out, self.pending = self.pending, []
+        return out
+
+    def reset(self):
+        """Capture off, no forced product, no waiting findings (tests, a new run)."""
+        with self.lock:
+            self.capture = False
+            self.forced_product = None
+            self.pending = []
+
+
+RUN = RunContext()
+
+
+@dataclasses.dataclass(frozen=True)
+class GraphEntry:
+    """One captured GE graph of a record: `captured` (`graph_capture.Captured`), `plan`
+    (`memory_plan.GraphPlan`), `sig` (what tells two captures of one subgraph apart)."""
+    captured: Any
+    plan: Any
+    sig: Any = None
+
+    def __getitem__(self, key):   # the dict form older callers read ("captured", "plan")
+        return getattr(self, key)
+
+
+_DICT_KEYS = {"_memory_options": "memory_options", "_seen": "seen"}
+
+
+@dataclasses.dataclass(eq=False)
+class Record:
+    """One configuration resolved while the script ran.
+
+    Attributes:
+      kind: "session" (a tf.compat.v1.Session/InteractiveSession), "estimator" (an
+        NPUEstimator) or "options" (a direct call).
+      name: a short human label, e.g. "Session#2" or "NPUEstimator(model_dir=/tmp/x)".
+      options: the `npu_bridge.ge.GeOptions` it resolved to (for a refused configuration, the
+        partial one its `NpuConfigError` carries).
+      refused: the resolver refused it (`NpuConfigError` raised, caught or not).
+      runtime: diagnostics raised later for it (at most `RUNTIME_LIMIT`, once per cause).
+      ignored_globals: `(owner, GE keys)`: global options GE ignores, being initialized by
+        `owner` (NPB126), or None.
+      graphs: the `GraphEntry`s of its captured GE graphs, in capture order.
+      partitions: the `partition.Partition` of each graph it ran, in run order
+        (`npu_bridge.hooks.partition_capture`).
+      memory_options: its `memory_plan.MemoryOptions`, computed on first use.
+      seen: the causes of `runtime`.
+    """
+    kind: str
+    name: str
+    options: Any
+    refused: bool = False
+    runtime: tuple = ()
+    ignored_globals: Optional[tuple] = None
+    graphs: list = dataclasses.field(default_factory=list)
+    partitions: list = dataclasses.field(default_factory=list)
+    memory_options: Any = None
+    seen: set = dataclasses.field(default_factory=set, repr=False)
+
+    # The dict form older callers and reports read (`rec["name"]`, `rec.get("runtime")`).
+    def __getitem__(self, key):
+        return getattr(self, _DICT_KEYS.get(key, key))
+
+    def get(self, key, default=None):
+        value = getattr(self, _DICT_KEYS.get(key, key), None)
+        return default if value is None else value
+
 
 _lock = threading.Lock()
 _records = []
 
-capture = [False]     # capture the GE graphs of runs (npu_bridge.hooks.graph_capture.enable)
-RUNTIME_LIMIT = 16    # run-time diagnostics kept per configuration
-_LINK_ATTR = "_npu_bridge_record"
-
 
 def record(kind, name, ge_options, refused=False, ignored=None):
-    """Append one resolved configuration; returns the record (a dict, see the module doc).
+    """Append one resolved configuration and return its `Record`; the findings waiting in
+    `RUN.pending` (made before any configuration existed) are attached to it.
 
     Args:
-      kind: "session" (a tf.compat.v1.Session/InteractiveSession), "estimator" (an
-        NPUEstimator) or "options" (a direct call).
-      name: a short human label, e.g. "Session#2" or "NPUEstimator(model_dir=/tmp/x)".
+      kind, name: see `Record`.
       ge_options: the `npu_bridge.ge.GeOptions` the resolver returned; for a refused
         configuration, the one its `NpuConfigError` carries (`.ge_options`, its diagnostics
         hold the errors).
@@ -27,12 +125,12 @@ def record(kind, name, ge_options, refused=False, ignored=None):
       ignored: `(owner, GE keys)`: the global options of `ge_options` GE ignores, being
         initialized by `owner` ("Session#1"; NPB126), or None.
     """
-    rec = {"kind": kind, "name": name, "options": ge_options, "refused": bool(refused),
-           "runtime": (), "_seen": set()}
-    if ignored is not None:
-        rec["ignored_globals"] = ignored
-    with _lock:
+    rec = Record(kind, name, ge_options, bool(refused), ignored_globals=ignored)
+    with _lock:   # (with add_to_last's test: a finding is never left waiting behind a record)
         _records.append(rec)
+        waiting = RUN.take_pending()
+    for cause, diagnostic in waiting:
+        add_runtime_diagnostic(rec, cause, diagnostic)
     return rec
 
 
@@ -51,7 +149,6 @@ def record_refused(kind, name, error):
     if ge_options is None:
         ge_options = GeOptions(diagnostics=diagnostics, product=getattr(error, "product", None))
     elif list(getattr(ge_options, "diagnostics", ())) != diagnostics:
-        import dataclasses
         try:
             ge_options = dataclasses.replace(ge_options, diagnostics=diagnostics)
         except TypeError:   # not a GeOptions dataclass: keep what it says about the product
@@ -69,12 +166,22 @@ def add_runtime_diagnostic(rec, cause, diagnostic):
     if rec is None:
         return False
     with _lock:
-        seen = rec.setdefault("_seen", set())
-        if cause in seen or len(rec.get("runtime", ())) >= RUNTIME_LIMIT:
+        if cause in rec.seen or len(rec.runtime) >= RUNTIME_LIMIT:
             return False
-        seen.add(cause)
-        rec["runtime"] = tuple(rec.get("runtime", ())) + (diagnostic,)
+        rec.seen.add(cause)
+        rec.runtime = tuple(rec.runtime) + (diagnostic,)
         return True
+
+
+def add_to_last(cause, diagnostic):
+    """Attach `diagnostic` to the configuration resolved last, or keep it for the next one
+    (`RUN.pending`) when none was resolved yet."""
+    with _lock:
+        last = _records[-1] if _records else None
+        if last is None:
+            RUN.add_pending(cause, diagnostic)
+            return True
+    return add_runtime_diagnostic(last, cause, diagnostic)
 
 
 def link(error, rec):
@@ -97,5 +204,7 @@ def records():
 
 
 def clear():
+    """Forget the records and the findings waiting for one."""
     with _lock:
         del _records[:]
+    RUN.take_pending()

@@ -575,7 +575,7 @@ def resolve(config, product=None, env=None, user_set=None):
     soc = values.get("soc_config")
     pid = products.target(product, soc, env, diags)
     # SoC names that can make the memory figure exact, in target precedence order
-    socs = (products._forced[0] if product is None else product, soc, env.get(products.PRODUCT_ENV))
+    socs = (products.current_forced_product() if product is None else product, soc, env.get(products.PRODUCT_ENV))
     _pm_rules(values, used_classes, pid, diags, pmap, socs)
     effective = dict(levels[0])
     effective.update(levels[1])

@@ -14,7 +14,7 @@ def wrap_run(original):
     """``BaseSession.run`` that gives collective runs their key in a multi-rank process and
     turns a collective timeout into an error naming the collective and the missing ranks."""
     def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
-        if not getattr(self, "_npu_cluster", False):
+        if not _session_state.is_cluster(self):
             return original(self, fetches, feed_dict, options, run_metadata)
         key = run_key(self, fetches)
         if not key:
@@ -37,6 +37,7 @@ from tensorflow.core.protobuf import config_pb2
 from tensorflow.python.ops import collective_ops
 
 from hccl.manage import ranktable as _ranks
+from npu_bridge.hooks import state as _session_state
 
 WORLD_KEY = 1
 RUN_KEY_WORLD = 0x5eed
@@ -517,5 +518,5 @@ def session_kwargs(self, args, kwargs):
     if not hasattr(self, "_session"):
         self._session = None   # BaseSession.__del__ reads it if the job cannot start (below)
     kw["target"], kw["config"] = session_args(kw.get("target") or "", kw.get("config"))
-    self._npu_cluster = True
+    _session_state.mark_cluster(self)
     return kw

@@ -9,6 +9,7 @@ import tensorflow as tf
 from tensorflow.python.client import session as _session_lib
 
 from npu_bridge.ge import records as _records
+from npu_bridge.hooks import state as _state
 from npu_bridge.hooks.session_guard import graph_key   # one GE graph per (session, fetches, feeds)
 from npu_bridge.ge import memory_plan as mp
 from npu_bridge.ge import npu_failures as _failures
@@ -39,7 +40,7 @@ _HOST_TYPES = frozenset(("MakeIterator", "IteratorV2", "Iterator", "OneShotItera
 
 def enable(on=True):
     """Capture the graphs of every NPU session's runs from now on (off: `enable(False)`)."""
-    _records.capture[0] = bool(on)
+    _records.RUN.capture = bool(on)
 
 
 class Captured:
@@ -348,18 +349,17 @@ def _facts(graph, ops, host, ins, typ, names_of, variant):
 
 
 def _options_of(rec):
-    opts = rec.get("_memory_options")
-    if opts is None:
-        opts = mp.MemoryOptions.from_ge(rec["options"], env=os.environ)
-        rec["_memory_options"] = opts
-    return opts
+    if rec.memory_options is None:
+        rec.memory_options = mp.MemoryOptions.from_ge(rec.options, env=os.environ)
+    return rec.memory_options
 
 
 def note_run(session, fetches, feed_dict):
     """Called by the Session patch before each run while capture is on: capture and plan the
     graph of this (session, fetches, feeds) the first time it runs. Never fails the run: a
     graph this module cannot read is left unplanned (and named in `unplanned`)."""
-    rec = getattr(session, "_npu_record", None)
+    known = _state.of(session)
+    rec = known.record if known is not None else None
     if rec is None:
         return
     # keyed by the record (kept for the whole run), not the session's id, which a later
@@ -379,7 +379,7 @@ def note_run(session, fetches, feed_dict):
     except Exception as err:   # pylint: disable=broad-except  (the user's run comes first)
         _seen[key] = None
         if len(unplanned) < 16:
-            unplanned.append("%s: %s: %s" % (rec.get("name"), type(err).__name__, err))
+            unplanned.append("%s: %s: %s" % (rec.name, type(err).__name__, err))
 
 
 _ELEMENT_TYPES = frozenset(t for t in (tf.Operation, tf.Tensor,
@@ -416,19 +416,18 @@ def _note_new(rec, key, session, fetches, feed_dict):
         if key in _seen:
             return
         _seen[key] = None
-        graphs = rec.setdefault("graphs", [])
-        if len(graphs) >= GRAPHS_PER_SESSION:
+        if len(rec.graphs) >= GRAPHS_PER_SESSION:
             return
     try:
         cap = capture(session.graph, fetches, feed_dict,
-                      name="%s/%d" % (rec["name"], len(rec.get("graphs", ())) + 1))
+                      name="%s/%d" % (rec.name, len(rec.graphs) + 1))
     except Exception:   # not ours to judge: Session.run reports a bad fetch itself
         return
     from npu_bridge.hooks import partition_capture
     partition_capture.note(rec, session, fetches, feed_dict, cap.graph.name)
     if not any(n.outputs for n in cap.graph.nodes):
         # host only (an iterator initializer): no GE memory, but its mistakes still count
-        for d in _failures.graph_findings(cap.graph.name, cap.facts, None, rec["options"],
+        for d in _failures.graph_findings(cap.graph.name, cap.facts, None, rec.options,
                                           _options_of(rec), os.environ):
             cause = (d.code,) if d.code in _failures.PER_SESSION else (d.code, cap.graph.name)
             _records.add_runtime_diagnostic(rec, cause, d)
@@ -437,17 +436,16 @@ def _note_new(rec, key, session, fetches, feed_dict):
         plan = mp.plan_graph(cap.graph, _options_of(rec))
     except ValueError:   # a graph this walk could not order: no plan rather than a failed run
         return
-    entry = {"captured": cap, "plan": plan}
+    # one GE graph per distinct subgraph content of a session
+    sig = (frozenset(n.name for n in cap.graph.nodes), cap.graph.inputs, cap.graph.outputs)
+    entry = _records.GraphEntry(cap, plan, sig)
     with _lock:
-        graphs = rec.setdefault("graphs", [])
-        # one GE graph per distinct subgraph content of a session
-        sig = (frozenset(n.name for n in cap.graph.nodes), cap.graph.inputs, cap.graph.outputs)
-        if any(e.get("_sig") == sig for e in graphs):
+        graphs = rec.graphs
+        if any(e.sig == sig for e in graphs):
             return
-        entry["_sig"] = sig
         graphs.append(entry)
         _seen[key] = entry
-    findings = _failures.graph_findings(cap.graph.name, cap.facts, plan, rec["options"],
+    findings = _failures.graph_findings(cap.graph.name, cap.facts, plan, rec.options,
                                         _options_of(rec), os.environ)
     for d in findings:
         # a configuration's finding (NPB172) once per session, a graph's once per graph
@@ -455,7 +453,7 @@ def _note_new(rec, key, session, fetches, feed_dict):
         _records.add_runtime_diagnostic(rec, cause, d)
     if len(graphs) > 1:
         from npu_bridge.ge import memory_report
-        for d in _failures.session_findings(rec["name"], memory_report.session_plan(rec)):
+        for d in _failures.session_findings(rec.name, memory_report.session_plan(rec)):
             _records.add_runtime_diagnostic(rec, (d.code,), d)
 
 
@@ -470,21 +468,8 @@ def note_loss_scale_manager(name):
     if not deps:
         return
     d = _failures.loss_scale_finding(name, deps)
-    recs = _records.records()
-    if recs:
-        _records.add_runtime_diagnostic(recs[-1], (d.code, name, tuple(deps)), d)
-    else:
-        _pending.append(d)
-
-
-_pending = []   # findings made before any configuration was resolved
-
-
-def take_pending():
-    """The findings made before any configuration was resolved (emptied)."""
-    out = list(_pending)
-    del _pending[:]
-    return out
+    # before any configuration: kept in the run's context for the next one (`RUN.pending`)
+    _records.add_to_last((d.code, name, tuple(deps)), d)
 
 
 def reset():

@@ -158,20 +158,20 @@ PARTITIONS_PER_SESSION = 64   # as graph_capture.GRAPHS_PER_SESSION
 
 def note(rec, session, fetches, feed_dict, name):
     """Partition a run's graph the first time it runs (called by graph_capture): the
-    `Partition` goes to the session's record (`rec["partitions"]`), its diagnostics to the
+    `Partition` goes to the session's record (`rec.partitions`), its diagnostics to the
     record's runtime diagnostics. Never fails the run: a graph it cannot read is noted in
     `graph_capture.unplanned`."""
     from npu_bridge.ge import records as _records
-    parts = rec.setdefault("partitions", [])
+    parts = rec.partitions
     if len(parts) >= PARTITIONS_PER_SESSION:
         return
     try:
-        part = partition_run(session.graph, fetches, feed_dict, rec["options"], name)
+        part = partition_run(session.graph, fetches, feed_dict, rec.options, name)
     except Exception as err:   # pylint: disable=broad-except  (the user's run comes first)
         from npu_bridge.hooks import graph_capture
         if len(graph_capture.unplanned) < 16:
             graph_capture.unplanned.append("%s: partition: %s: %s" % (
-                rec.get("name"), type(err).__name__, err))
+                rec.name, type(err).__name__, err))
         return
     parts.append(part)
     for d in part.diagnostics:

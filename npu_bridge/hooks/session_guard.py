@@ -12,6 +12,7 @@ import tensorflow as tf
 from tensorflow.python.framework import ops as _ops
 
 from npu_bridge.ge import records as _records
+from npu_bridge.hooks import state as _state
 
 POLICY_KEY = "ge.exec.staticMemoryPolicy"
 # Code of the run-time concurrency refusal (npu_bridge.ge.diagnostics.CODES).
@@ -99,8 +100,10 @@ def _fetch_names(fetches, out, depth=0):
 def describe_run(session, fetches):
     """`Session#2 (created at train.py:40), graph 0x7f.. (12 ops), fetches ['loss:0']`: one
     executing GE graph as NPB123 names it."""
-    name = (getattr(session, "_npu_record", None) or {}).get("name") or type(session).__name__
-    where = getattr(session, "_npu_created_at", None)
+    known = _state.of(session)
+    rec = known.record if known is not None else None
+    name = rec.name if rec is not None else type(session).__name__
+    where = known.created_at if known is not None else None
     graph = getattr(session, "_graph", None)
     names = []
     _fetch_names(fetches, names)
@@ -115,13 +118,13 @@ def _refusal(key, others, policy, session, fetches=None, running=()):
     from `running`: key -> (session, fetches)); recorded with the session's configuration
     (`npu_bridge.ge.records`), once per set of graphs, so `npu-bridge run` fails on it even
     when the script catches it or a thread dies of it."""
-    init = getattr(session, "_npu_ge_init", None)
-    rec = getattr(session, "_npu_record", None)
+    known = _state.of(session) or _state.SessionState()
+    init, rec = known.ge_init, known.record
     if init is not None:
-        other = init.owner if rec is None or init.owner != rec.get("name") else None
+        other = init.owner if rec is None or init.owner != rec.name else None
         error = concurrency_error(policy, init.ge_options, other)
     else:
-        error = concurrency_error(policy, getattr(session, "_npu_ge_options", None))
+        error = concurrency_error(policy, known.ge_options)
     described = [describe_run(*running[k]) for k in others if k in running]
     if described:
         diag = error.diagnostics[0]

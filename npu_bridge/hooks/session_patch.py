@@ -23,7 +23,7 @@ from tensorflow.python.training import queue_runner_impl as _queue_runner_impl
 from npu_bridge.hooks import cluster as _cluster, session_guard
 from npu_bridge.ge import records as _records
 from npu_bridge.ge.config_schema import ESTIMATOR_GRAPPLER_OPTIMIZERS as _ESTIMATOR_GRAPPLER
-from npu_bridge.estimator.npu import util as _util
+from npu_bridge.hooks import loops as _loops, state as _state
 from npu_bridge.ge.initialization import GE_INIT_CODE, GE_INITIALIZATION, guarded_policy
 from npu_bridge.hooks.session_guard import CONCURRENT_GRAPHS_CODE, GUARD, SINGLE_FETCH_TYPES as \
     _SINGLE_FETCH_TYPES, graph_key
@@ -44,6 +44,8 @@ _OFF = rewriter_config_pb2.RewriterConfig.OFF
 _JIT_OFF = config_pb2.OptimizerOptions.OFF
 # The environment variables npu_bridge.ge.resolve reads (its docstring): part of the cache key.
 _RESOLVER_ENV = ("NPU_BRIDGE_PRODUCT", "GE_USE_STATIC_MEMORY", "ASCEND_WORK_PATH")
+_RUN = _state.RUN
+_guard_policy = _state.guard_policy
 _patch_lock = threading.Lock()   # patch() / unpatch(); the patch's state is on the wrappers
 
 # ---------------------------------------------------------------------------------------------
@@ -240,7 +242,7 @@ class ResolutionCache:
             if key in self._logged:
                 return
             self._logged.add(key)
-        _util.log_diagnostic(diag)
+        _loops.log_diagnostic(diag)
 
     def prepare(self, config, key, inject):
         """The slow path of a session creation: resolve (raises before any change), edit the
@@ -397,7 +399,7 @@ def _wrap_init(original):
         kwargs["config"] = prepared.cpu_config
         if len(args) > config_index:
             args = args[:config_index] + args[config_index + 1:]
-        if getattr(self, "_npu_cluster", False):
+        if _state.is_cluster(self):
             kwargs, args = _cluster.session_kwargs(self, args, kwargs), ()
         original(self, *args, **kwargs)
         self._config = config
@@ -405,7 +407,6 @@ def _wrap_init(original):
         number = GE_INITIALIZATION.next_number()
         init, first = GE_INITIALIZATION.join(ge_options, name, number)
         weakref.finalize(self, GE_INITIALIZATION.leave, number)   # collected without close()
-        self._npu_ge_number = number
         ignored_keys = ()
         if not first:
             ignored, ignored_keys = GE_INITIALIZATION.ignored_globals(ge_options, init)
@@ -413,15 +414,13 @@ def _wrap_init(original):
                 cache.log_once(ignored)
                 ge_options = dataclasses.replace(ge_options, diagnostics=list(
                     ge_options.diagnostics) + [ignored])
-        self._npu_ge_options = ge_options
-        # the process's policy: the one GE was initialized with (see "GE initialization")
-        self._npu_guard_policy = init.policy
-        self._npu_ge_init = init
-        self._npu_created_at = _created_at()   # NPB123 names where each session was made
-        # the record, so that run-time refusals (NPB123) are attached to this configuration
-        self._npu_record = _records.record("session", name, ge_options,
-                                           ignored=(init.owner, ignored_keys) if ignored_keys
-                                           else None)
+        # the policy is the process's: the one GE was initialized with ("GE initialization");
+        # the record takes run-time refusals (NPB123); created_at: where NPB123 says it was made
+        _state.attach(self, ge_options=ge_options, guard_policy=init.policy, ge_init=init,
+                      ge_number=number, created_at=_created_at(),
+                      record=_records.record("session", name, ge_options,
+                                             ignored=(init.owner, ignored_keys) if ignored_keys
+                                             else None))
 
     __init__.inject_defaults = False
     __init__._npu_bridge_original = original
@@ -473,14 +472,14 @@ def _wrap_create_threads(original):
 
 def _wrap_run(original):
     def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
-        if _records.capture[0]:   # npu-bridge run / memory: the GE graph of this fetch set
+        if _RUN.capture:   # npu-bridge run / memory: the GE graph of this fetch set
             _capture_graph(self, fetches, feed_dict)
-        policy = getattr(self, "_npu_guard_policy", None)
+        policy = _guard_policy(self)
         if policy is not None:
             graph = self._graph
             if GUARD.may_have_runners(graph) and GUARD.is_queue_runner_run(graph, fetches):
                 policy = None   # the host-side input pipeline of QueueRunner threads: no GE graph
-        loops = _util.loop_ops_of(self._graph) if _util.LOOP_OPS else None
+        loops = _loops.loop_ops_of(self._graph) if _loops.any_loops() else None
         if policy is None and loops is None:
             return original(self, fetches, feed_dict, options, run_metadata)
         if policy is not None:
@@ -528,7 +527,7 @@ def _capture_graph(session, fetches, feed_dict):
 def _wrap_make_callable(original):
     def make_callable(self, fetches, feed_list=None, accept_options=False):
         call = original(self, fetches, feed_list, accept_options)
-        policy = getattr(self, "_npu_guard_policy", None)
+        policy = _guard_policy(self)
         if policy is None:
             return call   # nothing to watch: the stock callable, no overhead
         if feed_list is None and GUARD.is_queue_runner_run(self._graph, fetches):
@@ -556,7 +555,7 @@ def _wrap_make_callable(original):
 
 def _wrap_partial_run(original):
     def partial_run(self, handle, fetches, feed_dict=None):
-        policy = getattr(self, "_npu_guard_policy", None)
+        policy = _guard_policy(self)
         if policy is None:
             return original(self, handle, fetches, feed_dict)
         key = (id(self), id(self._graph), "partial_run", handle)   # one per partial_run_setup
@@ -577,9 +576,9 @@ def _wrap_close(original):
         try:
             return original(self)
         finally:
-            number = getattr(self, "_npu_ge_number", None)
-            if number is not None:
-                GE_INITIALIZATION.leave(number)
+            known = _state.of(self)
+            if known is not None and known.ge_number is not None:
+                GE_INITIALIZATION.leave(known.ge_number)
 
     close._npu_bridge_original = original
     close.__doc__ = original.__doc__

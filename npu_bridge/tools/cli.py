@@ -245,7 +245,7 @@ def _cmd_run(args):
     cwd = os.getcwd()
     pid = os.getpid()
     _records.clear()
-    _records.capture[0] = True   # the GE graphs of the run, for the memory plan (docs/memory.md)
+    _records.RUN.capture = True   # the GE graphs of the run, for the memory plan (docs/memory.md)
 
     def finish(result):
         """Summary, report and exit code of the run that ended with `result`; also what

@@ -1,7 +1,8 @@
 """`npu-bridge memory SCRIPT ARGS`: run a script as `run` does and print GE's memory plan of
 each graph (largest tensors, peak point, each memory option's effect); `--plot FILE.png|.svg`
-draws live memory over the schedule with the no-reuse line and the budget line.
-Rules: docs/memory.md.
+draws live memory over the schedule with the reuse-off line and the budget line;
+`--graph FILE.json [--format text|json]` plans a graph given as data
+(`memory_graph_cli`). Rules: docs/memory.md.
 """
 import dataclasses
 import os
@@ -24,7 +25,14 @@ def add_parser(sub, product_type):
                     "tensors, the peak point, the budget and what each memory option changes "
                     "(docs/memory.md).",
         epilog="Exit code: the script's own when it fails; else 1 when a graph does not fit, "
-               "else 0.")
+               "else 0. With --graph: 0, or 2 for a bad file or a GE feature not modelled.")
+    p.add_argument("--graph", metavar="FILE.json",
+                   help="plan a graph given as data (one case object: nodes with outputs and "
+                        "workspace bytes, attrs, edges [src, out, dst, in], options as GE "
+                        "keys; docs/memory.md) instead of running a script")
+    p.add_argument("--format", choices=("text", "json"), default="text",
+                   help="with --graph: text, or one JSON object with total_hbm (bytes) and "
+                        "the [IMAS] figures")
     p.add_argument("--product", type=product_type, help="target product id (else soc_config, "
                    "else $NPU_BRIDGE_PRODUCT)")
     p.add_argument("--plot", metavar="FILE", help="draw the largest graph's plan to FILE "
@@ -34,7 +42,7 @@ def add_parser(sub, product_type):
                    help="assumed operator workspace per node (default 0: unknown on a CPU)")
     p.add_argument("--fp16", action="store_true",
                    help="assume float32 feature maps run as float16 (mixed precision)")
-    p.add_argument("script", metavar="SCRIPT")
+    p.add_argument("script", metavar="SCRIPT", nargs="?")
     rest = p.add_argument("args", metavar="ARGS", nargs=argparse.REMAINDER)
     rest.required = False
     return p
@@ -64,12 +72,15 @@ def plan_lines(rec, assumptions, top=5):
             lines.append("    " + mp.summary_line(g, v, o).split(": ", 1)[1])
             continue
         lines.append(_row("feature map (reuse %s)" % ("on" if o.reuse else "off"),
-                          g.feature_map, "%d blocks" % len(g.blocks)))
-        lines.append(_row("largest live set (GE's minimum)", g.largest_live,
+                          g.feature_map, "total_hbm; %s wins, topological order %s" % (
+                              g.strategy, g.topo_mode)))
+        lines.append(_row("theory_min ([IMAS])", g.theory_min,
+                          "GE's own lower figure for this order"))
+        lines.append(_row("largest live set", g.largest_live,
                           "peak at node %s (step %d of %d)" % (g.peak_node, g.peak_step + 1,
-                                                               g.nodes)
+                                                               len(g.steps))
                           if g.peak_step is not None else ""))
-        lines.append(_row("no reuse (sum of blocks)", g.no_reuse))
+        lines.append(_row("reuse off (ge.exec.disableReuseMemory=1)", g.reuse_off))
         lines.append(_row("variables", g.variables))
         lines.append(_row("weights on device", g.weights,
                           "(%s external)" % mp.mib(g.external_weights) if g.external_weights
@@ -86,7 +97,7 @@ def plan_lines(rec, assumptions, top=5):
                      "fits %s" % (mp.mib(g_off.feature_map), "-" if delta < 0 else "+",
                                   mp.mib(abs(delta)),
                                   {True: "yes", False: "NO", None: "unknown"}[
-                                      mp.verdict(g_off.feature_map, base.variables, o).fits]))
+                                      mp.verdict(g_off.checked, base.variables, o).fits]))
     alt = base.policy_alternatives
     lines.append("  session: feature map %s under policy %d; policy 0 (each graph its own): %s; "
                  "policy 2 (one pool, the largest graph): %s; variables %s; fits %s%s" % (
@@ -105,9 +116,9 @@ def plan_lines(rec, assumptions, top=5):
 
 
 def plot(plan, options, path, variables=0):
-    """Draw `plan` (a static `GraphPlan`): live feature-map memory after each node, the pool
-    (sum of the blocks so far), the no-reuse total so far, and the budget left for the feature
-    map (feature-map budget minus `variables`). Writes `path` (.png: PLOT_SIZE at PLOT_DPI,
+    """Draw `plan` (a static `GraphPlan`): live feature-map memory at each node in GE's order,
+    the highest address of GE's layout used so far, the bytes requested so far (what no reuse
+    would need), and the budget left for the feature map (feature-map budget minus `variables`). Writes `path` (.png: PLOT_SIZE at PLOT_DPI,
     800 x 450 pixels; .svg). Raises ValueError for another suffix or a dynamic plan."""
     suffix = os.path.splitext(path)[1].lower()
     if suffix not in (".png", ".svg"):
@@ -122,8 +133,9 @@ def plot(plan, options, path, variables=0):
     steps = range(1, len(plan.steps) + 1)
     scale = 2 ** 20
     ax.step(steps, [s[1] / scale for s in plan.steps], where="post", label="live (reuse)")
-    ax.plot(steps, [s[2] / scale for s in plan.steps], label="pool: sum of blocks")
-    ax.plot(steps, [s[3] / scale for s in plan.steps], linestyle="--", label="no reuse")
+    ax.plot(steps, [s[2] / scale for s in plan.steps], label="highest address used")
+    ax.plot(steps, [s[3] / scale for s in plan.steps], linestyle="--",
+            label="no reuse (requested so far)")
     top = max(s[3] for s in plan.steps) if plan.steps else 0
     if options.graph_budget is not None:
         budget = (options.graph_budget - variables) / scale
@@ -145,7 +157,18 @@ def plot(plan, options, path, variables=0):
 
 
 def run(args, finish_run):
-    """The `memory` command: run the script with capture on, print the plans."""
+    """The `memory` command: run the script with capture on, print the plans (or, with
+    --graph, plan the graph file)."""
+    if args.graph:
+        from npu_bridge.tools import memory_graph_cli
+        if args.script:
+            raise ValueError("give --graph FILE or a SCRIPT, not both")
+        try:
+            return memory_graph_cli.run(args.graph, args.format)
+        except memory_graph_cli.GraphFileError as err:
+            raise ValueError(str(err))
+    if not args.script:
+        raise ValueError("give a SCRIPT to run, or --graph FILE.json")
     from npu_bridge.ge import records as _records
     from npu_bridge.tools import runner as _runner
     problem = _runner.script_problem(args.script)
@@ -157,7 +180,7 @@ def run(args, finish_run):
         from npu_bridge.tools import report
         report.check_folder_accepts(report.check_destination(args.plot, "--plot"), "--plot")
     _records.clear()
-    _records.capture[0] = True
+    _records.RUN.capture = True
     assumptions = mp.Assumptions(workspace_bytes=args.workspace,
                                  float32_as_fp16=True if args.fp16 else None)
     result = _runner.run_script(args.script, args.args, product=args.product)

@@ -58,7 +58,7 @@ def run(args):
         raise ValueError(problem)
     use_supported_ops(args.supported_ops)
     _records.clear()
-    _records.capture[0] = True
+    _records.RUN.capture = True
     result = _runner.run_script(args.script, args.args, product=args.product)
     lines, bad = [], False
     for rec in _records.records():

@@ -486,6 +486,8 @@ def configuration_lines(conf, show_defaults=False, hidden_hint="see the report",
             if skipped:
                 eff = "ignored (GE initialized by %s)" % ignored.get("by", "another")
             rows.append((level, key, value, eff, source))
+    if conf.get("refused"):
+        rows.extend(_refused_rows(conf, {r[1] for r in rows}))
     lines = []
     if rows:
         lines.extend("  " + l.rstrip() for l in _table(
@@ -496,6 +498,26 @@ def configuration_lines(conf, show_defaults=False, hidden_hint="see the report",
         lines.append("  (%d default option(s) not shown: %s)" % (hidden, hidden_hint))
     lines.extend(diagnostic_lines(conf["diagnostics"]))
     return lines
+
+
+def _refused_rows(conf, shown):
+    """Table rows of the values a refused configuration was refused for: a value its checks
+    refuse never reaches the options (GE would not get it), yet it is what the script set.
+    One row per error diagnostic naming an option not in the table, with the value given:
+    level `refused`, effective `not sent (CODE)`, source the configuration's source for it
+    when the script set it, else `set by the script`."""
+    rows, seen = [], set(shown)
+    for d in conf["diagnostics"]:
+        option = d.get("option")
+        if d["severity"] != "error" or not option or option in seen or d.get("value") is None:
+            continue
+        seen.add(option)
+        source = conf["sources"].get(option) or ""
+        if not source or "default" in source:   # the default it would have kept instead
+            source = "set by the script"
+        rows.append(("refused", option, repr(d["value"]) if isinstance(d["value"], str)
+                     else d["value"], "not sent (%s)" % d["code"], source))
+    return rows
 
 
 # What a configuration resolved to: two with these equal are shown as one in the summary,

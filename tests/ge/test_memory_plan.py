@@ -1,7 +1,10 @@
 """GE's memory plan on small graphs, each figure computed by hand in the comments.
 
 A float32 [1024] tensor: 4096 bytes -> 4096 + 32 = 4128 (GE tensor size) -> block 4608
-(9 x 512). Called B below.
+(9 x 512). Called B below. GE's rules (docs/memory.md): graph inputs (Data) and tensors that
+flow to the graph's output once are zero-copy blocks laid out after the reusable region and
+never reused at level 1; a freed block is taken only by a request of the same 512-aligned
+size; a block is freed after its last consumer. Without ge.graphRunMode the order is DFS.
 """
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -36,27 +39,31 @@ def test_sizes_follow_ge_rule():
 
 
 def test_chain_reuse_on():
-    # step0 x: B0 (Data, kept). step1 r0: B1. step2 r1: B2, then r0 frees B1.
-    # step3 r2 is the graph output: a block of its own, B3. 4 blocks.
+    # x (graph input) and r2 (graph output) are zero-copy blocks; r0 takes a reusable block,
+    # r1 another (r0 is freed only after r1 ran): 2 reusable + 2 zero-copy blocks.
     p = mp.plan_graph(chain())
-    assert p.blocks == [B] * 4 and p.feature_map == 4 * B
-    # live: x + r0 + r1 at step 2 = 3B (first peak)
-    assert p.largest_live == 3 * B and p.peak_node == "r1"
-    assert [s[1] for s in p.steps] == [B, 2 * B, 3 * B, 3 * B]
+    assert p.blocks == [B] * 2 and p.feature_map == 4 * B
+    assert p.assignment.zero_copy == 2 * B and p.checked == 2 * B
+    # live (x and r2 for the whole graph): x + r2 + r0 + r1 at r1 = 4B; theory_min alike
+    assert p.largest_live == 4 * B and p.peak_node == "r1" and p.theory_min == 4 * B
+    assert [s[0] for s in p.steps] == ["x", "r0", "r1", "r2", "NetOutput"]
+    assert [s[1] for s in p.steps] == [2 * B, 3 * B, 4 * B, 3 * B, 2 * B]
+    assert p.topo_mode == "DFS" and p.strategy == "binary-block"
 
 
 def test_longer_chain_reuses_blocks():
-    # 5 relus: r2 takes r0's freed block, r3 takes r1's; r4 (output) a new one.
+    # 5 relus: r2 takes r0's freed block, r3 takes r1's; r4 (output) is zero-copy.
     p = mp.plan_graph(chain(5))
-    assert len(p.blocks) == 4 and p.feature_map == 4 * B
-    assert p.no_reuse == 6 * B
+    assert len(p.blocks) == 2 and p.feature_map == 4 * B
+    assert p.reuse_off == 6 * B
 
 
 def test_chain_reuse_off_is_sum_of_blocks():
     for opts in (mp.MemoryOptions(reuse=False),
                  mp.MemoryOptions.from_ge({"ge.exec.disableReuseMemory": "1"})):
         p = mp.plan_graph(chain(5), opts)
-        assert p.feature_map == p.no_reuse == 6 * B == sum(p.blocks)
+        assert p.feature_map == p.reuse_off == 6 * B == sum(p.blocks) + \
+            p.assignment.zero_copy
 
 
 def test_reuse_off_from_resolver_ir_option_and_env():
@@ -74,32 +81,35 @@ def test_reuse_off_from_resolver_ir_option_and_env():
 
 def test_branch():
     # x -> a = Relu(x), b = Sigmoid(x), c = Add(a, b) -> d = Relu(c) (output)
-    # step1 a: B1; step2 b: B2; step3 c: B3, frees a, b; step4 d (output): own block B4.
+    # DFS: x, a, b, c, e, d. a: B1; b: B2; c: B3 (a, b freed after c); e takes a's block;
+    # d (output) zero-copy; x zero-copy.
     nodes = (mp.Node("x", "Data", (V,)), mp.Node("a", "Relu", (V,), (("x", 0),)),
              mp.Node("b", "Sigmoid", (V,), (("x", 0),)),
              mp.Node("c", "Add", (V,), (("a", 0), ("b", 0))),
              mp.Node("e", "Relu", (V,), (("c", 0),)),
              mp.Node("d", "Relu", (V,), (("e", 0),)))
-    # with e in between: step4 e takes a's block (B1), c freed; step5 d output: new block.
     g = mp.Graph("branch", nodes, ("x",), (("d", 0),))
     p = mp.plan_graph(g)
-    assert p.blocks == [B] * 5 and p.feature_map == 5 * B
-    assert p.largest_live == 4 * B and p.peak_node == "c"   # x, a, b, c
-    assert p.no_reuse == 6 * B
+    assert p.blocks == [B] * 3 and p.feature_map == 5 * B
+    assert p.largest_live == 5 * B and p.peak_node == "c"   # x, d (whole graph), a, b, c
+    assert p.reuse_off == 6 * B
 
 
 def test_input_reuse_index():
-    # x named: freed after r0 (its last consumer) at step 1; r1 takes x's block at step 2.
+    # x named: post-reusable, freed after r0. Its zero-copy block takes no tenant at level 1,
+    # but level 2 nests r1 (which starts after x's end) in it (AddZeroCopyLifeReuseBlock):
+    # reusable r0; zero-copy x (+ r1) and r2: 3 blocks.
     opts = mp.MemoryOptions.from_ge({"ge.exec.inputReuseMemIndexes": "0"})
     p = mp.plan_graph(chain(), opts)
-    assert p.feature_map == 3 * B and p.largest_live == 2 * B
+    assert p.feature_map == 3 * B and p.largest_live == 3 * B   # x, r0, r2 at r0
     # an index beyond the inputs is ignored (GE: "does not take effect")
     opts = mp.MemoryOptions.from_ge({"ge.exec.inputReuseMemIndexes": "3"})
     assert mp.plan_graph(chain(), opts).feature_map == 4 * B
 
 
 def test_output_reuse_index():
-    # r2 (output 0) named: it takes r0's freed block instead of a new one.
+    # r2 (output 0) named: pre-reusable; level 2 makes r0's block a child of r2's zero-copy
+    # block (r2 starts after r0 ends): reusable r1; zero-copy x, r2 (+ r0): 3 blocks.
     opts = mp.MemoryOptions.from_ge({"ge.exec.outputReuseMemIndexes": "0"})
     p = mp.plan_graph(chain(), opts)
     assert p.feature_map == 3 * B
@@ -110,10 +120,11 @@ def test_output_reuse_index():
 
 
 def test_output_reuse_input_pair():
-    # "0,0": output 0 (r2) lives in input 0's (x) block: 3 blocks, x, r0, r1.
+    # ge.exec.outputReuseInputMemIndexes only becomes a model attribute for the runtime
+    # (model_builder.cc L600): GE's plan is unchanged.
     opts = mp.MemoryOptions.from_ge({"ge.exec.outputReuseInputMemIndexes": "0,0"})
     p = mp.plan_graph(chain(), opts)
-    assert p.feature_map == 3 * B
+    assert p.feature_map == mp.plan_graph(chain()).feature_map == 4 * B
 
 
 def two_graphs():
@@ -189,12 +200,12 @@ def test_huge_pages_round_variables_to_gib():
 
 
 def big_activations():
-    # four float32 [2**30] activations of 4 GiB (+ 64 bytes -> 4 GiB + 512): a chain of 7
-    # relus keeps at most 3 alive with reuse: x, r_i, r_i+1 ... total 4 blocks + 2 more.
+    # float32 [2**30] activations of 4 GiB (+ 32 bytes -> 4 GiB + 512): a chain of 8 relus;
+    # with reuse r0..r6 alternate between 2 reusable blocks, x and r7 are zero-copy.
     n = 2 ** 30
     nodes = [mp.Node("x", "Data", (((n,), F),))]
     prev = "x"
-    for i in range(7):
+    for i in range(8):
         nodes.append(mp.Node("r%d" % i, "Relu", (((n,), F),), ((prev, 0),)))
         prev = "r%d" % i
     return mp.Graph("big", tuple(nodes), ("x",), ((prev, 0),))
@@ -203,10 +214,10 @@ def big_activations():
 def test_activations_over_budget_on_atlas_training_fit_on_a2():
     g = big_activations()
     blk = 4 * GIB + 512
-    # x, r0, r1 alive; r2..r5 reuse; r6 (output) new: 4 blocks = 16 GiB + 2 KiB.
     p = mp.plan_graph(g)
-    assert p.feature_map == 4 * blk and p.no_reuse == 8 * blk
-    # reuse off: 32 GiB + 4 KiB > 26 GiB budget of atlas-training (26/32 of 32 GiB)
+    assert p.feature_map == 4 * blk and p.reuse_off == 9 * blk
+    # reuse off: GE checks the 7 reusable-region blocks (28 GiB + 3.5 KiB; the zero-copy
+    # x and r7 come after the check) > 26 GiB budget of atlas-training (26/32 of 32 GiB)
     off = mp.MemoryOptions.from_ge(resolve({}, product="atlas-training"), env={})
     off = mp.MemoryOptions(**dict(off.__dict__, reuse=False))
     s = mp.plan_session([g], off)
@@ -214,7 +225,7 @@ def test_activations_over_budget_on_atlas_training_fit_on_a2():
     assert s.session_verdict.fits is False
     assert s.session_verdict.message == (
         "Sum of total_mem_offset:%d and var_mem_size:0 is greater than memory manager malloc "
-        "max size %d" % (8 * blk, 26 * GIB))
+        "max size %d" % (7 * blk, 26 * GIB))
     a2 = mp.MemoryOptions(**dict(mp.MemoryOptions.from_ge(
         resolve({}, product="atlas-a2-training")).__dict__, reuse=False))
     assert a2.graph_budget == 52 * GIB
@@ -284,6 +295,8 @@ def test_reuse_figure_bounds(graph, reuse_in, reuse_out):
     opts = mp.MemoryOptions(input_reuse=frozenset({0}) if reuse_in else frozenset(),
                             output_reuse=frozenset({0}) if reuse_out else frozenset())
     p = mp.plan_graph(graph, opts)
-    assert p.largest_live <= p.feature_map <= p.no_reuse
+    assert p.largest_live <= p.feature_map <= p.reuse_off
+    assert p.theory_min <= p.feature_map
     off = mp.plan_graph(graph, mp.MemoryOptions(reuse=False))
-    assert off.feature_map == off.no_reuse == sum(off.blocks) == p.no_reuse
+    assert off.feature_map == off.reuse_off == p.reuse_off == off.imas["total_size"] == \
+        sum(off.blocks) + off.assignment.zero_copy

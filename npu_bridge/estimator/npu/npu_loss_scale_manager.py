@@ -87,7 +87,7 @@ class ExponentialUpdateLossScaleManager(LossScaleManager):
         self._states = {}
         self._state()  # variables now, in the current graph, as the real manager does
         from npu_bridge.ge import records as _records
-        if _records.capture[0]:   # npu-bridge run: under control_dependencies fails on the NPU
+        if _records.RUN.capture:   # npu-bridge run: under control_dependencies fails on the NPU
             from npu_bridge.hooks import graph_capture as _graph_capture
             _graph_capture.note_loss_scale_manager(type(self).__name__)
 

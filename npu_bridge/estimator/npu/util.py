@@ -1,15 +1,16 @@
-"""Helpers of the Ascend estimator (the real public names and checks) and the registry of
-NPU training loops the Session patch runs. Notes: docs/design.md "Module notes".
+"""Helpers of the Ascend estimator (the real public names and checks) and
+`set_iteration_per_loop` (the loops it registers are run by the Session patch:
+`npu_bridge.hooks.loops`). Notes: docs/design.md "Module notes".
 """
 import os
-import threading
-import weakref
 
 import tensorflow as tf
 from tensorflow.core.framework import attr_value_pb2
 from tensorflow.core.framework import variable_pb2
 from tensorflow.python.framework import ops
 from tensorflow.python.ops import ref_variable
+
+from npu_bridge.hooks import loops as _loops
 
 _NPU_RUNCONFIG = "npu_runconfig"
 _ITERATIONS_PER_LOOP_VAR = "iterations_per_loop"
@@ -151,12 +152,7 @@ def create_or_get_var(var_name):
 
 
 # ---------------------------------------------------------------------------------------------
-# The loop registry: loop op -> iterations per loop, per graph.
-
-_loop_lock = threading.Lock()
-# graph -> {op: N}; weak on the graph so a dropped graph takes its loops with it.
-LOOP_OPS = weakref.WeakKeyDictionary()
-
+# The loop registry and its NPB125 check live with the Session patch (npu_bridge.hooks.loops).
 
 def register_loop_op(op, iterations_per_loop):
     """Mark `op` (a tf.Operation) as a loop op: each Session.run that fetches it advances
@@ -166,164 +162,12 @@ def register_loop_op(op, iterations_per_loop):
       TypeError / ValueError: `iterations_per_loop` is not a positive int.
     """
     check_positive_integer(iterations_per_loop, "iterations_per_loop")
-    with _loop_lock:
-        loops = LOOP_OPS.setdefault(op.graph, {})
-        if iterations_per_loop == 1:
-            loops.pop(op, None)
-        else:
-            loops[op] = iterations_per_loop
-    return op
+    return _loops.register_loop_op(op, iterations_per_loop)
 
 
-def loop_iterations(op):
-    """N if `op` is a registered loop op, else 1."""
-    loops = LOOP_OPS.get(op.graph)
-    return loops.get(op, 1) if loops else 1
-
-
-def loop_ops_of(graph):
-    """The {op: N} loop registry of `graph`, or None when it has none (a cheap test)."""
-    return LOOP_OPS.get(graph) or None
-
-
-
-# ---------------------------------------------------------------------------------------------
-# The loop count given to set_iteration_per_loop against the session's parameter_map (NPB125).
-#
-# Facts (hicann/tensorflow): the docs (apiref/session_config/performance_tuning.md,
-# apiref/npu_util/set_iteration_per_loop.md) say parameter_map["iterations_per_loop"] must
-# equal the value given to set_iteration_per_loop. The adapter itself does not compare them:
-# GeOp (tf_adapter/kernels/geop_npu.cc) reads the parameter_map value (pass options; 1 when
-# the key is unset, and 1 in NpuAttrs::GetDefaultPassOptions for a graph without NpuOptimizer)
-# only as a switch: when it is above 1, a graph holding the node IterationOp is marked for the
-# device loop (SetNeedIteration), and GE then loops as many steps as the variable
-# npu_runconfig/iterations_per_loop holds, which set_iteration_per_loop loads (N - 1).
-# Severity follows from that:
-# - parameter_map value 1 (set or unset) and N > 1: the NPU would not loop at all, each
-#   sess.run running one step instead of N, so the script would silently train 1/N of its
-#   steps: an error, raised before anything is created or loaded (nothing half-done);
-# - parameter_map value above 1 and another N: the real stack tolerates it (the device loops N,
-#   as here), N == 1 included (train_op is returned unchanged, no IterationOp, one step per
-#   run as here): a warning, since the script still runs correctly there.
-# Sessions without NPU configuration (created unpatched, or by a check-only patch for a config
-# without NpuOptimizer) have no record to attach a diagnostic to: a warning is logged once.
-
-_LOOP_CHECK_CODE = "NPB125"
-_LOOP_CHECK_SOURCE = ("source: reference option_values.json (iterations_per_loop notes: in "
-                      "sess.run mode it must equal the value given to set_iteration_per_loop); "
-                      "vendor docs apiref/session_config/performance_tuning.md and "
-                      "apiref/npu_util/set_iteration_per_loop.md; hicann/tensorflow "
-                      "tf_adapter/kernels/geop_npu.cc (SetNeedIteration only when the value "
-                      "is above 1)")
-_logged_checks = set()
-_logged_checks_lock = threading.Lock()
-
-
-def _tf_session_of(sess):
-    """The tf.compat.v1 Session `sess` is or wraps (a MonitoredSession and its wrappers hold
-    one), or None when there is none to find. Never raises."""
-    from tensorflow.python.client import session as session_lib
-    for _ in range(8):
-        if sess is None:
-            return None
-        if isinstance(sess, session_lib.BaseSession):
-            return sess
-        try:
-            inner = getattr(sess, "_tf_sess", None)
-            sess = inner() if callable(inner) else getattr(sess, "_sess", None)
-        except Exception:  # pylint: disable=broad-except  (a closed or foreign object)
-            return None
-    return None
-
-
-def log_diagnostic(diag):
-    """Log one diagnostic through tf.compat.v1.logging at its severity (the Session patch's
-    and this module's run-time checks)."""
-    log = {"error": tf.compat.v1.logging.error, "warning": tf.compat.v1.logging.warning}.get(
-        diag.severity, tf.compat.v1.logging.info)
-    log("npu_bridge %s %s (%s=%s): %s", diag.severity, diag.code, diag.option, diag.value,
-        diag.message)
-
-
-def _log_once(key, diag):
-    with _logged_checks_lock:
-        if key in _logged_checks:
-            return
-        _logged_checks.add(key)
-    log_diagnostic(diag)
-
-
-def _check_loop_count(sess, iterations_per_loop, call):
-    """Compare `iterations_per_loop` (given to `call`, a text such as
-    "util.set_iteration_per_loop(sess, train_op, 10)") with the parameter_map value of the
-    session `sess` runs on; see the comment above for the severities. A finding is recorded
-    with the session's configuration (`npu_bridge.ge.records`, once per cause) and logged once.
-
-    Raises:
-      NpuConfigError: the NPU would not loop (parameter_map value 1, N > 1).
-    """
-    from npu_bridge.ge.diagnostics import make
-    tf_sess = _tf_session_of(sess)
-    if tf_sess is None:
-        return                    # not a session: nothing known to compare with
-    ge_options = getattr(tf_sess, "_npu_ge_options", None)
-    if ge_options is None:
-        if iterations_per_loop > 1:
-            diag = make(_LOOP_CHECK_CODE, "iterations_per_loop", iterations_per_loop,
-                        "%s on a session without NPU configuration (no NpuOptimizer custom "
-                        "optimizer, or created before npu_bridge patched tf.Session): the real "
-                        "adapter then uses iterations_per_loop=1 and no device loop, so each "
-                        "sess.run would run one step; here it runs %d. Not recorded: the "
-                        "session has no configuration to record it with; %s"
-                        % (call, iterations_per_loop, _LOOP_CHECK_SOURCE), severity="warning")
-            _log_once(("unconfigured", iterations_per_loop), diag)
-        return
-    try:
-        configured = int(ge_options.adapter_options.get("iterations_per_loop", "1"))
-    except (AttributeError, TypeError, ValueError):
-        return
-    if configured == iterations_per_loop:
-        return
-    rec = getattr(tf_sess, "_npu_record", None)
-    name = rec.get("name") if isinstance(rec, dict) else type(tf_sess).__name__
-    source = str(getattr(ge_options, "sources", {}).get("iterations_per_loop", ""))
-    if source and source != "adapter default":   # parameter_map:, argument:, NPURunConfig default:
-        shown = "parameter_map iterations_per_loop=%d" % configured
-    else:
-        shown = "parameter_map iterations_per_loop unset (adapter default %d)" % configured
-    fix = 'set custom_op.parameter_map["iterations_per_loop"].i = %d' % iterations_per_loop
-    if configured <= 1:
-        severity = "error"
-        effect = ("on the NPU the adapter switches the device loop on only when that value is "
-                  "above 1, so each sess.run would run one step, not %d as here; %s"
-                  % (iterations_per_loop, fix))
-    elif iterations_per_loop == 1:
-        severity = "warning"
-        effect = ("the docs require the two to be equal; train_op is returned unchanged (no "
-                  "IterationOp), so the NPU runs one step per sess.run, as here; set the "
-                  "parameter_map value to 1 or give the call %d" % configured)
-    else:
-        severity = "warning"
-        effect = ("the docs require the two to be equal; the NPU still loops %d steps per "
-                  "sess.run, as here (the adapter uses the parameter_map value only to switch "
-                  "the device loop on; GE loops the value this call loads); %s"
-                  % (iterations_per_loop, fix))
-    diag = make(_LOOP_CHECK_CODE, "iterations_per_loop", iterations_per_loop,
-                "%s on %s, whose configuration has %s: %s; %s"
-                % (call, name, shown, effect, _LOOP_CHECK_SOURCE), severity=severity)
-    from npu_bridge.ge import records as _records
-    cause = (_LOOP_CHECK_CODE, iterations_per_loop, configured)
-    if rec is not None:
-        if _records.add_runtime_diagnostic(rec, cause, diag):
-            _log_once((id(rec),) + cause, diag)
-    else:
-        _log_once((id(ge_options),) + cause, diag)
-    if severity == "error":
-        from npu_bridge.ge import NpuConfigError
-        error = NpuConfigError([diag])
-        if rec is not None:
-            _records.link(error, rec)
-        raise error
+loop_iterations = _loops.loop_iterations
+loop_ops_of = _loops.loop_ops_of
+log_diagnostic = _loops.log_diagnostic
 
 
 def set_iteration_per_loop(sess, train_op, iterations_per_loop=1):
@@ -351,7 +195,7 @@ def set_iteration_per_loop(sess, train_op, iterations_per_loop=1):
                          % (type(train_op).__name__,))
     check_positive_integer(iterations_per_loop, "iterations_per_loop")
     # before anything is created or loaded: an error leaves the graph and session unchanged
-    _check_loop_count(sess, iterations_per_loop,
+    _loops.check_loop_count(sess, iterations_per_loop,
                       "util.set_iteration_per_loop(sess, train_op, %d)" % iterations_per_loop)
     if iterations_per_loop == 1:
         return train_op
@@ -415,7 +259,7 @@ class IterationPerLoop:
         `set_iteration_per_loop` (NPB125: NpuConfigError before anything is loaded).
         """
         check_positive_integer(iterations_per_loop, "iterations_per_loop")
-        _check_loop_count(sess, iterations_per_loop,
+        _loops.check_loop_count(sess, iterations_per_loop,
                           "IterationPerLoop.load_iteration_per_loop_var(sess, %d)"
                           % iterations_per_loop)
         self._iterations_per_loop_var.load(iterations_per_loop - 1, session=sess)

@@ -1,0 +1,568 @@
+"""GE's block memory assigner on one stream (no TensorFlow): symbols, level-1 reuse while
+walking the nodes, the level-2 pass, the final block sizes and the memory statistic.
+
+A paraphrase of compiler/graph/build/memory/block_mem_assigner.cc (hicann/ge ffdcbc9; "bma"
+below), binary_block_mem_assigner.cc and max_block_mem_assigner.cc:
+- symbols (graph_utils.cc GetRefMapping L3048-3160, IsRefFromInput L3452-3510): an input
+  joins its producer's symbol; an output that is its input's memory (ref / reuse-input /
+  pass-through types) joins that input's symbol; a symbol's size is its largest output
+  (bma GetOutAndWorkSpaceMem L512-582);
+- pre/post reuse flags (bma InitReuseFlag L989-1073) with the I/O reuse indexes;
+- per node (bma AssignMemoryWithReuse L2595-2662): release the previous node's workspaces and
+  suspended outputs, assign outputs (ApplyOutMemory L1912-2034, ApplyMemory L1369-1460), then
+  workspaces (L2414-2508), then release inputs whose last consumer this is (L2228-2271);
+- level 2 (ReuseBlocksByLifeTime L2779-2823) for binary-block and the range assigners;
+- sizes and offsets (ResizeMemoryBlocks L2832-2851); zero-copy blocks are left out of the
+  reusable region (laid out by `mem_assign`).
+Times are op ids (positions in GE's topological order); sizes bytes.
+"""
+import math
+
+from npu_bridge.ge import mem_block as mb
+from npu_bridge.ge.ge_graph import DATA_TYPES, NETOUTPUT, PASS_THROUGH_TYPES, \
+    REF_OUTPUT0_TYPES, ZERO_MEMORY_TYPES
+from npu_bridge.ge.stdsort import std_sort
+
+HBM = 0
+SESSION_SCOPE = (1 << 32) | HBM   # kSessionScopeMemory | RT_MEMORY_HBM (GetWorkSpaceMemoryType)
+NO_PRE_REUSE = frozenset(("Data", "AippData", "AnnData", "QueueData", "Proposal", "Const",
+                          "ConstantOp", "GetNext", "DropOutGenMask", "RefData", "AdpGetNext",
+                          "DynamicGetNext"))
+NO_POST_REUSE = frozenset(("Data", "AippData", "QueueData", "Enter", "RefEnter", "NextIteration",
+                           "RefNextIteration", "RefData", "GetNext", "AdpGetNext", "DynamicGetNext",
+                           "DropOutGenMask"))
+NO_RELEASE_PRODUCERS = frozenset(("Const", "Constant", "ConstantOp", "FastrcnnPredictions"))
+LARGE_RANGE = 8 * 1024 * 1024     # binary_block_mem_assigner.cc kLargeBlockSize
+
+
+def _not_listed(types, t):
+    """NotMatchNoReuseType (bma L71-80): BaseTypeV1..V4 match BaseType."""
+    if len(t) > 2 and t[-2] == "V" and "1" <= t[-1] <= "4":
+        return t[:-2] not in types
+    return t not in types
+
+
+def _indexes(text):
+    out = []
+    for bit in (text or "").split(","):
+        bit = bit.strip()
+        if bit.lstrip("-").isdigit():
+            out.append(int(bit))
+    return out
+
+
+class Prepared:
+    """What every strategy shares: the order, the symbols and their reuse flags
+    (HybridMemAssigner computes them once, hybrid_mem_assigner.cc L69-79)."""
+
+    def __init__(self, graph, order, env=None):
+        self.graph = graph
+        self.order = order
+        self.id = {nm: i for i, nm in enumerate(order)}
+        self.by = {n.name: n for n in graph.nodes}
+        self.in_src = {}                      # (dst, in) -> (src, out)
+        self.out_peers = {}                   # (src, out) -> [(dst, in)] in edge order
+        for src, o, dst, i in graph.edges:
+            self.in_src[(dst, i)] = (src, o)
+            self.out_peers.setdefault((src, o), []).append((dst, i))
+        self.n_in = {n.name: graph.node_inputs(n) for n in graph.nodes}
+        opts = graph.options
+        self.reuse = opts.get("ge.exec.disableReuseMemory", "0") != "1"
+        self.memory_priority = opts.get("ge.exec.memoryOptimizationPolicy") == "MemoryPriority"
+        self.clean_separately = opts.get("ge.exec.atomicCleanPolicy", "0") == "1"
+        env = env or {}
+        raw = env.get("OP_NO_REUSE_MEM", "")
+        items = [x for x in raw.split(",") if x]
+        # bma CheckAndGetOpReuseEnv: at most 2000 characters and 10 entries, else ignored
+        self.no_reuse_ops = frozenset(items) if len(raw) <= 2000 and len(items) <= 10 \
+            else frozenset()
+        self._symbols()
+        self._io_flags()
+        self._reuse_flags()
+
+    # ------------------------------------------------------------ attributes
+    def ref_input_of(self, node, i):
+        """Input index whose memory output `i` is (IsRefFromInput), or None."""
+        if node.type in PASS_THROUGH_TYPES:
+            return i if i < self.n_in[node.name] else None
+        if node.type in REF_OUTPUT0_TYPES and i == 0:
+            return 0
+        ref = node.attrs.get("ref_output_to_input") or {}
+        for k, v in ref.items():
+            if int(k) == i:
+                return int(v)
+        return None
+
+    def is_output_ref(self, node, i):
+        """IsOutputIndexRef (block_mem_zero_copy.cc L127-148): a reuse-input output."""
+        ref = node.attrs.get("ref_output_to_input") or {}
+        return any(int(k) == i for k in ref)
+
+    def atomic_node(self, node):
+        """The node's outputs/workspaces are laid out by the atomic assigner: it has atomic
+        attributes and ge.exec.atomicCleanPolicy is 0 (atomic_addr_clean_pass.cc
+        IsNeedCleanNode L459-500: policy 1 sets need_gentask_atomic instead, so the memory
+        stays in the reusable region)."""
+        if self.clean_separately:
+            return False
+        return bool(node.attrs.get("atomic_output_index") or node.attrs.get(
+            "atomic_workspace_info"))
+
+    def atomic_workspace_indexes(self, node):
+        info = node.attrs.get("atomic_workspace_info") or {}
+        return {int(k) for sub in info.values() for k in (sub or {})}
+
+    def tenant_attrs(self, node, kind, i):
+        attrs = []
+        if node.type in DATA_TYPES:
+            attrs.append("data")
+        if kind == "out" and self.atomic_node(node) and i in (
+                node.attrs.get("atomic_output_index") or []):
+            attrs.append("concentrate_atomic")
+        return attrs
+
+    # ------------------------------------------------------------ symbols
+    def _symbols(self):
+        self.sym = {}                         # ('in'|'out', node, idx) -> symbol
+        self.anchors = {}                     # symbol -> [anchor ...]
+        for nm in self.order:
+            node = self.by[nm]
+            for i in range(self.n_in[nm]):
+                src = self.in_src.get((nm, i))
+                s = self.sym[("out",) + src] if src else "%s_in_%d" % (nm, i)
+                self.sym[("in", nm, i)] = s
+                self.anchors.setdefault(s, []).append(("in", nm, i))
+            for i in range(len(node.outputs)):
+                r = self.ref_input_of(node, i)
+                if r is not None and r < self.n_in[nm]:
+                    s = self.sym[("in", nm, r)]
+                else:
+                    s = "%s_out_%d" % (nm, i)
+                self.sym[("out", nm, i)] = s
+                self.anchors.setdefault(s, []).append(("out", nm, i))
+        self.sym_size = {}
+        for nm in self.order:
+            node = self.by[nm]
+            if node.type in ZERO_MEMORY_TYPES:
+                continue
+            for i, size in enumerate(node.outputs):
+                s = self.sym[("out", nm, i)]
+                self.sym_size[s] = max(self.sym_size.get(s, 0), size)
+
+    def _io_flags(self):
+        opts = self.graph.options
+        data = [n for n in self.graph.nodes if n.type in DATA_TYPES]
+        self.data_index = {}
+        for k, n in enumerate(data):
+            self.data_index[n.name] = int(n.attrs.get("index", k))
+        self.input_reuse = None
+        if "ge.exec.inputReuseMemIndexes" in opts:
+            self.input_reuse = [False] * len(data)
+            for k in _indexes(opts["ge.exec.inputReuseMemIndexes"]):
+                if 0 <= k < len(data):
+                    self.input_reuse[k] = True
+        nets = [n for n in self.graph.nodes if n.type == NETOUTPUT]
+        self.output_reuse = None
+        if "ge.exec.outputReuseMemIndexes" in opts and nets:
+            count = self.n_in[nets[0].name]
+            self.output_reuse = [False] * count
+            for k in _indexes(opts["ge.exec.outputReuseMemIndexes"]):
+                if 0 <= k < count:
+                    self.output_reuse[k] = True
+
+    def _reuse_flags(self):
+        """InitReuseFlag (bma L989-1073)."""
+        self.pre, self.post = {}, {}
+        self.theory_precharge = 0
+        for s, anchors in self.anchors.items():
+            pre = post = True
+            for kind, nm, i in anchors:
+                node = self.by[nm]
+                in_flag = node.type in DATA_TYPES
+                in_reuse = False
+                if in_flag and self.input_reuse:
+                    k = self.data_index[nm]
+                    in_reuse = 0 <= k < len(self.input_reuse) and self.input_reuse[k]
+                if kind == "in":
+                    continue
+                out_flg, out_reuse = False, False
+                for dst, di in self.out_peers.get((nm, i), ()):
+                    if self.by[dst].type == NETOUTPUT:
+                        out_flg = True
+                        out_reuse = bool(self.output_reuse) and 0 <= di < len(
+                            self.output_reuse) and self.output_reuse[di]
+                        break
+                t = node.type
+                if in_reuse or out_reuse:
+                    pre = pre and not in_flag and (out_flg or _not_listed(NO_PRE_REUSE, t))
+                    post = post and not out_flg and (in_flag or _not_listed(NO_POST_REUSE, t))
+                else:
+                    pre = pre and not in_flag and not out_flg and _not_listed(NO_PRE_REUSE, t)
+                    post = post and not in_flag and not out_flg and _not_listed(NO_POST_REUSE, t)
+                if not pre and not post:
+                    break
+            self.pre[s], self.post[s] = pre, post
+            if not pre and post:
+                self.theory_precharge += mb.align(self.sym_size.get(s, 0))
+
+    def ref_count(self, s):
+        """GetAllRefCount (bma L1776-1803): connected input anchors of the symbol."""
+        return sum(1 for kind, nm, i in self.anchors.get(s, ()) if kind == "in"
+                   and (nm, i) in self.in_src)
+
+    def netoutput_inputs(self, s):
+        return sum(1 for kind, nm, _ in self.anchors.get(s, ())
+                   if kind == "in" and self.by[nm].type == NETOUTPUT)
+
+    def is_zero_copy(self, node, i):
+        """IsZeroCopyBlock (bma L1287-1351) for a static root graph whose nodes all support
+        address refresh: graph inputs, and outputs flowing to exactly one NetOutput input."""
+        if node.type == NETOUTPUT or node.type in DATA_TYPES:
+            return True
+        return self.netoutput_inputs(self.sym[("out", node.name, i)]) == 1
+
+    def all_sizes(self):
+        """GetOutAndWorkSpaceMem: every output and workspace size of non-zero-memory nodes,
+        sorted, zeros removed (dynamic_batch_mem_assigner.cc GetMaxBatchAllMemorySize)."""
+        out = []
+        for nm in self.order:
+            node = self.by[nm]
+            if node.type in ZERO_MEMORY_TYPES:
+                continue
+            out.extend(node.outputs)
+            out.extend(max(w, 0) for w in node.workspace)
+        return sorted(s for s in out if s > 0)
+
+
+def binary_ranges(sizes):
+    """BinaryBlockMemAssigner::GetMemoryRanges + PlanRanges (binary_block_mem_assigner.cc
+    L27-130): the range ceilings, ascending."""
+    sizes = list(sizes)
+    if not sizes:
+        return []
+    low = mb.MEM_ALIGN if sizes[-1] > mb.MEM_ALIGN else sizes[0]
+    n = int(math.ceil(math.log(sizes[-1] / float(low)) / math.log(2)))
+    n = n or 1
+    ranges = [[] for _ in range(n)]
+    limit = len(sizes) // n
+    ceil_ = sizes[-1]
+    pad = mb.MEM_ALIGN if ceil_ > mb.MEM_ALIGN else 0
+    for i in range(n - 1, 0, -1):
+        if ceil_ <= 0:
+            break
+        ceil_ //= 2
+        while sizes and sizes[-1] > ceil_ + pad:
+            ranges[i].append(sizes.pop())
+    changed = True
+    temp = []
+    while changed:
+        changed = False
+        k = 0
+        while k < len(ranges):
+            if temp:
+                ranges[k].extend(temp)
+                temp = []
+            r = ranges[k]
+            if not r:
+                del ranges[k]
+                changed = True
+            elif len(r) < limit and len(ranges) - k > 1 and not (
+                    r[0] >= LARGE_RANGE and len(r) >= 2):
+                temp.extend(r)
+                del ranges[k]
+                changed = True
+            else:
+                k += 1
+    return sorted(max(r) for r in ranges if r)
+
+
+class Strategy:
+    """ReuseStrategy (memory_block.h L72-83) plus the assigner class."""
+
+    def __init__(self, name, kind, use_range=False, ascending=True, first_release=False):
+        self.name, self.kind = name, kind          # kind: 'binary' or 'max'
+        self.use_range, self.ascending, self.first_release = use_range, ascending, first_release
+
+    @property
+    def level2(self):
+        return self.kind == "binary"               # MaxBlockMemAssigner::NeedLevel2Reuse false
+
+
+class BlockAssigner:
+    """One run of GE's block assigner under `strategy` over `prep` (a Prepared).
+    After `assign()`: blocks (all, sorted as GE leaves them), mem_offset (bytes of the
+    reusable region), theory_min / total_size / no_reuse (MemoryStat, bytes)."""
+
+    def __init__(self, prep, strategy):
+        self.p = prep
+        self.s = strategy
+        self.blocks = []
+        self.symbol_blocks = {}
+        self.reusable = []
+        self.pending = []          # workspaces and suspended outputs of the current node
+        self.life_time = 0
+        self.stats = {HBM: [prep.theory_precharge, 0, 0, 0]}   # theory, min, no_reuse, total
+        self.mem_offsets = {}
+        self.zero_copy_blocks = []
+        self.ranges = []
+
+    # ------------------------------------------------------------ sizes
+    def block_size(self, size):
+        """GetBlockSize (bma L589-606)."""
+        if not self.s.use_range:
+            return mb.align(size)
+        for ceil_ in self.ranges:
+            if size <= ceil_:
+                return ceil_
+        return size
+
+    def _stat(self, real, reuse, memory_type=HBM):
+        """AddMemoryStat (bma L1353-1367), per memory type."""
+        st = self.stats.setdefault(memory_type, [0, 0, 0, 0])
+        a = mb.align(real)
+        st[3] += a
+        if reuse:
+            st[0] += a
+        else:
+            st[2] += a
+        st[1] = max(st[1], st[0])
+
+    @property
+    def mem_offset(self):
+        """The HBM reusable region (bytes)."""
+        return self.mem_offsets.get(HBM, 0)
+
+    @property
+    def size_compared(self):
+        """What HybridMemAssigner compares: the sum over memory types (L34-51)."""
+        return sum(self.mem_offsets.values())
+
+    @property
+    def theory_min(self):
+        return self.stats[HBM][1]
+
+    @property
+    def no_reuse_stat(self):
+        return self.stats[HBM][2]
+
+    @property
+    def total_size(self):
+        return self.stats[HBM][3]
+
+    # ------------------------------------------------------------ level 1
+    def _pick(self, block_size, life_begin, attrs):
+        items = self.reusable
+        seq = range(len(items)) if self.s.first_release else range(len(items) - 1, -1, -1)
+        for k in seq:
+            if mb.can_reuse(items[k], block_size, life_begin, attrs):
+                return items.pop(k)
+        return None
+
+    def _apply(self, node, kind, index, block_size, real, op_reuse, zero_copy, sym=None,
+               ws_no_reuse=False, memory_type=HBM):
+        """ApplyMemory (bma L1369-1460)."""
+        p = self.p
+        pre = p.pre.get(sym, False) if kind == "out" else True
+        no_reuse = bool(node.attrs.get("no_reuse_mem_flag")) or (kind == "ws" and ws_no_reuse)
+        life_begin = p.id[node.name]
+        if no_reuse or not pre:
+            life_begin = mb.MIN_LIFE
+        post = p.post.get(sym, True) if kind == "out" else True
+        life_end = mb.MAX_LIFE if (kind == "out" and not post) else 0
+        is_reuse_memory = p.reuse and not no_reuse and op_reuse
+        tenant = mb.Tenant(node.name, p.id[node.name], kind, index, False, life_begin,
+                           p.tenant_attrs(node, kind, index))
+        block = None
+        if is_reuse_memory and pre and not zero_copy:
+            block = self._pick(block_size, life_begin, tenant.attrs)
+        if block is None:
+            block = mb.Block(block_size, is_reuse_memory, memory_type, node.stream)
+            self.blocks.append(block)
+        if kind == "out":
+            block.symbols.append(sym)
+            block.post_reuse_flag = block.post_reuse_flag and post
+        block.add_tenant(tenant, real, real)
+        block.reuse_mem = block.reuse_mem and (block.post_reuse_flag or pre)
+        if life_end != 0:
+            block.set_life_end(mb.DEFAULT_LIFE if life_end == mb.MAX_LIFE else life_end)
+            block.set_symbol_life_end(life_end)
+        if (not block.reuse_mem) or pre:
+            self._stat(real, block.reuse_mem, memory_type)
+        return block
+
+    def _apply_out(self, node, i, op_reuse):
+        """ApplyOutMemory (bma L1912-2034)."""
+        p = self.p
+        size = node.outputs[i]
+        out_count = len(p.out_peers.get((node.name, i), ()))
+        sym = p.sym[("out", node.name, i)]
+        block = self.symbol_blocks.get(sym)
+        if block is not None:
+            block.set_size(self.block_size(size))
+            block.set_symbol_life_end(self.life_time)
+            block.set_life_end(self.life_time)
+            block.add_tenant(mb.Tenant(node.name, p.id[node.name], "out", i, True,
+                                       p.id[node.name], p.tenant_attrs(node, "out", i),
+                                       block.symbol_life_end()), size, size)
+            block.reuse_mem = block.reuse_mem and not node.attrs.get("no_reuse_mem_flag") \
+                and op_reuse
+            if out_count == 0:
+                block.ref_count += 1
+            return block
+        if p.is_output_ref(node, i):
+            return None       # the ref input has no feature-map block (const/variable/none)
+        max_size = p.sym_size.get(sym, size)
+        zero_copy = p.is_zero_copy(node, i)
+        block = self._apply(node, "out", i, self.block_size(max_size), max_size, op_reuse,
+                            zero_copy, sym)
+        block.is_zero_copy = block.is_zero_copy or zero_copy
+        block.ref_count += max(out_count, p.ref_count(sym))
+        return block
+
+    def _release(self, block, sym, no_release=False):
+        """ReleaseMemory (bma L2131-2209), one stream."""
+        if block.ref_count <= 0 or not block.reuse_mem:
+            return
+        block.set_out_stream_life_time(self.life_time, self.life_time)
+        block.ref_count -= 1
+        if block.ref_count > 0:
+            return
+        if block.reuse_mem and block.tenants:
+            size = self.p.sym_size.get(sym, block.tenants[-1].real_size) if sym else \
+                block.tenants[-1].real_size
+            size = mb.align(size)
+            st = self.stats.setdefault(block.memory_type, [0, 0, 0, 0])
+            if st[0] >= size:
+                st[0] -= size
+        back = block.tenants[-1]
+        if back.out_stream is not None:
+            block.set_life_end(back.out_stream[1])
+        if not block.post_reuse_flag or no_release:
+            block.set_life_end(mb.MAX_LIFE)
+        self.reusable.append(block)
+        back.out_stream = None
+
+    def _release_pending(self):
+        for block in self.pending:
+            t = block.tenants[-1]
+            sym = block.symbols[-1] if t.kind == "out" and block.symbols else ""
+            self._release(block, sym)
+        self.pending = []
+
+    def _node(self, nm):
+        p = self.p
+        node = p.by[nm]
+        op_reuse = not (nm in p.no_reuse_ops or node.type in p.no_reuse_ops)
+        atomic = p.atomic_node(node)
+        if p.reuse:
+            self._release_pending()
+        self.life_time = p.id[nm]
+        zero_mem = node.type in ZERO_MEMORY_TYPES
+        atomic_outs = set(node.attrs.get("atomic_output_index") or [])
+        var_outs = {int(k) for k in (node.attrs.get("assign_var_name") or {})}
+        for i, size in enumerate(node.outputs):
+            if zero_mem or size == 0 or i in var_outs:     # IsNoNeedAssignMemory: a variable's
+                continue
+            if atomic and i in atomic_outs and not p.is_zero_copy(node, i):
+                continue      # IsAtomicOutputMemory: laid out by the atomic assigner
+            block = self._apply_out(node, i, op_reuse)
+            if block is None:
+                continue
+            self.symbol_blocks[p.sym[("out", nm, i)]] = block
+            if block.ref_count == 0:      # CheckAndReleaseSuspendedBlock
+                block.ref_count = 1
+                self.pending.append(block)
+        atomic_ws = p.atomic_workspace_indexes(node) if atomic else set()
+        flags = list(node.attrs.get("workspace_reuse_flag") or [])
+        scope = node.attrs.get("workspace_no_reuse_scope") or []
+        for i, size in enumerate(node.workspace):
+            size = max(size, 0)
+            if size == 0 or i in atomic_ws:
+                continue
+            memory_type = HBM
+            if i < len(scope) and scope[i] == 1:     # kSessionNoReuse (bma L177-192)
+                if not flags:
+                    flags = [True] * len(scope)
+                flags[i] = False
+                memory_type = SESSION_SCOPE
+            no_reuse = i < len(flags) and not flags[i]
+            block = self._apply(node, "ws", i, self.block_size(size), size, op_reuse, False,
+                                ws_no_reuse=no_reuse, memory_type=memory_type)
+            block.ref_count += 1
+            if not no_reuse:
+                self.pending.append(block)
+        anchors = [(i, p.in_src[(nm, i)]) for i in range(p.n_in[nm]) if (nm, i) in p.in_src]
+        if p.memory_priority:
+            anchors.sort(key=lambda a: p.id[a[1][0]])
+        for _, (src, o) in anchors:
+            if p.by[src].type in NO_RELEASE_PRODUCERS:
+                continue
+            sym = p.sym[("out", src, o)]
+            block = self.symbol_blocks.get(sym)
+            if block is None:
+                continue
+            self._release(block, sym)
+
+    # ------------------------------------------------------------ level 2
+    def _level2(self):
+        """ReuseBlocksByLifeTime (bma L2779-2823)."""
+        key = mb.sort_key(self.s.ascending)
+        blocks = self.blocks
+        std_sort(blocks, key)
+        i = 0
+        while i < len(blocks):
+            parent = blocks[i]
+            if parent.child_block:
+                i += 1
+                continue
+            j = i + 1
+            while j < len(blocks):
+                child = blocks[j]
+                clones = []
+                mb.add_life_reuse_block(parent, child, clones)
+                if clones:
+                    blocks[j + 1:j + 1] = clones
+                    low = min([parent.align_size()] + [c.align_size() for c in clones])
+                    nxt = j + 1 + len(clones)
+                    if (nxt < len(blocks) and low < blocks[nxt].align_size()) or \
+                            self.p.memory_priority:
+                        std_sort(blocks, key, j + 1)
+                j += 1
+            i += 1
+
+    # ------------------------------------------------------------ run
+    def assign(self):
+        """Run the strategy; returns self."""
+        p = self.p
+        if self.s.kind == "max":
+            sizes = p.all_sizes()
+            self.ranges = [sizes[-1]] if sizes else []
+        elif self.s.use_range:
+            self.ranges = binary_ranges(p.all_sizes())
+        for nm in p.order:
+            self._node(nm)
+        if p.reuse and self.s.level2:
+            self._level2()
+        for b in self.blocks:
+            if b.child_block or b.is_zero_copy:
+                continue
+            b.resize()
+            offset = self.mem_offsets.get(b.memory_type, 0)
+            b.place(offset)
+            self.mem_offsets[b.memory_type] = offset + b.size
+        for st in self.stats.values():
+            st[1] += st[2]
+        self.zero_copy_blocks = [b for b in self.blocks if b.is_zero_copy and not b.child_block]
+        return self
+
+
+def strategies(memory_priority):
+    """The assigners HybridMemAssigner runs (hybrid_mem_assigner.cc L80-118), in its order."""
+    out = [Strategy("binary-block", "binary"),
+           Strategy("max-block", "max", use_range=True)]
+    if memory_priority:
+        out += [Strategy("range-binary-block-descending-frfr", "binary", True, False, True),
+                Strategy("range-binary-block-ascending-frfr", "binary", True, True, True),
+                Strategy("range-binary-block-descending-frlr", "binary", True, False, False),
+                Strategy("range-binary-block-ascending-frlr", "binary", True, True, False)]
+    return out

@@ -1,0 +1,338 @@
+"""GE's memory blocks and the second reuse pass (no TensorFlow).
+
+A paraphrase of compiler/graph/build/memory/memory_block.{h,cc} (hicann/ge ffdcbc9), single
+stream: `Tenant` is GE's NodeTypeIndex (one output or workspace living in a block), `Block`
+its MemoryBlock. Level-1 matching (`can_reuse`, mb L71-105), lifetime crossing
+(`cross_life_time`, mb L107-127), the nesting of a block inside another's idle ranges
+(`add_life_reuse_block`, mb L486-572, with the split of crossing tenants into a clone,
+`_can_interval_life_reuse` mb L211-272), zero-copy nesting (mb L429-484), the level-2 order
+(`sort_key`, CompareLifeInterval mb L883-915) and the final size (`resize`, mb L311-330).
+Sizes in bytes, times are op ids in GE's topological order.
+"""
+MEM_ALIGN = 512                   # MEM_ALIGN_SIZE
+MAX_LIFE = 0xffffffff             # kMaxLifeTime (memory_block.h L44)
+MIN_LIFE = 1                      # kMinLifeTime
+DEFAULT_LIFE = 0xffffffff - 1     # kDefaultLifeTime
+MAX_DEPTH = 100                   # kMaxDepthNum
+
+
+def align(size):
+    """`size` rounded up to 512 bytes (MemReuseUtils::AlignMemOffset; 0 stays 0)."""
+    return -(-size // MEM_ALIGN) * MEM_ALIGN if size > 0 else size
+
+
+class Tenant:
+    """One output ('out') or workspace ('ws') of node `node` (op id `node_id`) in a block.
+    begin: GE's life_time_begin_ (the op id, or 1 for a non-pre-reusable symbol);
+    end: life_time_end_ (DEFAULT_LIFE until released); ref_input: joined an existing
+    block as an alias; attrs: block-type attributes ('data', 'concentrate_atomic')."""
+    __slots__ = ("node", "node_id", "kind", "index", "ref_input", "begin", "end", "symbol_end",
+                 "next_is_ref_input", "real_size", "no_align_size", "attrs", "out_stream")
+
+    def __init__(self, node, node_id, kind, index, ref_input=False, begin=0, attrs=(),
+                 symbol_end=DEFAULT_LIFE):
+        self.node, self.node_id, self.kind, self.index = node, node_id, kind, index
+        self.ref_input = ref_input
+        self.begin = begin
+        self.end = DEFAULT_LIFE
+        self.symbol_end = symbol_end
+        self.next_is_ref_input = False
+        self.real_size = 0
+        self.no_align_size = 0
+        self.attrs = frozenset(attrs)
+        self.out_stream = None     # (out_time, end_time) of the releases so far
+
+    def life_begin(self):
+        """GetLifeBegin: the given begin when it is an earlier time than the op id."""
+        if 0 < self.begin < self.node_id:
+            return self.begin
+        return self.node_id
+
+    def label(self):
+        return "%s:%s%d" % (self.node, "" if self.kind == "out" else "ws", self.index)
+
+
+def _conflict(attrs_a, attrs_b):
+    # block_type_list.cc: only data <-> concentrate_atomic conflict (L62-64)
+    return (("data" in attrs_a and "concentrate_atomic" in attrs_b)
+            or ("concentrate_atomic" in attrs_a and "data" in attrs_b))
+
+
+class Block:
+    """GE's MemoryBlock. size: nominal size (the request; only grows, SetSize); tenants in
+    arrival order; children: blocks nested at level 2 (side by side from offset 0)."""
+
+    def __init__(self, size, reuse_mem=True, memory_type=0, stream=0):
+        self.size = size
+        self.tenants = []
+        self.reuse_mem = reuse_mem
+        self.memory_type = memory_type
+        self.stream = stream
+        self.ref_count = 0
+        self.same_stream = True
+        self.is_zero_copy = False
+        self.is_reuse_zero_copy = True
+        self.child_block = False
+        self.children = []
+        self.child_offset = 0
+        self.post_reuse_flag = True
+        self.symbols = []
+        self._max_real = 0
+        self.offset = None
+
+    # ------------------------------------------------------------ tenants
+    def add_tenant(self, tenant, real_size, no_align_size):
+        """AddNodeTypeIndex (memory_block.h)."""
+        if tenant.ref_input and self.tenants:
+            self.tenants[-1].next_is_ref_input = True
+        tenant.real_size = real_size
+        tenant.no_align_size = no_align_size
+        self.tenants.append(tenant)
+        self._max_real = 0
+
+    def attrs(self):
+        out = set()
+        for t in self.tenants:
+            out |= t.attrs
+        return out
+
+    def conflicts_with(self, other):
+        return _conflict(self.attrs(), other.attrs())
+
+    def set_size(self, size):
+        if size > self.size:
+            self.size = size
+
+    def align_size(self):
+        """AlignSize: the largest tenant, 512-aligned; cached until a tenant is added (a
+        tenant moved out by the level-2 split leaves the cached figure, as in GE)."""
+        if self._max_real == 0 and self.tenants:
+            self._max_real = align(max(t.real_size for t in self.tenants))
+        return self._max_real
+
+    def life_begin(self):
+        return self.tenants[0].life_begin() if self.tenants else 0
+
+    def life_end(self):
+        return self.tenants[-1].end if self.tenants else MAX_LIFE
+
+    def set_life_end(self, time):
+        """SetLifeTimeEnd on the last tenant (single stream): keeps the larger."""
+        if self.tenants:
+            t = self.tenants[-1]
+            if t.end == DEFAULT_LIFE or time > t.end:
+                t.end = time
+
+    def symbol_life_end(self):
+        return self.tenants[-1].symbol_end if self.tenants else DEFAULT_LIFE
+
+    def set_symbol_life_end(self, time):
+        if self.tenants:
+            t = self.tenants[-1]
+            if t.symbol_end == DEFAULT_LIFE or time > t.symbol_end:
+                t.symbol_end = time
+
+    def set_out_stream_life_time(self, out_time, end_time):
+        """SetOutStreamLifeTime (mb L732-755), one stream."""
+        sym = self.symbol_life_end()
+        if sym != DEFAULT_LIFE and end_time < sym:
+            end_time = sym
+        end_time = MAX_LIFE if end_time < out_time else end_time
+        t = self.tenants[-1]
+        if t.out_stream is None:
+            t.out_stream = (out_time, end_time)
+        else:
+            t.out_stream = (max(t.out_stream[0], out_time), max(t.out_stream[1], end_time))
+
+    def clone(self):
+        """Clone (mb): the fields reuse decisions read, no tenants."""
+        b = Block(self.size, self.reuse_mem, self.memory_type, self.stream)
+        b.same_stream = self.same_stream
+        b.is_zero_copy = self.is_zero_copy
+        b.is_reuse_zero_copy = self.is_reuse_zero_copy
+        b.ref_count = self.ref_count
+        b.post_reuse_flag = self.post_reuse_flag
+        return b
+
+    def resize(self):
+        """Resize (mb L311-330): max(largest tenant, children side by side), 512-aligned."""
+        child_sum = 0
+        for c in self.children:
+            c.resize()
+            child_sum += c.size
+        if not self.tenants:
+            return
+        size = max(child_sum, max(t.real_size for t in self.tenants))
+        if size > 0 and size % MEM_ALIGN:
+            size = align(size)
+        self.size = size
+
+    def place(self, offset):
+        """Set this block's offset and its children's (SetHeadOffset)."""
+        self.offset = offset
+        at = offset
+        for c in self.children:
+            c.place(at)
+            at += c.size
+
+    def __repr__(self):
+        return "Block(%d, [%s]%s)" % (self.size, ", ".join(
+            "%s@%d-%s" % (t.label(), t.life_begin(), t.end) for t in self.tenants),
+            " children=%d" % len(self.children) if self.children else "")
+
+
+# ---------------------------------------------------------------- level 1
+def can_not_life_reuse(block, child_reuse=False):
+    return (not block.reuse_mem) or ((not child_reuse) and block.child_block)
+
+
+def can_reuse(block, block_size, life_begin, tenant_attrs):
+    """ReuseBlock + CanReuseBlock (mb L71-105): exact nominal size, the block's life over."""
+    if block.is_zero_copy:
+        return False
+    if _conflict(block.attrs(), tenant_attrs):
+        return False
+    if block.size != block_size:
+        return False
+    if life_begin > 0 and not life_begin > block.life_end():
+        return False
+    return not can_not_life_reuse(block)
+
+
+# ---------------------------------------------------------------- level 2
+def cross_life_time(left, right):
+    """CrossLifeTime (mb L107-127): inclusive intervals overlap."""
+    lb, rb = left.life_begin(), right.life_begin()
+    if lb < rb:
+        return left.end >= rb
+    if lb == rb:
+        return True
+    return right.end >= lb
+
+
+def _cross_life_time_node(parent, child, pos):
+    """CrossLifeTimeNode (mb L757-791): child tenant `pos` (and the ref tenants after it)
+    against every tenant of `parent`."""
+    if not parent.tenants:
+        return False
+    t = child.tenants[pos]
+    if not (t.end < parent.tenants[0].life_begin() or t.life_begin() > parent.tenants[-1].end):
+        for p in parent.tenants:
+            if cross_life_time(p, t):
+                return True
+    if t.next_is_ref_input:
+        for r in child.tenants[pos + 1:]:
+            if not r.ref_input:
+                break
+            for p in parent.tenants:
+                if cross_life_time(p, r):
+                    return True
+    return False
+
+
+def _can_block_life_reuse(in_block, out_block):
+    """CanBlockLifeReuse (mb L167-203), same stream: out_block starts after in_block ends."""
+    if in_block.conflicts_with(out_block):
+        return False
+    return out_block.life_begin() > in_block.life_end()
+
+
+def _can_interval_life_reuse(parent, child, clones):
+    """CanIntervalLifeReuse (mb L211-272): tenants of `child` that cross `parent`'s are moved
+    to a clone block (appended to `clones`); True when some tenant does not cross."""
+    if (parent.stream != child.stream or not parent.same_stream or not child.same_stream
+            or not parent.tenants or not child.tenants):
+        return False
+    if parent.conflicts_with(child):
+        return False
+    can = False
+    clone = child.clone()
+    pre_cross = False
+    pos = 0
+    while pos < len(child.tenants):
+        t = child.tenants[pos]
+        cross = (t.ref_input and pre_cross) or (not t.ref_input and
+                                               _cross_life_time_node(parent, child, pos))
+        if cross:
+            clone.add_tenant(t, t.real_size, t.no_align_size)
+            del child.tenants[pos]
+            pre_cross = True
+        else:
+            can = True
+            pre_cross = False
+            pos += 1
+    if not child.tenants:
+        child.tenants, clone.tenants = clone.tenants, child.tenants
+    elif clone.tenants:
+        clones.append(clone)
+    return can
+
+
+def _max_real(block):
+    return max(t.real_size for t in block.tenants) if block.tenants else None
+
+
+def _add_zero_copy_life_reuse_block(this, block):
+    """AddZeroCopyLifeReuseBlock (mb L429-484)."""
+    it_block, it_this = _max_real(block), _max_real(this)
+    if it_block is None or it_this is None:
+        return
+    if ((this.is_zero_copy and block.is_zero_copy) or (this.is_zero_copy and it_this < it_block)
+            or (block.is_zero_copy and it_this > it_block)):
+        return
+    if this.conflicts_with(block):
+        return
+    both_empty_equal = this.child_offset == 0 and block.child_offset == 0 and it_block == it_this
+    if ((this.child_offset + block.align_size() <= it_this) or both_empty_equal) \
+            and this.is_zero_copy:
+        parent, child = this, block
+    elif (((block.child_offset + this.align_size() <= it_block) or both_empty_equal)
+          and block.is_zero_copy and this.align_size() == block.align_size()
+          and not this.children):
+        parent, child = block, this
+    else:
+        return
+    if parent.is_zero_copy and not child.is_reuse_zero_copy:
+        return
+    parent.children.append(child)
+    parent.child_offset += child.align_size()
+    child.child_block = True
+    parent.is_reuse_zero_copy = child.is_reuse_zero_copy and parent.is_reuse_zero_copy
+
+
+def add_life_reuse_block(this, block, clones, depth=0, child_reuse=False):
+    """AddLifeReuseBlock (mb L486-572): nest `block` inside `this` (or one of its children)
+    where their lives allow and it fits within `this`'s size + 512. Returns True when handled."""
+    depth += 1
+    if (can_not_life_reuse(this, child_reuse) or can_not_life_reuse(block)
+            or this.memory_type != block.memory_type or depth > MAX_DEPTH):
+        return False
+    if block.children:
+        return False
+    can_block = _can_block_life_reuse(this, block) or _can_block_life_reuse(block, this)
+    if this.is_zero_copy or block.is_zero_copy:
+        if can_block:
+            _add_zero_copy_life_reuse_block(this, block)
+        return True
+    if not can_block and not _can_interval_life_reuse(this, block, clones):
+        return False
+    for c in this.children:
+        if add_life_reuse_block(c, block, clones, depth, True):
+            return True
+    size = block.align_size()
+    limit = this.align_size() + (MEM_ALIGN if size != MEM_ALIGN else 0)
+    if this.child_offset + size > limit:
+        return False
+    this.children.append(block)
+    this.is_reuse_zero_copy = block.is_reuse_zero_copy and this.is_reuse_zero_copy
+    this.child_offset += size
+    block.child_block = True
+    return True
+
+
+def sort_key(ascending):
+    """CompareLifeInterval (mb L883-915) as a sort key: larger AlignSize first; equal sizes:
+    ascending strategies fewer tenants first then earlier start, descending later start."""
+    if ascending:
+        return lambda b: (-b.align_size(), len(b.tenants), b.life_begin())
+    return lambda b: (-b.align_size(), -b.life_begin())
