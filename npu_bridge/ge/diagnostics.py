@@ -265,9 +265,10 @@ CODES = MappingProxyType({
     "NPB197": ("warning", "compilable ops run on the host: full offload keeps one GeOp, "
                "and a host op separates a cluster from it",
                "hicann/tensorflow om_partition_subgraphs_pass.cc:932-980, :1348-1354"),
-    "NPB198": ("warning", "iterations_per_loop > 1 with host ops exchanging tensors with a GeOp: "
-               "the device loops N times per Session.run, the host ops run once",
-               "hicann/tensorflow tf_adapter/kernels/geop_npu.cc:1148-1150, :1248-1250"),
+    "NPB198": ("warning", "iterations_per_loop > 1 with host ops exchanging tensors with the GeOp "
+               "that holds IterationOp: the device loops N times per Session.run, the host ops "
+               "run once", "hicann/tensorflow tf_adapter/kernels/geop_npu.cc:1148-1150, "
+               ":1248-1250, :1545-1548"),
 })
 CODES = MappingProxyType({code: (sev, title, cite(source))
                           for code, (sev, title, source) in CODES.items()})

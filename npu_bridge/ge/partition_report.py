@@ -91,3 +91,53 @@ def full_lines(d, top=10):
     for x in d["diagnostics"]:
         lines.append("    %s %s: %s" % (x["severity"], x["code"], x["message"]))
     return lines
+
+
+def geop_graphs(graph, part):
+    """One `memory_plan.Graph` per GeOp of `part` (a `Partition`), cut from `graph` (the
+    captured `memory_plan.Graph` of the same run, topological): what GE compiles and plans,
+    one GE graph per GeOp. The GeOp's ops in `graph`'s order, with the copies the pass makes
+    under mix_compile_mode (a variable keeps its name: one per session; a constant is
+    `<name>_copied`); a tensor made outside the GeOp becomes a `Data` input
+    (`<src>_<slot>_arg`, the pass's name); outputs: the GeOp's outputs. Named `<graph>` for a
+    single GeOp, `<graph>/<GeOp name>` for several."""
+    import dataclasses
+    from npu_bridge.ge import memory_plan as mp
+    by = {n.name: n for n in graph.nodes}
+    out = []
+    for g in part.geops:
+        names = {name for name, _ in g.ops}
+        copies = {name[:-len("_copied")]: name for name in names
+                  if name not in by and name.endswith("_copied") and name[:-7] in by}
+        members = names & set(by)
+        known = {(t.src, t.slot): (t.shape, t.dtype) for t in g.inputs}
+        nodes, made, inputs = [], set(), []
+        for n in graph.nodes:
+            if n.name not in members:
+                continue
+            ins = []
+            for src, slot in n.inputs:
+                if src in members:
+                    ins.append((src, slot))
+                elif src in copies:
+                    if copies[src] not in made:
+                        made.add(copies[src])
+                        nodes.append(dataclasses.replace(by[src], name=copies[src]))
+                    ins.append((copies[src], slot))
+                else:
+                    arg = "%s_%d_arg" % (src, slot)
+                    if arg not in made:
+                        made.add(arg)
+                        producer = by.get(src)
+                        if producer is not None and slot < len(producer.outputs):
+                            out_type = producer.outputs[slot]
+                        else:
+                            out_type = known.get((src, slot), (None, "float32"))
+                        nodes.append(mp.Node(arg, "Data", (tuple(out_type),)))
+                        inputs.append(arg)
+                    ins.append((arg, 0))
+            nodes.append(dataclasses.replace(n, inputs=tuple(ins)))
+        outs = tuple((t.src, t.slot) for t in g.outputs if t.src in members)
+        name = graph.name if len(part.geops) == 1 else "%s/%s" % (graph.name, g.name)
+        out.append(mp.Graph(name, tuple(nodes), tuple(inputs), outs))
+    return out

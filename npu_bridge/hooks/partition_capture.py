@@ -6,8 +6,6 @@ session's pass options. Rules: docs/partition.md.
 import os
 import threading
 
-from tensorflow.python.client import session as _session_lib
-
 from npu_bridge.ge import partition as _partition
 from npu_bridge.ge import partition_graph as _pg
 from npu_bridge.ge import supported_ops as _supported
@@ -79,24 +77,33 @@ def _functions(library):
     return out
 
 
-def describe(graph, fetches, feed_dict=None, name="graph"):
-    """The `PGraph` the adapter's pass receives for running `fetches` with `feed_dict` on
-    `graph` (a tf.Graph): the ops the fetches need (stopping at fed tensors) in creation
-    order, then one `_Arg` per fed tensor read and one `_Retval` per fetched tensor.
-    Raises what Session.run raises for a fetch not in the graph."""
+def run_tensors(graph, fetches, feed_dict):
+    """What a run of `fetches` with `feed_dict` on `graph` reads, as `Session.run` reads it
+    (TensorFlow's own fetch handler): ({id(tensor): fed tensor}, fetched tensors, target
+    ops). Raises what `Session.run` would raise for a fetch that is not in the graph."""
     # pylint: disable=protected-access
     import tensorflow as tf
-    fed = {}
+    from tensorflow.python.client import session as _session_lib
+    feeds = {}    # id(tensor) -> fed tensor
     for key in (feed_dict or {}):
         try:
             el = graph.as_graph_element(key) if isinstance(key, str) else key
         except (ValueError, KeyError, TypeError):
             continue
         if isinstance(el, tf.Tensor):
-            fed[id(el)] = el
+            feeds[id(el)] = el
     handler = _session_lib._FetchHandler(graph, fetches, {})
-    fetch_tensors = [t for t in handler.fetches() if isinstance(t, tf.Tensor)]
-    targets = list(handler.targets())
+    return (feeds, [t for t in handler.fetches() if isinstance(t, tf.Tensor)],
+            list(handler.targets()))
+
+
+def describe(graph, fetches, feed_dict=None, name="graph"):
+    """The `PGraph` the adapter's pass receives for running `fetches` with `feed_dict` on
+    `graph` (a tf.Graph): the ops the fetches need (stopping at fed tensors) in creation
+    order, then one `_Arg` per fed tensor read and one `_Retval` per fetched tensor.
+    Raises what Session.run raises for a fetch not in the graph."""
+    # pylint: disable=protected-access
+    fed, fetch_tensors, targets = run_tensors(graph, fetches, feed_dict)
     seen, stack = {}, [t.op for t in fetch_tensors if id(t) not in fed] + targets
     while stack:
         op = stack.pop()
@@ -154,26 +161,54 @@ def partition_run(graph, fetches, feed_dict, options, name="graph", environ=os.e
 
 
 PARTITIONS_PER_SESSION = 64   # as graph_capture.GRAPHS_PER_SESSION
+unpartitioned = []   # graphs whose partition failed (bounded): "<graph>: <error>"
 
 
 def note(rec, session, fetches, feed_dict, name):
     """Partition a run's graph the first time it runs (called by graph_capture): the
     `Partition` goes to the session's record (`rec.partitions`), its diagnostics to the
     record's runtime diagnostics. Never fails the run: a graph it cannot read is noted in
-    `graph_capture.unplanned`."""
+    `unpartitioned` (GE memory is then planned for the whole graph). Returns the
+    `Partition`, or None."""
     from npu_bridge.ge import records as _records
     parts = rec.partitions
     if len(parts) >= PARTITIONS_PER_SESSION:
-        return
+        return None
+    taken = {p.graph for p in parts}
+    base, k = name, 1
+    while name in taken:   # a host-only graph's capture name is the next graph's too
+        k += 1
+        name = "%s (%d)" % (base, k)
     try:
         part = partition_run(session.graph, fetches, feed_dict, rec.options, name)
     except Exception as err:   # pylint: disable=broad-except  (the user's run comes first)
-        from npu_bridge.hooks import graph_capture
-        if len(graph_capture.unplanned) < 16:
-            graph_capture.unplanned.append("%s: partition: %s: %s" % (
-                rec.name, type(err).__name__, err))
-        return
+        if len(unpartitioned) < 16:
+            unpartitioned.append("%s: %s: %s" % (name, type(err).__name__, err))
+        return None
     parts.append(part)
     for d in part.diagnostics:
         cause = (d.code,) if d.code == "NPB198" else (d.code, part.graph)
         _records.add_runtime_diagnostic(rec, cause, d)
+    return part
+
+
+def geop_captures(cap, part):
+    """What GE plans of captured graph `cap` (a `graph_capture.Captured`): one copy per GeOp
+    of `part` holding that GeOp's graph (`partition_report.geop_graphs`; the graph's facts on
+    the first only), a copy with no nodes when nothing is compiled (no GE memory; its
+    findings still count), `[cap]` when the partition failed (None)."""
+    import copy
+    from npu_bridge.ge import npu_failures as _failures, partition_report
+    if part is None:
+        return [cap]
+    out = []
+    graphs = partition_report.geop_graphs(cap.graph, part)
+    if not graphs:
+        graphs = [cap.graph.__class__(cap.graph.name, ())]
+    for i, g in enumerate(graphs):
+        c = copy.copy(cap)
+        c.graph = g
+        if i:
+            c.facts = _failures.GraphFacts()
+        out.append(c)
+    return out

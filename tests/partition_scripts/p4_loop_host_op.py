@@ -1,4 +1,4 @@
-"""iterations_per_loop=10 with the dataset sunk (enable_data_pre_proc) and a host op (py_func)
+"""iterations_per_loop=10 (util.set_iteration_per_loop) with the dataset sunk (enable_data_pre_proc) and a host op (py_func)
 inside the training step. Prints 'ok <loss>'."""
 import numpy as np
 import tensorflow as tf
@@ -23,6 +23,7 @@ custom_op.parameter_map["enable_data_pre_proc"].b = True
 config.graph_options.rewrite_options.remapping = RewriterConfig.OFF
 with tf.Session(config=config) as sess:
     sess.run([tf.global_variables_initializer(), it.initializer])
+    loop = util.set_iteration_per_loop(sess, train, 10)   # the op named IterationOp
     for _ in range(2):
-        _, value = sess.run([train, loss])
+        _, value = sess.run([loop, loss])
 print("ok %.4f" % value)
