@@ -39,8 +39,9 @@ def test_top_level_keys_in_documented_order_with_version():
     assert data["schema"] == "npu-bridge-report" and data["version"] == 2
     conf = data["configurations"][0]
     assert list(conf) == ["index", "kind", "name", "refused", "product", "options", "effective",
-                          "sources", "diagnostics", "memory"]
+                          "sources", "diagnostics", "memory", "partition"]
     assert conf["refused"] is False and conf["memory"] is None   # no graph ran
+    assert conf["partition"] is None
     assert list(conf["options"]) == ["global", "session", "graph", "adapter"]
     # option keys sorted, so two runs of one script give the same text
     assert list(conf["options"]["global"]) == ["ge.exec.staticMemoryPolicy", "static_memory_policy"]

@@ -258,8 +258,6 @@ CODES = MappingProxyType({
                "the graph has a cycle): the adapter fails the graph",
                "hicann/tensorflow om_partition_subgraphs_pass.cc:1097-1118, :1913-1944, "
                ":2546-2555"),
-    "NPB194": ("error", "iterations_per_loop > 1 with a one-shot iterator: the adapter aborts",
-               "hicann/tensorflow om_partition_subgraphs_pass.cc:2440-2443"),
     "NPB195": ("error", "dynamic input in lazy_recompile mode with iterations_per_loop > 1",
                "hicann/tensorflow om_partition_subgraphs_pass.cc:2481-2485"),
     "NPB197": ("warning", "compilable ops run on the host: full offload keeps one GeOp, "

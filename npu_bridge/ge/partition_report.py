@@ -98,8 +98,9 @@ def geop_graphs(graph, part):
     captured `memory_plan.Graph` of the same run, topological): what GE compiles and plans,
     one GE graph per GeOp. The GeOp's ops in `graph`'s order, with the copies the pass makes
     under mix_compile_mode (a variable keeps its name: one per session; a constant is
-    `<name>_copied`); a tensor made outside the GeOp becomes a `Data` input
-    (`<src>_<slot>_arg`, the pass's name); outputs: the GeOp's outputs. Named `<graph>` for a
+    `<name>_copied`); the run's own inputs (fed tensors) stay the `Data` nodes they are, first;
+    another tensor made outside the GeOp becomes a `Data` input (`<src>_<slot>_arg`, the
+    pass's name); outputs: the GeOp's outputs. Named `<graph>` for a
     single GeOp, `<graph>/<GeOp name>` for several."""
     import dataclasses
     from npu_bridge.ge import memory_plan as mp
@@ -119,6 +120,11 @@ def geop_graphs(graph, part):
             for src, slot in n.inputs:
                 if src in members:
                     ins.append((src, slot))
+                elif src in by and by[src].op in mp.DATA_OPS:   # the run's own input
+                    if src not in made:
+                        made.add(src)
+                        nodes.append(by[src])
+                    ins.append((src, slot))
                 elif src in copies:
                     if copies[src] not in made:
                         made.add(copies[src])
@@ -137,6 +143,7 @@ def geop_graphs(graph, part):
                         inputs.append(arg)
                     ins.append((arg, 0))
             nodes.append(dataclasses.replace(n, inputs=tuple(ins)))
+        inputs = [i for i in graph.inputs if i in made] + inputs
         outs = tuple((t.src, t.slot) for t in g.outputs if t.src in members)
         name = graph.name if len(part.geops) == 1 else "%s/%s" % (graph.name, g.name)
         out.append(mp.Graph(name, tuple(nodes), tuple(inputs), outs))

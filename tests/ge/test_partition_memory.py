@@ -38,9 +38,9 @@ def test_one_plan_per_geop_with_the_host_tensor_as_data():
     assert [g.name for g in part.geops] == ["GeOp1_0", "GeOp1_1"]
     first, second = geop_graphs(captured(), part)
     assert first.name == "g/GeOp1_0" and second.name == "g/GeOp1_1"
-    # the run's input x (host) is a Data input of the GeOp, named as the pass names it
-    assert [n.name for n in first.nodes] == ["w", "x_0_arg", "mm"]
-    assert first.inputs == ("x_0_arg",) and first.nodes[1].outputs == (((64, 128), F),)
+    # the run's input x stays the Data input it is
+    assert [n.name for n in first.nodes] == ["w", "x", "mm"]
+    assert first.inputs == ("x",) and first.nodes[1].outputs == (((64, 128), F),)
     assert first.outputs == (("mm", 0), ("w", 0))   # w's value goes on to mm2 (no Ref input)
     # relu and w come from outside: Data inputs, as the partition's transfers say
     assert [n.name for n in second.nodes] == ["relu_0_arg", "w_0_arg", "mm2", "out"]
@@ -58,5 +58,5 @@ def test_full_offload_single_geop_keeps_the_graph_name():
     (g,) = geop_graphs(captured(), part)
     # full offload keeps one GeOp (the first of the two equal clusters): mm2 and out go back
     # to the host; the GE graph is named as the captured graph
-    assert g.name == "g" and [n.name for n in g.nodes] == ["w", "x_0_arg", "mm"]
+    assert g.name == "g" and [n.name for n in g.nodes] == ["w", "x", "mm"]
     assert {"mm2", "out"} <= {h.name for h in part.host_ops if h.rule == "not_merged"}
