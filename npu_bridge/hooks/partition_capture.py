@@ -5,6 +5,7 @@ session's pass options. Rules: docs/partition.md.
 """
 import os
 import threading
+import weakref
 
 from npu_bridge.ge import partition as _partition
 from npu_bridge.ge import partition_graph as _pg
@@ -23,6 +24,7 @@ class _Counter:
         self.lock = threading.Lock()
         self.count = 0
         self.lists = {}
+        self.names = weakref.WeakKeyDictionary()   # record -> the graph names given
 
     def next(self):
         with self.lock:
@@ -174,11 +176,13 @@ def note(rec, session, fetches, feed_dict, name):
     parts = rec.partitions
     if len(parts) >= PARTITIONS_PER_SESSION:
         return None
-    taken = {p.graph for p in parts}
-    base, k = name, 1
-    while name in taken:   # a host-only graph's capture name is the next graph's too
-        k += 1
-        name = "%s (%d)" % (base, k)
+    with COUNTER.lock:   # two threads' first runs of one session get the same capture name
+        taken = COUNTER.names.setdefault(rec, set())
+        base, k = name, 1
+        while name in taken:   # and a host-only graph's capture name is the next graph's too
+            k += 1
+            name = "%s (%d)" % (base, k)
+        taken.add(name)
     try:
         part = partition_run(session.graph, fetches, feed_dict, rec.options, name)
     except Exception as err:   # pylint: disable=broad-except  (the user's run comes first)
