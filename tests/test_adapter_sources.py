@@ -2,7 +2,7 @@
 source like the GE-level ones, so the `npu-bridge run` summary shows them (they used to look
 unset: "(no options set by the script)")."""
 from npu_bridge.tools import report
-from npu_bridge.ge import resolve
+from npu_bridge.ge import NpuConfigError, resolve
 
 
 def test_adapter_options_have_sources():
@@ -27,3 +27,17 @@ def test_summary_shows_adapter_options_set_by_the_script():
     assert any(r[:2] == ["adapter", "use_off_line"] for r in rows)
     # defaults stay hidden
     assert not any(r[:2] == ["adapter", "mix_compile_mode"] for r in rows)
+
+
+def test_refused_configuration_whose_only_option_was_refused_says_so():
+    # issue 25 item 5: "(no options set by the script)" read as if the script set nothing
+    try:
+        resolve({"precision_mode": "mix_precision"})
+    except NpuConfigError as err:
+        conf = report.configuration_dict(err.ge_options, refused=True)
+    lines = report.configuration_lines(conf)
+    assert "  (no options set by the script)" not in lines
+    # issue 29 item 5's refused rows (main) cover it: the value as given, not sent
+    rows = [l.split() for l in lines]
+    assert rows[1][:4] == ["refused", "precision_mode", "'mix_precision'", "not"], rows
+    assert any(l.lstrip().startswith("error E10001 [precision_mode]") for l in lines), lines

@@ -996,3 +996,24 @@ def test_unknown_keyword_did_you_mean_ignores_case(call, name, hint):
     findings = lint.lint_source(HEAD + "c = %s\n" % call, "t.py")
     assert [(f.line, f.code) for f in findings] == [(LINE, "NBL012")]
     assert hint in findings[0].message, findings[0].message
+
+
+def test_protobuf_findings_name_their_source_and_nbl012_stays_pythons_type_error(tmp_path):
+    # issue 25 item 5: NBL010/NBL011 are lint's wording of protobuf's check: they end with the
+    # rule's source (attr_value.proto) as every resolver message does; NBL012 is the TypeError
+    # Python raises at run time, word for word (plus the note), so it names none
+    src = (HEAD + 'custom_op.parameter_map["precision_mode"].x = 1\n'
+           'custom_op.parameter_map["dump_mode"].s = 5\n'
+           'NPURunConfig(precison_mode="allow_fp32_to_fp16")\n')
+    found = {f.code: f.message for f in lint.lint_source(src, "s.py")}
+    proto = "; source: tensorflow core/framework/attr_value.proto"
+    assert found["NBL010"].endswith(proto + " (AttrValue's fields)")
+    assert found["NBL011"].startswith('parameter_map["dump_mode"].s = 5: protobuf raises '
+                                      'TypeError: expected bytes, int found; source: ')
+    assert proto in found["NBL011"]
+    assert "source" not in found["NBL012"]
+    from npu_bridge.estimator.npu.npu_config import NPURunConfig
+    with pytest.raises(TypeError) as info:
+        NPURunConfig(precison_mode="allow_fp32_to_fp16")
+    assert found["NBL012"] == str(info.value).replace("'precison_mode';",
+                                                      "'precison_mode' (TypeError at run time);")

@@ -314,3 +314,35 @@ def test_the_zeros_check_of_an_initializer_agrees_with_its_value(dtype):
                                         use_resource=False)
             want = not np.any(value)
             assert _graph_capture._zeros_init(var.initializer) == want, name   # pylint: disable=protected-access
+
+
+def test_out_of_memory_fix_names_the_option_that_binds():
+    # the script's own graph_memory_max_size binds (reuse is on already): raise it
+    _mlp(200000)
+    d = _findings("NPB177")[0]
+    fix = d.message.split("; fix: ", 1)[1]
+    assert "raise graph_memory_max_size (200000 bytes, set by the script) to at least " in fix
+    assert "reuse on" not in fix and "static_memory_policy 3/4" not in fix, fix
+
+
+def test_out_of_memory_fix_names_reuse_when_off_and_the_product_when_it_binds():
+    import dataclasses
+    from npu_bridge.ge import npu_failures
+    _mlp(2 ** 30)   # fits: its plan is checked below under other options
+    rec = _records.records()[-1]
+    plan = rec["graphs"][-1]["plan"]
+    own = rec["_memory_options"]
+    product_budget = dict(graph_budget=100000, product="atlas-training",
+                          graph_budget_source="26/32 of atlas-training's 123456 bytes")
+
+    def fix(**changes):
+        mo = dataclasses.replace(own, **changes)
+        (d,) = [d for d in npu_failures.graph_findings("g", npu_failures.GraphFacts(), plan,
+                                                         rec["options"], mo)
+                if d.code == "NPB177"]
+        return d.message.split("; fix: ", 1)[1]
+    off = fix(reuse=False, **product_budget)
+    assert off.startswith("block reuse is off (ge.exec.disableReuseMemory=1): turn it on"), off
+    on = fix(reuse=True, **product_budget)
+    assert "reuse" not in on.split("; source")[0] and "graph_memory_max_size" not in on, on
+    assert "a product with more memory than atlas-training" in on, on

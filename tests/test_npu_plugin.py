@@ -246,3 +246,24 @@ def test_missing_work_path_is_a_warning_here_and_still_sent_as_its_real_path():
     diags = _last_record()["options"].diagnostics
     assert [(d.code, d.severity) for d in diags if d.option == "work_path"] == [
         ("NPB144", "warning")]
+
+
+def test_unknown_keyword_is_pythons_type_error_with_lints_did_you_mean():
+    # issue 25 item 5: lint's NBL012 had the hint, the call itself only Python's bare TypeError
+    from npu_bridge.tools.lint import lint_source
+    with pytest.raises(TypeError) as info:
+        npu_plugin.npu_resource_init(precison_mode="allow_fp32_to_fp16")
+    assert str(info.value) == ("npu_resource_init() got an unexpected keyword argument "
+                               "'precison_mode'; did you mean 'precision_mode' or "
+                               "'precision_mode_v2'?")
+    src = ("from npu_bridge.estimator.npu import npu_plugin\n"
+           "npu_plugin.npu_resource_init(precison_mode='allow_fp32_to_fp16')\n")
+    lint = [f for f in lint_source(src, "s.py") if f.code == "NBL012"]
+    assert [f.message for f in lint] == [str(info.value).replace(
+        "'precison_mode';", "'precison_mode' (TypeError at run time);")]
+    with pytest.raises(TypeError) as info:
+        npu_plugin.npu_resource_init(*range(23))
+    assert str(info.value) == "npu_resource_init() takes from 0 to 22 positional arguments " \
+                              "but 23 were given"
+    assert list(inspect.signature(npu_plugin.npu_resource_init).parameters) == \
+        list(_plugin_args.PARAMS)

@@ -279,13 +279,19 @@ def test_ranks_that_fail_are_named_and_every_process_is_reaped(tmp_path):
     took, message = (tmp_path / "error.txt").read_text().split("\n", 1)
     assert float(took) < 10 + 2
     assert "rank 2 ended (killed by SIGKILL)" in message, message
-    for rank in (1, 3):   # ended, or finished its script and exiting: named either way
-        assert ("rank %d ended" % rank in message or "rank %d finished its script" % rank in message), message
+    # rank 1 raised: failed (its process may or may not have ended yet), never "finished"
+    assert "rank 1 failed in its script (RuntimeError: rank 1 fails on purpose)" in message, message
+    assert "rank 1 finished its script" not in message, message
+    # rank 3 exited 0: ended, or finished its script and exiting: named either way
+    assert "rank 3 ended" in message or "rank 3 finished its script" in message, message
     report = json.load(open(tmp_path / "job.json"))
     ended = {r["rank"]: (r["exit_code"], r["ended"]) for r in report["ranks"]}
     assert ended == {0: (1, "exit code 1"), 1: (1, "exit code 1"), 2: (137, "killed by SIGKILL"),
                      3: (0, "exit code 0")}
     assert report["ranks"][1]["report"]["outcome"]["uncaught"]["type"] == "RuntimeError"
+    # the merged outcome names the rank that failed first (rank 0's timeout came later)
+    assert (report["outcome"]["uncaught"]["rank"], report["outcome"]["uncaught"]["type"]) == (
+        1, "RuntimeError")
     assert report["ranks"][2]["report"] is None and "first" in "".join(report["ranks"][2]["output_tail"])
     for r in report["ranks"]:   # no port left bound
         host, port = r["address"].rsplit(":", 1)
@@ -362,3 +368,4 @@ def test_a_launcher_of_ones_own_sets_the_three_variables(tmp_path):
         assert "get_rank_id() was called before the collective system was initialized" in out
         warned = [line for line in out.splitlines() if "was called before the collective" in line]
         assert len(warned) == 2 and all("own_launcher.py:7" in line for line in warned), warned
+

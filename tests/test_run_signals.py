@@ -87,3 +87,22 @@ def test_a_stop_signal_to_a_ranks_job_keeps_the_report(tmp_path):
     assert data["outcome"]["signal"] == "SIGTERM"
     assert data["outcome"]["exit_code"] == 128 + signal.SIGTERM
     assert not [n for n in os.listdir(tmp_path) if n.endswith(".lock")]
+
+
+# --- a rank that crashed is named as failed, in its peers' errors and the merged outcome ---
+
+def test_a_crashed_rank_is_named_failed_with_its_exception(tmp_path):
+    from test_ranks import launch
+    code, out = launch(["--report", "job.json", "--ranks", "2", "--collective-timeout", "8",
+                        os.path.join(RANKS_DIR, "fault_check.py")], tmp_path, 300,
+                       RANKS_OUT=str(tmp_path), RANKS_FAULT="ends")
+    assert code == 1, out
+    _, message = (tmp_path / "error.txt").read_text().split("\n", 1)   # rank 0's timeout
+    assert ("rank 1 failed in its script (RuntimeError: rank 1 fails on purpose) while rank 0 "
+            "waited in a collective") in message, message
+    assert "finished its script" not in message and "but not on rank(s) [1]" not in message
+    data = json.loads((tmp_path / "job.json").read_text())
+    unc = data["outcome"]["uncaught"]
+    assert unc["rank"] == 1 and unc["type"] == "RuntimeError", unc
+    assert unc["message"] == "rank 1 fails on purpose"
+    assert "uncaught RuntimeError: rank 1 fails on purpose (rank 1)" in out, out

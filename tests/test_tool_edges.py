@@ -194,3 +194,72 @@ def test_refused_configurations_show_what_was_refused_and_fail_run_as_lint(capsy
     assert code == 1
     assert sorted(l.split(": ")[1].split()[0] for l in out.splitlines()) == [
         "E10001", "E10001", "NPB160"]
+
+
+# --- 9. smaller ones -----------------------------------------------------------------------
+
+def test_a_normalised_value_shows_on_its_plain_name_too():
+    from npu_bridge.ge import resolve
+    from npu_bridge.tools import report
+    ge = resolve({"static_memory_policy": 1}, product="atlas-a2-training")
+    assert ge.effective["ge.exec.staticMemoryPolicy"] == "2"
+    assert ge.effective["static_memory_policy"] == "2"   # was "1": the row's effective blank
+    rows = {l.split()[1]: l.split() for l in report.configuration_lines(
+        report.configuration_dict(ge)) if l.startswith("  global ")}
+    assert rows["static_memory_policy"][2:4] == ["1", "2"]
+    assert rows["ge.exec.staticMemoryPolicy"][2:4] == ["1", "2"]
+
+
+def test_hidden_graphs_are_not_said_to_fit_an_unknown_budget():
+    from npu_bridge.ge import memory_report
+    graph = {"dynamic": False, "feature_map": 10, "variables": 1, "summary": "graph g%d"}
+    def conf(budget, fits):
+        graphs = [dict(graph, name="g%d" % i, summary="graph g%d" % i,
+                       verdict={"fits": fits, "message": "", "reason": ""}) for i in (1, 2)]
+        graphs[0]["feature_map"] = 20   # the largest: shown
+        return {"name": "Session#1", "memory": {
+            "graphs": graphs, "graph_budget": budget, "policy": 0, "feature_map": 30,
+            "variables": 1, "policy_alternatives": {"0": 30, "2": 20}}}
+    unknown = memory_report.memory_lines(conf(None, None))[-1]
+    assert "none over the budget" not in unknown
+    assert "1 static, not checked: no budget (no target product, no graph_memory_max_size)" \
+        in unknown
+    assert "1 static, none over the budget" in memory_report.memory_lines(conf(100, True))[-1]
+
+
+def test_the_plot_budget_line_says_how_it_follows_from_the_budget_in_the_text():
+    from npu_bridge.ge import memory_plan as mp
+    from npu_bridge.tools import memory_cli
+    own = mp.MemoryOptions(graph_budget=2 ** 30, graph_budget_source="graph_memory_max_size")
+    variables = 19 * 2 ** 20 - 100 * 2 ** 10   # 18.9 MiB
+    assert memory_cli.budget_label(own, variables) == (
+        "feature-map budget 1005.1 MiB = 1.0 GiB (graph_memory_max_size) - 18.9 MiB variables")
+    product = mp.MemoryOptions.from_ge({}, product="atlas-a2-training")
+    assert memory_cli.budget_label(product, 0) == (
+        "feature-map budget 52.0 GiB = 52.0 GiB (26/32 of atlas-a2-training) - 0 B variables")
+
+
+def test_the_keras_helpers_doc_example_runs_as_documented(tmp_path):
+    import os
+    import run_cli
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    doc = open(os.path.join(root, "docs", "keras.md"), encoding="utf-8").read()
+    code = doc.split("```python\n", 1)[1].split("```", 1)[0]
+    expected = doc.split("```python\n", 1)[1].split("```\n", 2)[2].split("```", 1)[0]
+    (tmp_path / "keras_fit.py").write_text(code)
+    proc = run_cli.run(["--no-report", "--product", "atlas-a2-training", "keras_fit.py"],
+                       str(tmp_path), timeout=300)
+    assert proc.returncode == 0 and proc.stdout == "trained\n", proc.stderr[-3000:]
+    lines, at = proc.stderr.splitlines(), 0
+    for line in expected.splitlines():
+        if line.strip() in ("", "..."):
+            continue
+        assert line in lines[at:], (line, proc.stderr[-3000:])
+        at = lines.index(line, at) + 1
+    # the optimizer the script compiled with is the wrapper that averages over the ranks
+    from npu_bridge.npu_init import npu_keras_optimizer
+    from npu_bridge.estimator.npu.npu_optimizer import KerasDistributeOptimizer
+    import tensorflow as tf
+    inner = tf.keras.optimizers.legacy.Adam(0.01)
+    wrapped = npu_keras_optimizer(inner)
+    assert isinstance(wrapped, KerasDistributeOptimizer) and wrapped._optimizer is inner

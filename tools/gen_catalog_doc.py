@@ -156,7 +156,9 @@ def render_options():
               "`$NPU_BRIDGE_PRODUCT`; none: product rules skipped (one info, NPB110). "
               "A `soc_config` under an explicit product is still checked: an unknown SoC "
               "name is error NPB111, one of another product warning NPB115 (the explicit "
-              "product wins).", "",
+              "product wins). An unknown `$NPU_BRIDGE_PRODUCT` is error NPB111 when it is the "
+              "target, warning NPB117 when an explicit product or `soc_config` wins (not used, "
+              "but the target of every run without them).", "",
               "| id | names | on-chip memory (bytes) | memory source |", "| --- | --- | --- | --- |"]
     for p in products.PRODUCTS.values():
         lines.append("| `%s` | %s | %s | %s |" % (p.id, " / ".join(p.seed_names),

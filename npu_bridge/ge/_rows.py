@@ -478,6 +478,10 @@ ROWS = [
                                                'atlas-a3-inference',
                                                'atlas-a2-training',
                                                'atlas-a2-inference']},
+     # GE refuses a bfloat16 mode on a SoC without bfloat16 conversion ("Current soc not
+     # support dtype of BFloat16": hicann/ge compiler/engines/nn_engine/utils/common/
+     # fe_context_utils.cc, FEContextUtils::GetPrecisionMode)
+     'value_product_severity': {'allow_mix_precision_bf16': 'error', 'allow_fp32_to_bf16': 'error'},
      'runconfig_arg': 'precision_mode',
      'estimator_write': 'when_set',
      'adapter_check': 'error',
@@ -511,6 +515,7 @@ ROWS = [
                                            'atlas-a2-inference'],
                         'mixed_hif8': ['ascend-950'],
                         'cube_hif8': ['ascend-950']},
+     'value_product_severity': {'mixed_bfloat16': 'error'},   # as precision_mode's bf16 values
      'runconfig_arg': 'precision_mode_v2',
      'estimator_write': 'when_set',
      'adapter_check': 'error',

@@ -65,7 +65,10 @@ class Prepared:
         for src, o, dst, i in graph.edges:
             self.in_src[(dst, i)] = (src, o)
             self.out_peers.setdefault((src, o), []).append((dst, i))
-        self.n_in = {n.name: graph.node_inputs(n) for n in graph.nodes}
+        top = {}
+        for _, _, dst, i in graph.edges:
+            top[dst] = max(top.get(dst, 0), i + 1)
+        self.n_in = {n.name: max(n.inputs, top.get(n.name, 0)) for n in graph.nodes}
         opts = graph.options
         self.reuse = opts.get("ge.exec.disableReuseMemory", "0") != "1"
         self.memory_priority = opts.get("ge.exec.memoryOptimizationPolicy") == "MemoryPriority"
@@ -516,8 +519,12 @@ class BlockAssigner:
                 i += 1
                 continue
             j = i + 1
-            while j < len(blocks):
+            n = len(blocks)
+            while j < n:
                 child = blocks[j]
+                if child.child_block:   # AddLifeReuseBlock refuses it first thing (CanNotLifeReuse)
+                    j += 1
+                    continue
                 clones = []
                 mb.add_life_reuse_block(parent, child, clones)
                 if clones:
@@ -527,6 +534,7 @@ class BlockAssigner:
                     if (nxt < len(blocks) and low < blocks[nxt].align_size()) or \
                             self.p.memory_priority:
                         std_sort(blocks, key, j + 1)
+                    n = len(blocks)
                 j += 1
             i += 1
 

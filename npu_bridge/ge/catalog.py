@@ -57,6 +57,8 @@ class Option:
     products: Optional[Tuple[str, ...]] = None
     value_products: Mapping[Any, Tuple[str, ...]] = _field(default_factory=dict)
     product_severity: str = "warning"
+    # value -> severity of NPB113 for that value (default warning)
+    value_product_severity: Mapping[Any, str] = _field(default_factory=dict)
     scenario: Optional[str] = None
     deprecated: bool = False
     replacement: Optional[str] = None
@@ -159,7 +161,7 @@ def _build(spec):
             spec[name] = tuple(spec[name])
     if spec.get("merge_reset") not in (None, "always"):
         spec["merge_reset"] = tuple(spec["merge_reset"])
-    for name in ("other_fields", "legacy_values"):
+    for name in ("other_fields", "legacy_values", "value_product_severity"):
         spec[name] = MappingProxyType(dict(spec.get(name) or {}))
     spec["value_products"] = MappingProxyType(
         {k: tuple(v) for k, v in (spec.get("value_products") or {}).items()})

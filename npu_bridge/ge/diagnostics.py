@@ -118,12 +118,18 @@ CODES = MappingProxyType({
     "NPB115": ("warning", "explicit target product (product=, forced_product(), --product) and the "
                "soc_config SoC name disagree; the explicit one wins",
                "target precedence: docs/reference.md 'Products' / docs/options.md Products"),
+    "NPB117": ("warning", "$NPU_BRIDGE_PRODUCT names no known product, and is not used: "
+               "product= / --product or soc_config wins",
+               "target precedence: docs/reference.md 'Products' / docs/options.md Products"),
     "NPB116": ("info", "no custom optimizer named exactly NpuOptimizer in the ConfigProto: GE "
                "gets the adapter defaults only",
                "hicann/tensorflow tf_adapter/util/npu_attrs.cc (name() == \"NpuOptimizer\")"),
     "NPB112": ("error", "option not supported on the target product (error where the seeds say so, "
                "else warning)", "seeds; vendor docs product lists"),
-    "NPB113": ("warning", "value not supported on the target product", "vendor docs per-value product lists"),
+    "NPB113": ("warning", "value not supported on the target product (an error where GE refuses "
+               "it: the bfloat16 precision modes on a SoC without bfloat16)",
+               "vendor docs per-value product lists; hicann/ge fe_context_utils.cc "
+               "(GetPrecisionMode: 'Current soc not support dtype of BFloat16')"),
     "NPB114": ("error", "config class not supported on the target product",
                "seed memoryconfig_constructor_zh.txt product table"),
     "NPB120": ("error", "static_memory_policy 2 or 4 with concurrently executing graphs "
@@ -212,10 +218,11 @@ CODES = MappingProxyType({
                "project rule (npu-bridge lint --max-bytes)"),
     "NBL003": ("error", "the file cannot be read", "project rule (npu-bridge lint)"),
     "NBL010": ("error", "AttrValue has no such field (AttributeError at run time)",
-               "project rule (npu-bridge lint); fields: reference npu_options.json field"),
+               "tensorflow core/framework/attr_value.proto (AttrValue's fields)"),
     "NBL011": ("error", "the literal does not fit the AttrValue field (protobuf's "
-               "TypeError/ValueError)", "project rule (npu-bridge lint); field types: "
-               "reference npu_options.json field"),
+               "TypeError/ValueError)", "tensorflow core/framework/attr_value.proto (field "
+               "types: s bytes, i int64, f float, b bool), checked by protobuf's Python "
+               "runtime"),
     "NBL012": ("error", "config class (or npu_resource_init) called with an argument it does "
                "not have (TypeError at run time)", "hicann/tensorflow npu_config.py, "
                "npu_plugin.py signatures (reference npu_options.json classes)"),
@@ -246,6 +253,16 @@ CODES = MappingProxyType({
     "NPB178": ("warning", "a session's graphs fit one by one but not together under "
                "static_memory_policy 0 (policy 2 needs only the largest)",
                "seed ge_memory_options_zh.txt (ge.exec.staticMemoryPolicy)"),
+    # precision emulation (npu-bridge run --precision emulate; docs/precision.md)
+    "NPB180": ("warning", "under the emulated NPU precision a fetched loss became non-finite; "
+               "the first op whose float32 output was finite but beyond the low-precision "
+               "range is named (the NPU's overflow dump answers this on the device)",
+               "hicann/tensorflow accuracy_tuning.md (precision_mode), set_device_sat_mode.md; "
+               "docs/precision.md"),
+    "NPB181": ("error", "modify_mixlist file unreadable, not JSON, or with sections/actions "
+               "the vendor doc does not have",
+               "hicann/tensorflow docs/en/tfadapter_1/apiref/session_config/accuracy_tuning.md "
+               "(modify_mixlist)"),
     # the partition of each graph into GeOps and host ops (npu_bridge/ge/partition.py,
     # docs/partition.md): hicann/tensorflow tf_adapter/optimizers/om_partition_subgraphs_pass.cc
     "NPB190": ("warning", "a dataset yields strings while enable_data_pre_proc is off (the "

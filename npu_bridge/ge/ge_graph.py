@@ -31,8 +31,10 @@ REF_OUTPUT0_TYPES = frozenset(("Merge", "Reshape"))
 MODELLED_ATTRS = {
     "ref_output_to_input": "dict output index -> input index: the output is the input's memory "
                            "(TensorUtils::SetReuseInput/ReuseInputIndex)",
-    "atomic_output_index": "list of output indexes cleaned by a memset node (ATOMIC_ATTR_OUTPUT_INDEX)",
-    "atomic_workspace_info": "{node name: {workspace index: bytes}} (EXT_ATTR_ATOMIC_WORKSPACE_INFO)",
+    "atomic_output_index": "list of output indexes cleaned by a memset node "
+                           "(ATOMIC_ATTR_OUTPUT_INDEX)",
+    "atomic_workspace_info": "{node name: {workspace index: bytes}} "
+                             "(EXT_ATTR_ATOMIC_WORKSPACE_INFO)",
     "atomic_is_fusion_node": "bool or text (ATOMIC_ATTR_IS_FUSION_NODE; no effect on sizes)",
     "workspace_no_reuse_scope": "list per workspace, 1 = session scope, never reused "
                                 "(ATTR_NAME_WORKSPACE_MEMORY_NO_REUSE_SCOPE)",
@@ -49,7 +51,8 @@ NOT_MODELLED_ATTRS = {
     "_no_padding_continuous_input": "no-padding continuous memory",
     "_no_padding_continuous_output": "no-padding continuous memory",
     "_output_reuse_input": "no-padding continuous memory (ATTR_NAME_OUTPUT_REUSE_INPUT)",
-    "_reuse_input_on_dim_index": "no-padding continuous memory (ATTR_NAME_REUSE_INPUT_ON_DIM_INDEX)",
+    "_reuse_input_on_dim_index": "no-padding continuous memory "
+                                 "(ATTR_NAME_REUSE_INPUT_ON_DIM_INDEX)",
     "need_gentask_atomic": "continuous inputs cleaned separately (need_gentask_atomic)",
     "atomic_input_index": "atomic-clean inputs (ATOMIC_ATTR_INPUT_INDEX)",
     "_batch_label": "batch labels (multi-batch graphs)",

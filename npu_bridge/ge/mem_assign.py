@@ -71,9 +71,11 @@ class Assignment:
     topo_mode: 'BFS' | 'DFS' | 'RDFS' | 'StableRDFS' and why; largest_live: the peak of the
     bytes alive at once (each tensor 512-aligned, output from its producer to its last
     consumer, workspace during its node, graph inputs/outputs for the whole graph) and
-    peak_node where it is; session_scope: bytes of session-scope workspaces (their own memory
-    type, kSessionScopeMemory|HBM, not in total_hbm); tensors: every placed output/workspace; blocks: sizes of the
-    reusable region's top-level blocks."""
+    peak_node where it is; reuse_off: total_hbm with ge.exec.disableReuseMemory=1 (every
+    request its own block: total_size, plus the graph inputs GE pre-charges to its statistic
+    instead, plus the atomic region); session_scope: bytes of session-scope workspaces
+    (their own memory type, kSessionScopeMemory|HBM, not in total_hbm); tensors: every
+    placed output/workspace; blocks: sizes of the reusable region's top-level blocks."""
     graph: str
     total_hbm: int
     reusable: int
@@ -94,6 +96,7 @@ class Assignment:
     live_steps: List[int] = field(default_factory=list)
     blocks: List[int] = field(default_factory=list)
     session_scope: int = 0
+    reuse_off: int = 0
 
     @property
     def ge_check_bytes(self):
@@ -121,7 +124,7 @@ class Assignment:
                 "session_scope": self.session_scope, "nodes": len(self.order)}
 
 
-def _tensors(run, prep, atomic_placed):
+def _tensors(run, atomic_placed):
     out = []
     regions = []
     for b in run.blocks:
@@ -141,7 +144,7 @@ def _tensors(run, prep, atomic_placed):
     return out
 
 
-def _live(prep, nodes_done=None):
+def _live(prep):
     """Largest set of tensors alive at once (bytes, 512-aligned), GE's lifetime rules, and
     the bytes alive at each node."""
     n = len(prep.order)
@@ -233,8 +236,9 @@ def assign(graph, env=None):
         zero_copy=offset - zc_start, theory_min=theory_min, total_size=run.total_size,
         no_reuse=run.no_reuse_stat, strategy=run.s.name, strategies=results, order=order,
         topo_mode=MODES[mode], topo_reason=why, largest_live=peak, peak_node=peak_node,
-        options=dict(graph.options), tensors=_tensors(run, prep, atomic_placed),
+        options=dict(graph.options), tensors=_tensors(run, atomic_placed),
         live_steps=steps,
         blocks=[b.size for b in run.blocks if not b.child_block and not b.is_zero_copy
                 and b.memory_type == ba.HBM],
-        session_scope=run.mem_offsets.get(ba.SESSION_SCOPE, 0))
+        session_scope=run.mem_offsets.get(ba.SESSION_SCOPE, 0),
+        reuse_off=run.total_size + (prep.theory_precharge if prep.reuse else 0) + atomic)

@@ -9,6 +9,8 @@ its MemoryBlock. Level-1 matching (`can_reuse`, mb L71-105), lifetime crossing
 (`sort_key`, CompareLifeInterval mb L883-915) and the final size (`resize`, mb L311-330).
 Sizes in bytes, times are op ids in GE's topological order.
 """
+import bisect
+
 MEM_ALIGN = 512                   # MEM_ALIGN_SIZE
 MAX_LIFE = 0xffffffff             # kMaxLifeTime (memory_block.h L44)
 MIN_LIFE = 1                      # kMinLifeTime
@@ -27,7 +29,7 @@ class Tenant:
     end: life_time_end_ (DEFAULT_LIFE until released); ref_input: joined an existing
     block as an alias; attrs: block-type attributes ('data', 'concentrate_atomic')."""
     __slots__ = ("node", "node_id", "kind", "index", "ref_input", "begin", "end", "symbol_end",
-                 "next_is_ref_input", "real_size", "no_align_size", "attrs", "out_stream")
+                 "next_is_ref_input", "real_size", "no_align_size", "attrs", "out_stream", "lb")
 
     def __init__(self, node, node_id, kind, index, ref_input=False, begin=0, attrs=(),
                  symbol_end=DEFAULT_LIFE):
@@ -41,12 +43,11 @@ class Tenant:
         self.no_align_size = 0
         self.attrs = frozenset(attrs)
         self.out_stream = None     # (out_time, end_time) of the releases so far
+        # GetLifeBegin: the given begin when it is an earlier time than the op id
+        self.lb = begin if 0 < begin < node_id else node_id
 
     def life_begin(self):
-        """GetLifeBegin: the given begin when it is an earlier time than the op id."""
-        if 0 < self.begin < self.node_id:
-            return self.begin
-        return self.node_id
+        return self.lb
 
     def label(self):
         return "%s:%s%d" % (self.node, "" if self.kind == "out" else "ws", self.index)
@@ -78,6 +79,8 @@ class Block:
         self.post_reuse_flag = True
         self.symbols = []
         self._max_real = 0
+        self._attrs = frozenset()
+        self._idx = None
         self.offset = None
 
     # ------------------------------------------------------------ tenants
@@ -89,15 +92,27 @@ class Block:
         tenant.no_align_size = no_align_size
         self.tenants.append(tenant)
         self._max_real = 0
+        self._idx = None
+        if tenant.attrs:
+            self._attrs = self._attrs | tenant.attrs
+
+    def keep_tenants(self, kept):
+        """DelNode of every other tenant: block-type attributes recomputed, the AlignSize
+        cache kept (GE's DelNode leaves max_real_size_)."""
+        self.tenants = kept
+        self._idx = None
+        out = frozenset()
+        for t in kept:
+            out |= t.attrs
+        self._attrs = out
 
     def attrs(self):
-        out = set()
-        for t in self.tenants:
-            out |= t.attrs
-        return out
+        return self._attrs
 
     def conflicts_with(self, other):
-        return _conflict(self.attrs(), other.attrs())
+        if not self._attrs or not other._attrs:
+            return False
+        return _conflict(self._attrs, other._attrs)
 
     def set_size(self, size):
         if size > self.size:
@@ -122,6 +137,7 @@ class Block:
             t = self.tenants[-1]
             if t.end == DEFAULT_LIFE or time > t.end:
                 t.end = time
+                self._idx = None
 
     def symbol_life_end(self):
         return self.tenants[-1].symbol_end if self.tenants else DEFAULT_LIFE
@@ -190,7 +206,7 @@ def can_reuse(block, block_size, life_begin, tenant_attrs):
     """ReuseBlock + CanReuseBlock (mb L71-105): exact nominal size, the block's life over."""
     if block.is_zero_copy:
         return False
-    if _conflict(block.attrs(), tenant_attrs):
+    if block._attrs and tenant_attrs and _conflict(block._attrs, tenant_attrs):
         return False
     if block.size != block_size:
         return False
@@ -202,7 +218,7 @@ def can_reuse(block, block_size, life_begin, tenant_attrs):
 # ---------------------------------------------------------------- level 2
 def cross_life_time(left, right):
     """CrossLifeTime (mb L107-127): inclusive intervals overlap."""
-    lb, rb = left.life_begin(), right.life_begin()
+    lb, rb = left.lb, right.lb
     if lb < rb:
         return left.end >= rb
     if lb == rb:
@@ -210,31 +226,55 @@ def cross_life_time(left, right):
     return right.end >= lb
 
 
-def _cross_life_time_node(parent, child, pos):
-    """CrossLifeTimeNode (mb L757-791): child tenant `pos` (and the ref tenants after it)
-    against every tenant of `parent`."""
+def _span_index(block):
+    """(lbs, ends) of the block's tenants when their begins and ends never decrease and
+    each begin <= its end (what level 1 builds: a tenant starts after the previous one ends,
+    an alias where the previous one ends), else False. Cached until the tenants change."""
+    if block._idx is None:
+        lbs = [t.lb for t in block.tenants]
+        ends = [t.end for t in block.tenants]
+        ok = all(lb <= e for lb, e in zip(lbs, ends)) and all(
+            lbs[k] <= lbs[k + 1] and ends[k] <= ends[k + 1] for k in range(len(lbs) - 1))
+        block._idx = (lbs, ends) if ok else False
+    return block._idx
+
+
+def _crosses(parent, t):
+    """Whether tenant `t` crosses any tenant of `parent` (CrossLifeTime, inclusive)."""
+    idx = _span_index(parent)
+    if idx and t.lb <= t.end:
+        lbs, ends = idx
+        k = bisect.bisect_left(ends, t.lb)       # the first tenant ending at or after t begins
+        return k < len(ends) and lbs[k] <= t.end
+    for p in parent.tenants:
+        if cross_life_time(p, t):
+            return True
+    return False
+
+
+def _cross_life_time_node(parent, tenants, pos):
+    """CrossLifeTimeNode (mb L757-791): tenant `pos` of `tenants` (a child's, and the ref
+    tenants after it) against every tenant of `parent`."""
     if not parent.tenants:
         return False
-    t = child.tenants[pos]
-    if not (t.end < parent.tenants[0].life_begin() or t.life_begin() > parent.tenants[-1].end):
-        for p in parent.tenants:
-            if cross_life_time(p, t):
-                return True
+    t = tenants[pos]
+    if not (t.end < parent.tenants[0].lb or t.lb > parent.tenants[-1].end):
+        if _crosses(parent, t):
+            return True
     if t.next_is_ref_input:
-        for r in child.tenants[pos + 1:]:
+        for r in tenants[pos + 1:]:
             if not r.ref_input:
                 break
-            for p in parent.tenants:
-                if cross_life_time(p, r):
-                    return True
+            if _crosses(parent, r):
+                return True
     return False
 
 
 def _can_block_life_reuse(in_block, out_block):
     """CanBlockLifeReuse (mb L167-203), same stream: out_block starts after in_block ends."""
-    if in_block.conflicts_with(out_block):
+    if in_block._attrs and out_block._attrs and in_block.conflicts_with(out_block):
         return False
-    return out_block.life_begin() > in_block.life_end()
+    return out_block.tenants[0].lb > in_block.tenants[-1].end
 
 
 def _can_interval_life_reuse(parent, child, clones):
@@ -245,27 +285,30 @@ def _can_interval_life_reuse(parent, child, clones):
         return False
     if parent.conflicts_with(child):
         return False
-    can = False
-    clone = child.clone()
+    # GE moves each crossing tenant to a clone as it walks (a tenant's verdict reads only it
+    # and the tenants after it, so deciding first on the unchanged list is the same walk)
+    tenants = child.tenants
+    crossing = []
     pre_cross = False
-    pos = 0
-    while pos < len(child.tenants):
-        t = child.tenants[pos]
+    for pos, t in enumerate(tenants):
         cross = (t.ref_input and pre_cross) or (not t.ref_input and
-                                               _cross_life_time_node(parent, child, pos))
+                                               _cross_life_time_node(parent, tenants, pos))
+        crossing.append(cross)
+        pre_cross = cross
+    if not any(crossing):
+        return True
+    if all(crossing):
+        return False          # every tenant crossed: the block keeps them all (Swap)
+    clone = child.clone()
+    kept = []
+    for t, cross in zip(tenants, crossing):
         if cross:
             clone.add_tenant(t, t.real_size, t.no_align_size)
-            del child.tenants[pos]
-            pre_cross = True
         else:
-            can = True
-            pre_cross = False
-            pos += 1
-    if not child.tenants:
-        child.tenants, clone.tenants = clone.tenants, child.tenants
-    elif clone.tenants:
-        clones.append(clone)
-    return can
+            kept.append(t)
+    child.keep_tenants(kept)
+    clones.append(clone)
+    return True
 
 
 def _max_real(block):
@@ -304,10 +347,9 @@ def add_life_reuse_block(this, block, clones, depth=0, child_reuse=False):
     """AddLifeReuseBlock (mb L486-572): nest `block` inside `this` (or one of its children)
     where their lives allow and it fits within `this`'s size + 512. Returns True when handled."""
     depth += 1
-    if (can_not_life_reuse(this, child_reuse) or can_not_life_reuse(block)
-            or this.memory_type != block.memory_type or depth > MAX_DEPTH):
-        return False
-    if block.children:
+    if (not this.reuse_mem or (not child_reuse and this.child_block) or not block.reuse_mem
+            or block.child_block or this.memory_type != block.memory_type or depth > MAX_DEPTH
+            or block.children or not this.tenants or not block.tenants):
         return False
     can_block = _can_block_life_reuse(this, block) or _can_block_life_reuse(block, this)
     if this.is_zero_copy or block.is_zero_copy:

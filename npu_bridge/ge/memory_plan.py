@@ -1,7 +1,6 @@
 """GE's device-memory plan of a graph, computed on the CPU (no TensorFlow import).
 Notes: docs/design.md "Module notes"; rules: docs/memory.md.
 """
-import dataclasses
 from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, List, Optional, Tuple
 
@@ -82,13 +81,15 @@ class Node:
     shape a tuple of ints with None for an unknown dimension; inputs: ((producer name,
     output index), ...) data inputs only; alias: per output, the index of the input whose
     memory it is (None: its own memory), default from `ALIAS_OPS`; var_name: for a variable,
-    its name in the session (shared across graphs; default the node's name)."""
+    its name in the session (shared across graphs; default the node's name); control: names
+    of earlier nodes this one waits for (control edges: they order GE's sort)."""
     name: str
     op: str
     outputs: Tuple[Tuple[Optional[tuple], str], ...] = ()
     inputs: Tuple[Tuple[str, int], ...] = ()
     alias: Optional[Tuple[Optional[int], ...]] = None
     var_name: Optional[str] = None
+    control: Tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -362,15 +363,16 @@ def plan_graph(graph, options=None, assumptions=None):
 
     The graph becomes GE's graph (`memory_graph.to_ge_graph`: sizes, Data/Const/Variable,
     aliases, one NetOutput) and GE's assigner plans it (`mem_assign.assign`: GE's
-    topological order, both strategies, atomic and zero-copy regions); a second run with
-    reuse off gives `reuse_off`. Variables go to variable memory, constants to weight memory
-    (off the device with external weights). A graph with an unknown device shape is dynamic:
+    topological order, both strategies, atomic and zero-copy regions); `reuse_off` is what
+    ge.exec.disableReuseMemory=1 gives (`Assignment.reuse_off`). Variables go to variable
+    memory, constants to weight memory (off the device with external weights). A graph with an unknown device shape is dynamic:
     no feature-map figure.
     Raises ValueError naming the node for an input that names no earlier node's output.
     """
     from npu_bridge.ge import mem_assign, memory_graph
     options = options or MemoryOptions()
     assumptions = assumptions or Assumptions()
+    graph = memory_graph.fold_constants(graph)   # GE's folding passes run before assignment
     var_names = {}
     weights = 0
     dynamic_nodes = []
@@ -403,12 +405,7 @@ def plan_graph(graph, options=None, assumptions=None):
                          dynamic_nodes=dynamic_nodes, feature_map=None, reuse_off=None,
                          largest_live=None, peak_step=None, peak_node=None, **base)
     a = mem_assign.assign(ge_graph, {"OP_NO_REUSE_MEM": ",".join(sorted(options.no_reuse_ops))})
-    if options.reuse:
-        off_graph = dataclasses.replace(ge_graph, options=dict(
-            ge_graph.options, **{"ge.exec.disableReuseMemory": "1"}))
-        reuse_off = mem_assign.assign(off_graph).total_hbm
-    else:
-        reuse_off = a.total_hbm
+    reuse_off = a.reuse_off
     largest = sorted(((t.name, t.size) for t in a.tensors if t.kind == "out"),
                      key=lambda x: (-x[1], x[0]))[:10]
     peak_step = a.order.index(a.peak_node) if a.peak_node is not None else None

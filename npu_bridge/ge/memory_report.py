@@ -67,7 +67,14 @@ def memory_lines(conf, show_all=False):
     hidden = [g for g in graphs if g not in shown]
     if hidden:
         dynamic = sum(1 for g in hidden if g.get("dynamic"))
-        lines.append("  memory: %d more graph(s) of %s (%d static, none over the budget; %d "
-                     "dynamic shape): --all lists them" % (
-                         len(hidden), conf.get("name", ""), len(hidden) - dynamic, dynamic))
+        # (the graphs over the budget are all shown: a hidden static one fits, or its
+        # budget is unknown, with no product and no graph_memory_max_size)
+        unknown = sum(1 for g in hidden if not g.get("dynamic")
+                      and (g.get("verdict") or {}).get("fits") is None)
+        verdict = ("none over the budget" if not unknown else
+                   "not checked: no budget (no target product, no graph_memory_max_size)"
+                   if mem.get("graph_budget") is None else "%d not checked" % unknown)
+        lines.append("  memory: %d more graph(s) of %s (%d static, %s; %d dynamic shape): "
+                     "--all lists them" % (len(hidden), conf.get("name", ""),
+                                           len(hidden) - dynamic, verdict, dynamic))
     return lines

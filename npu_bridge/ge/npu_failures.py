@@ -163,15 +163,51 @@ def graph_findings(graph_name, facts, plan, ge_options, memory_options, env=None
             out.append(make("NPB177", graph_name, plan.checked + plan.variables,
                             "graph %s does not fit %s: graph build fails with "
                             "ACL_ERROR_GE_MEMORY_ALLOCATION: \"%s\" (feature map %s with reuse "
-                            "%s, reuse off %s, variables %s; budget: %s); fix: a smaller batch, "
-                            "reuse on, static_memory_policy 3/4 for dynamic graphs, or a product "
-                            "with more memory; source: GE graph_mem_assigner.cc via reference "
-                            "ge_memory.md" % (
+                            "%s, reuse off %s, variables %s; budget: %s); fix: %s; source: GE "
+                            "graph_mem_assigner.cc via reference ge_memory.md" % (
                                 graph_name, memory_options.product or "the budget", v.message,
                                 mp.mib(plan.feature_map), "on" if memory_options.reuse else "off",
                                 mp.mib(plan.reuse_off), mp.mib(plan.variables),
-                                memory_options.graph_budget_source)))
+                                memory_options.graph_budget_source,
+                                _oom_fix(plan.checked, plan.variables, memory_options))))
     return out
+
+
+# The options that set a budget themselves (MemoryOptions.from_ge's budget sources): when one
+# of them binds, raising it is the fix; otherwise the product's share does.
+_BUDGET_OPTIONS = {"graph_memory_max_size": "graph_memory_max_size",
+                   "ge.graphMemoryMaxSize": "graph_memory_max_size",
+                   "variable_memory_max_size": "variable_memory_max_size",
+                   "ge.variableMemoryMaxSize": "variable_memory_max_size"}
+
+
+def _oom_fix(feature_map, variables, options):
+    """NPB177's fix, naming what binds (a static graph: the dynamic-shape policies do not
+    apply): block reuse when it is off; the budget option the script set (with the size it
+    needs); else the product's memory share (a smaller batch or a product with more memory)."""
+    fixes = []
+    if not options.reuse:
+        fixes.append("block reuse is off (ge.exec.disableReuseMemory=1): turn it on (0, the "
+                     "default) first")
+    over_vars = options.var_budget is not None and variables > options.var_budget \
+        and feature_map + variables <= (options.graph_budget or 0)
+    source, budget, need = ((options.var_budget_source, options.var_budget, variables)
+                            if over_vars else
+                            (options.graph_budget_source, options.graph_budget,
+                             feature_map + variables))
+    option = _BUDGET_OPTIONS.get(source)
+    if option is not None:
+        fixes.append("raise %s (%d bytes, set by the script) to at least %d bytes (%s)%s" % (
+            option, budget, need, mp.mib(need),
+            ", within the device's memory" if options.device_memory is None else
+            ", within %s's %s" % (options.product, mp.mib(options.device_memory))))
+    if over_vars:
+        fixes.append("fewer or smaller variables")
+    else:
+        fixes.append("a smaller batch (fewer live activations)")
+    if option is None:
+        fixes.append("a product with more memory than %s" % (options.product or "this one"))
+    return "; or ".join(fixes)
 
 
 def loop_cadence_findings(iterations_per_loop, steps):

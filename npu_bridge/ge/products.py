@@ -272,9 +272,21 @@ def target(product, soc, env, diags):
                                       "soc_config > $NPU_BRIDGE_PRODUCT (docs/reference.md 'Products')"
                                       % (pid, where.strip("="), name, soc, soc_pid,
                                          where.strip("="))))
+            _unused_env(env, i, pid, where, name, diags)
             return pid
     diags.append(NO_TARGET)
     return None
+
+
+def _unused_env(env, winner, pid, where, name, diags):
+    """NPB117 when $NPU_BRIDGE_PRODUCT names no product but a place before it won (a typo
+    there is unused now, and the target of every run without --product / soc_config)."""
+    value = env.get(PRODUCT_ENV)
+    if winner < 2 and value and lookup(value) is None:
+        diags.append(make("NPB117", PRODUCT_ENV, value,
+                          "$%s=%r is not used: %s %s wins (product %s); it is no known name: %s"
+                          % (PRODUCT_ENV, value, where.strip("="), name, pid or "unknown",
+                             unknown_message(value, "$" + PRODUCT_ENV))))
 
 
 NO_TARGET = make("NPB110", "product", None, "no target product (product=, soc_config or $%s): "

@@ -5,6 +5,7 @@ NPUEstimator append records, `npu-bridge run` reads them. The hooks' own per-ses
 is `npu_bridge.hooks.state`.
 """
 import dataclasses
+import os as _os
 import threading
 from typing import Any, Optional
 
@@ -22,13 +23,23 @@ class RunContext:
         product id or SoC name, or None.
       pending: `(cause, Diagnostic)` findings made before any configuration was resolved;
         `record()` attaches them to the next record and empties the list.
+      steps: with capture on, how many training steps (runs of a captured graph holding an
+        optimizer's Apply ops) the script may run; the next one is captured and planned,
+        then the script is stopped with `StepsDone` before it computes anything (None: no
+        limit; `npu-bridge memory --steps N`). steps_run: how many ran.
+      precision: emulate the NPU's precision (`npu_bridge.hooks.precision_emulation`):
+        `npu-bridge run --precision emulate`, or `NPU_BRIDGE_PRECISION=emulate` when this
+        module was imported (a plain python run).
     """
 
     def __init__(self):
         self.lock = threading.Lock()
         self.capture = False
+        self.precision = _os.environ.get("NPU_BRIDGE_PRECISION", "").strip().lower() == "emulate"
         self.forced_product = None
         self.pending = []
+        self.steps = None
+        self.steps_run = 0
 
     def add_pending(self, cause, diagnostic):
         """Keep `diagnostic` for the next record (`cause` as in `add_runtime_diagnostic`)."""
@@ -47,9 +58,22 @@ class RunContext:
             self.capture = False
             self.forced_product = None
             self.pending = []
+            self.steps = None
+            self.steps_run = 0
 
 
 RUN = RunContext()
+
+
+class StepsDone(BaseException):
+    """Raised by a Session.run once `RUN.steps` training steps ran: the script is stopped
+    there (a BaseException, so the script's `except Exception` does not swallow it; its
+    `finally` blocks run). `graph`: the captured graph's name; `steps`: the limit."""
+
+    def __init__(self, graph, steps):
+        self.graph, self.steps = graph, steps
+        super().__init__("stopped before training step %d of graph %s (--steps %d): planned, "
+                         "not run" % (steps + 1, graph, steps))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -86,6 +110,8 @@ class Record:
         (`npu_bridge.hooks.partition_capture`).
       memory_options: its `memory_plan.MemoryOptions`, computed on first use.
       seen: the causes of `runtime`.
+      precision: what `--precision emulate` did for it (`npu_bridge.hooks.precision_emulation`:
+        a dict with its `plan`, `graphs`, `notes`, `name`), or None.
     """
     kind: str
     name: str
@@ -97,6 +123,7 @@ class Record:
     partitions: list = dataclasses.field(default_factory=list)
     memory_options: Any = None
     seen: set = dataclasses.field(default_factory=set, repr=False)
+    precision: Any = None
 
     # The dict form older callers and reports read (`rec["name"]`, `rec.get("runtime")`).
     def __getitem__(self, key):

@@ -587,10 +587,30 @@ def resolve(config, product=None, env=None, user_set=None):
     # the rule table's GE-level rows: GE's own normalisation and the seeds' memory rules
     cross.check_ge(result, env, values.get("graph_max_parallel_model_num"),
                    "static_memory_policy" if "static_memory_policy" in values else None)
+    _mirror_normalised(result)
     if mine is not None:   # about the user's choice, not a default the owner writes
         result.diagnostics[:] = [d for d in result.diagnostics if d.code not in USER_SET_ONLY
                                  or d.option in mine.keys]
     return result.raise_for_errors()
+
+
+# Options the adapter sends under both names, the parameter_map key and the GE key
+# (`static_memory_policy` and `ge.exec.staticMemoryPolicy`).
+_BOTH_NAMES = tuple((r.key, r.ge_key) for r in catalog.OPTIONS
+                    if r.key and r.ge_key and r.key != r.ge_key)
+
+
+def _mirror_normalised(result):
+    """What GE applies to a GE key (policy 1 runs as 2, an environment variable merged) holds
+    for the same value sent under its parameter_map name too: the effective value of both."""
+    eff = result.effective
+    sent = {}
+    for level in (result.global_options, result.session_options, result.graph_options):
+        sent.update(level)
+    for plain, gekey in _BOTH_NAMES:
+        if plain in sent and gekey in sent and sent[plain] == sent[gekey] \
+                and gekey in eff and eff[gekey] != sent[gekey]:
+            eff[plain] = eff[gekey]
 
 
 def _truthy(value, row):
@@ -617,7 +637,8 @@ def _pm_rules(values, used_classes, pid, diags, given=(), socs=()):
             if vp and pid not in vp:
                 diags.append(make("NPB113", key, value,
                                   "%s=%s is not supported on %s; that value is supported on: %s; "
-                                  "source: %s" % (key, _text(value), pid, ", ".join(vp), row.source)))
+                                  "source: %s" % (key, _text(value), pid, ", ".join(vp), row.source),
+                                  severity=row.value_product_severity.get(value, "warning")))
         for cls in sorted(used_classes):
             rule = catalog.CLASS_PRODUCTS.get(cls)
             if rule and pid not in rule[0]:

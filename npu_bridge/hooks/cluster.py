@@ -4,6 +4,8 @@ Notes: docs/design.md "Module notes"; docs/collectives.md.
 import atexit
 import json
 import os
+import socket
+import sys
 import threading
 import time
 import zlib
@@ -52,6 +54,7 @@ _lock = threading.RLock()
 _state = {"job": None, "server": None, "checked": None, "ready": False}
 _instances = {}        # group key -> collectives built so far
 _built = {}            # (group key, instance key) -> description
+_group_names = {}      # group key -> the group name it was derived from (group_key)
 _run_keys = {}         # (graph id, graph version, fetch ids) -> run key or 0
 _RUN_KEYS_LIMIT = 4096
 
@@ -112,7 +115,7 @@ def _note(name, payload):
 
 
 def _clear_own_notes(j):
-    for name in ("ready", "built", "done", "failed", "exit"):
+    for name in ("ready", "built", "done", "crashed", "failed", "exit"):
         try:
             os.remove(os.path.join(j.job_dir, "rank%d.%s" % (j.rank, name)))
         except OSError:
@@ -166,10 +169,24 @@ def session_args(target, config):
 # --- groups and keys ---------------------------------------------------------------------
 
 def group_key(group):
+    """TensorFlow's group key of the HCCL group named ``group``: every rank derives it from the
+    name alone. Keys are int32 and each instance key embeds its group's (below 2**13, 2**18
+    instances per group), so a name is hashed into 8190 keys: two names of this process on one
+    key raise ``CollectiveError`` naming both (TensorFlow would pair the collectives of the two
+    groups, or hang). Two such groups no rank shares are not seen here: TensorFlow's group
+    resolution refuses them (a key with two memberships)."""
     if group == _ranks.WORLD_GROUP:
         return WORLD_KEY
-    # TensorFlow's keys are int32: group keys below 2**13, 2**18 instances per group
-    return 2 + zlib.crc32(group.encode("utf-8")) % (2 ** 13 - 2)
+    key = 2 + zlib.crc32(group.encode("utf-8")) % (2 ** 13 - 2)
+    with _lock:
+        other = _group_names.setdefault(key, group)
+    if other != group:
+        raise CollectiveError(
+            "HCCL groups %r and %r have the same TensorFlow group key %d (a hash of the name "
+            "into 8190 keys: int32 keys, 2**18 instances per group); their collectives would "
+            "be paired with each other's: rename one of the groups (hccl.manage.api.create_group)"
+            % (other, group, key))
+    return key
 
 
 def group_members(group):
@@ -406,6 +423,15 @@ def _exits():
     return out
 
 
+def _listens(address):
+    host, _, port = address.rpartition(":")
+    try:
+        socket.create_connection((host, int(port)), timeout=0.3).close()
+        return True
+    except (OSError, ValueError):
+        return False
+
+
 def start_barrier():
     """Wait until every rank's server is up (once), at most the collective timeout plus the
     start-up allowance; raises ``CollectiveError`` naming the ranks that never came up or
@@ -414,8 +440,16 @@ def start_barrier():
         return
     j = job()
     deadline = time.time() + max(j.timeout, 60.0) + 120.0
+    listening, probed = set(), 0.0
     while True:
-        missing = [r for r in range(j.size) if _read_notes(r, "ready") is None]
+        missing = [r for r in range(j.size) if r not in listening
+                   and _read_notes(r, "ready") is None]
+        if missing and time.time() - probed > 0.5:
+            # a rank on another host writes its note in a folder this one may not see: its
+            # server accepting connections is the same fact
+            probed = time.time()
+            listening.update(r for r in missing if _listens(j.addresses[r]))
+            missing = [r for r in missing if r not in listening]
         exits = _exits()
         ended = {r: why for r, why in exits.items() if r in missing}
         if not missing:
@@ -450,12 +484,27 @@ def explain(err, graph, fetches):
             break
         time.sleep(0.1)
     exits = _exits()
+    # without a launcher nobody notes how a killed rank ended: its server gone says it
+    for r in range(j.size):
+        if r != j.rank and r not in exits and not _read_notes(r, "done") \
+                and not _listens(j.addresses[r]):
+            exits[r] = ("gone: its TensorFlow server at %s no longer accepts connections, "
+                        "killed or crashed" % j.addresses[r])
+    # ranks whose script ended with an exception (their exit barrier noted it): failed, not
+    # finished, whether or not their process has ended yet
+    crashed = {r: _read_notes(r, "crashed")[-1].partition(" ")[2] for r in range(j.size)
+               if r != j.rank and _read_notes(r, "crashed")}   # "TIME TYPE: message"
     lines = []
     for r, why in sorted(exits.items()):
         if r != j.rank:
-            lines.append("rank %d ended (%s) while rank %d waited in a collective" % (r, why, j.rank))
+            lines.append("rank %d %s(%s) while rank %d waited in a collective" % (
+                r, "failed in its script (%s) and ended " % crashed[r] if r in crashed else "ended ",
+                why, j.rank))
     for r in range(j.size):
-        if r != j.rank and r not in exits and _read_notes(r, "done"):
+        if r != j.rank and r not in exits and r in crashed:
+            lines.append("rank %d failed in its script (%s) while rank %d waited in a collective"
+                         % (r, crashed[r], j.rank))
+        elif r != j.rank and r not in exits and _read_notes(r, "done"):
             lines.append("rank %d finished its script (it is exiting) while rank %d waited in a collective"
                          % (r, j.rank))
     built = {}
@@ -473,8 +522,9 @@ def explain(err, graph, fetches):
             members = list(range(j.size))
         # a rank that ended mid-script is news of its own; one that finished its script
         # (a "done" note) without building this collective is missing it, exited or not
-        missing = [r for r in members if (gkey, ikey) not in built[r]
-                   and (r not in exits or _read_notes(r, "done"))]
+        # (this rank runs it, so it is built here; a rank that failed is news of its own)
+        missing = [r for r in members if r != j.rank and (gkey, ikey) not in built[r]
+                   and r not in crashed and (r not in exits or _read_notes(r, "done"))]
         if missing:
             lines.append("%s was built on rank(s) %s but not on rank(s) %s: a collective built on "
                          "some ranks only hangs the job on the NPU too (build the same graph on "
@@ -500,6 +550,11 @@ def _exit_barrier():
     j = _state["job"]
     if j is None:
         return
+    # an exception that ended the script: python (and `npu-bridge run`) set sys.last_value
+    # before the atexit handlers run; the other ranks then say this rank failed, not finished
+    failed = getattr(sys, "last_value", None)
+    if failed is not None and not isinstance(failed, SystemExit):
+        _note("crashed", "%f %s: %s" % (time.time(), type(failed).__name__, _first_line(failed)))
     _note("done", "%f" % time.time())
     deadline = time.time() + min(j.timeout, 60.0)
     while time.time() < deadline:

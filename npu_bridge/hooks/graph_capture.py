@@ -108,6 +108,9 @@ def capture(graph, fetches, feed_dict=None, name="graph"):
             active.add(oid)
             stack.append((op, True))
             ins[oid] = op_inputs = op.inputs
+            if _records.RUN.precision:   # the graph as the script built it, not its round trips
+                from npu_bridge.hooks import precision_emulation as _emulation
+                ins[oid] = op_inputs = _emulation.script_inputs(op_inputs)
             ctl[oid] = controls = op.control_inputs
             typ[oid] = op.type
             preds = [t.op for t in op_inputs if id(t) not in fed]
@@ -188,19 +191,23 @@ def capture(graph, fetches, feed_dict=None, name="graph"):
         if kind == "GetNext" and any(s is None or None in s for s, _ in outputs):
             dynamic_sources.append(names_of[oid])
         var_name = op.get_attr("shared_name").decode() if op_type == "VarHandleOp" else None
+        # control inputs order GE's sort (a gradient tuple's Identity waits for its group)
+        control = tuple(names_of[c._id_value] for c in ctl[oid] if c._id_value not in host)
         nodes.append(mp.Node(names_of[oid], kind, tuple(outputs), tuple(
             i for i in inputs if i[0] is not None), tuple(alias) if any_alias else None,
-            var_name=var_name or None))
+            var_name=var_name or None, control=control))
     # inputs produced by host ops are not in the GE graph, and a loop's back edge reads a
     # later node: drop those references (an alias over a dropped input becomes its own)
     names = set()
     kept = []
     for n in nodes:
-        if all(i[0] in names for i in n.inputs):
+        if all(i[0] in names for i in n.inputs) and all(c in names for c in n.control):
             kept.append(n)
         else:
-            kept.append(mp.Node(n.name, n.op, n.outputs,
-                                tuple(i for i in n.inputs if i[0] in names), None, n.var_name))
+            ins_kept = tuple(i for i in n.inputs if i[0] in names)
+            kept.append(mp.Node(n.name, n.op, n.outputs, ins_kept,
+                                n.alias if len(ins_kept) == len(n.inputs) else None, n.var_name,
+                                tuple(c for c in n.control if c in names)))
         names.add(n.name)
     nodes = kept
     outputs = []
@@ -437,7 +444,9 @@ def _plan_new(rec, key, cap):
     entry = _records.GraphEntry(cap, plan, sig)
     with _lock:
         graphs = rec.graphs
-        if any(e.sig == sig for e in graphs):
+        same = next((e for e in graphs if e.sig == sig), None)
+        if same is not None:
+            _seen[key] = same
             return
         graphs.append(entry)
         _seen[key] = entry
@@ -451,6 +460,31 @@ def _plan_new(rec, key, cap):
         from npu_bridge.ge import memory_report
         for d in _failures.session_findings(rec.name, memory_report.session_plan(rec)):
             _records.add_runtime_diagnostic(rec, (d.code,), d)
+
+
+def captured_name(rec, key):
+    """The name (`Session#1/2`) of the graph captured for record `rec` and `key` (a
+    `session_guard.graph_key`), or None (not captured, or the same subgraph as another)."""
+    entry = _seen.get((id(rec), key))
+    return None if entry is None else entry.captured.graph.name
+
+
+def count_step(session, fetches, feed_dict):
+    """Under `RUN.steps` (`npu-bridge memory --steps N`), after `note_run`: count a run of a
+    captured training graph (optimizer Apply ops), raising `records.StepsDone` instead of
+    letting the N+1-th run compute (its graph is already captured and planned)."""
+    known = _state.of(session)
+    rec = known.record if known is not None else None
+    if rec is None:
+        return
+    entry = _seen.get((id(rec), graph_key(session.graph, fetches, feed_dict, session)))
+    if entry is None or not entry.captured.facts.training:
+        return
+    run = _records.RUN
+    with run.lock:
+        if run.steps_run >= run.steps:
+            raise _records.StepsDone(entry.captured.graph.name, run.steps)
+        run.steps_run += 1
 
 
 def note_loss_scale_manager(name):

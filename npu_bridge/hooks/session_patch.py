@@ -471,9 +471,13 @@ def _wrap_create_threads(original):
 
 
 def _wrap_run(original):
+    stock = original
+
     def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
         if _RUN.capture:   # npu-bridge run / memory: the GE graph of this fetch set
             _capture_graph(self, fetches, feed_dict)
+        # --precision emulate: the NPU's precision (npu_bridge.hooks.precision_emulation)
+        original = _precision_run(self, stock) if _RUN.precision else stock
         policy = _guard_policy(self)
         if policy is not None:
             graph = self._graph
@@ -519,9 +523,19 @@ def _created_at():
 _IN_PACKAGES = re.compile(r"[\\/](npu_bridge|tensorflow|tensorflow_estimator|keras)[\\/]|^<frozen ")
 
 
+def _precision_run(session, stock):
+    known = _state.of(session)
+    if known is None or known.record is None:
+        return stock
+    from npu_bridge.hooks import precision_emulation as _emulation   # loaded when on
+    return _emulation.wrap_run(session, stock)
+
+
 def _capture_graph(session, fetches, feed_dict):
     from npu_bridge.hooks import graph_capture as _graph_capture  # TF side of the memory plan: loaded when on
     _graph_capture.note_run(session, fetches, feed_dict)
+    if _RUN.steps is not None:   # npu-bridge memory --steps N: plan, do not run, step N+1
+        _graph_capture.count_step(session, fetches, feed_dict)
 
 
 def _wrap_make_callable(original):

@@ -75,6 +75,11 @@ def _build_parser():
                           "check that the script really configures the NPU)")
     run.add_argument("--all", action="store_true",
                      help="the summary also lists the options left at their defaults")
+    run.add_argument("--precision", choices=("off", "emulate"), default=None,
+                     help="emulate: each NPU session's graph computes with the precision the "
+                     "NPU would use (float16/bfloat16, its overflow mode, the loss-scale "
+                     "skips) and the summary says what overflowed (docs/precision.md); "
+                     "default: $NPU_BRIDGE_PRECISION, else off")
     ranks = run.add_argument_group("several ranks (docs/collectives.md)")
     ranks.add_argument("--ranks", type=int, metavar="N", help="start N worker processes, one per "
                        "rank, on TensorFlow's own collectives (a version 1.0 rank table is "
@@ -216,6 +221,7 @@ def _cmd_run(args):
     problem = _runner.script_problem(args.script)
     if problem:
         raise _UsageError(problem)
+    _set_precision(args)
     try:
         from npu_bridge.tools import partition_cli
         partition_cli.use_supported_ops(args.supported_ops)
@@ -277,6 +283,21 @@ def _cmd_run(args):
         getattr(os._exit, "real", os._exit)(code)
     _keep_exit_code(code)
     return code
+
+
+def _set_precision(args):
+    """`--precision` (else $NPU_BRIDGE_PRECISION) for this process, and through the variable
+    for the ranks and processes the script starts."""
+    from npu_bridge.ge import records as _records
+    name = "NPU_BRIDGE_PRECISION"
+    value = getattr(args, "precision", None)
+    if value is None:
+        value = os.environ.get(name, "").strip().lower() or "off"
+        if value not in ("off", "emulate"):
+            raise _UsageError("%s=%r: allowed values are off, emulate (docs/precision.md)"
+                              % (name, value))
+    os.environ[name] = value
+    _records.RUN.precision = value == "emulate"
 
 
 def _cmd_memory(args):

@@ -31,8 +31,9 @@ def add_parser(sub, product_type):
                         "workspace bytes, attrs, edges [src, out, dst, in], options as GE "
                         "keys; docs/memory.md) instead of running a script")
     p.add_argument("--format", choices=("text", "json"), default="text",
-                   help="with --graph: text, or one JSON object with total_hbm (bytes) and "
-                        "the [IMAS] figures")
+                   help="text, or JSON: with --graph one object with total_hbm (bytes) and "
+                        "the [IMAS] figures; with a SCRIPT one object with each session's "
+                        "plan (bytes; docs/memory.md)")
     p.add_argument("--product", type=product_type, help="target product id (else soc_config, "
                    "else $NPU_BRIDGE_PRODUCT)")
     p.add_argument("--plot", metavar="FILE", help="draw the largest graph's plan to FILE "
@@ -42,6 +43,11 @@ def add_parser(sub, product_type):
                    help="assumed operator workspace per node (default 0: unknown on a CPU)")
     p.add_argument("--fp16", action="store_true",
                    help="assume float32 feature maps run as float16 (mixed precision)")
+    p.add_argument("--steps", type=int, metavar="N",
+                   help="let the script run N training steps (runs of a graph with an "
+                        "optimizer's Apply ops), then stop it at the next one, which is "
+                        "captured and planned but not computed: --steps 0 plans a training "
+                        "step too big for this machine (default: the script runs to its end)")
     p.add_argument("script", metavar="SCRIPT", nargs="?")
     rest = p.add_argument("args", metavar="ARGS", nargs=argparse.REMAINDER)
     rest.required = False
@@ -115,11 +121,24 @@ def plan_lines(rec, assumptions, top=5):
     return lines
 
 
+def budget_label(options, variables):
+    """The plot's budget line: what is left for the feature map, and how it follows from the
+    budget the text shows (`budget 1.0 GiB`): `feature-map budget 1005.9 MiB = 1.0 GiB
+    (graph_memory_max_size) - 18.1 MiB variables`."""
+    source = options.graph_budget_source
+    share = "%d/%d" % mp.GRAPH_SHARE
+    if source.startswith(share + " of "):   # the product's share: name the product
+        source = "%s of %s" % (share, options.product or "the product's memory")
+    return "feature-map budget %s = %s (%s) - %s variables" % (
+        mp.mib(options.graph_budget - variables), mp.mib(options.graph_budget), source,
+        mp.mib(variables))
+
+
 def plot(plan, options, path, variables=0):
     """Draw `plan` (a static `GraphPlan`): live feature-map memory at each node in GE's order,
     the highest address of GE's layout used so far, the bytes requested so far (what no reuse
-    would need), and the budget left for the feature map (feature-map budget minus `variables`). Writes `path` (.png: PLOT_SIZE at PLOT_DPI,
-    800 x 450 pixels; .svg). Raises ValueError for another suffix or a dynamic plan."""
+    would need), and the budget left for the feature map (feature-map budget minus
+    `variables`). Writes `path` (.png: PLOT_SIZE at PLOT_DPI, 800 x 450 pixels; .svg). Raises ValueError for another suffix or a dynamic plan."""
     suffix = os.path.splitext(path)[1].lower()
     if suffix not in (".png", ".svg"):
         raise ValueError("--plot %r: give a .png or .svg file name" % path)
@@ -139,8 +158,7 @@ def plot(plan, options, path, variables=0):
     top = max(s[3] for s in plan.steps) if plan.steps else 0
     if options.graph_budget is not None:
         budget = (options.graph_budget - variables) / scale
-        ax.axhline(budget, color="red", linestyle=":", label="budget %s (%s)" % (
-            mp.mib(options.graph_budget - variables), options.product or "graph_memory_max_size"))
+        ax.axhline(budget, color="red", linestyle=":", label=budget_label(options, variables))
         if top and budget > 20 * top / scale:
             ax.set_yscale("log")
     if plan.peak_step is not None:
@@ -179,20 +197,27 @@ def run(args, finish_run):
             raise ValueError("--plot %r: give a .png or .svg file name" % args.plot)
         from npu_bridge.tools import report
         report.check_folder_accepts(report.check_destination(args.plot, "--plot"), "--plot")
+    if args.steps is not None and args.steps < 0:
+        raise ValueError("--steps %d: give 0 or more training steps" % args.steps)
     _records.clear()
     _records.RUN.capture = True
+    _records.RUN.steps = args.steps
+    _records.RUN.steps_run = 0
     assumptions = mp.Assumptions(workspace_bytes=args.workspace,
                                  float32_as_fp16=True if args.fp16 else None)
     result = _runner.run_script(args.script, args.args, product=args.product)
     lines = []
     worst = None
     bad = False
+    sessions = []
     from npu_bridge.ge import memory_report
     for rec in _records.records():
-        lines.extend(plan_lines(rec, assumptions, args.top))
+        if args.format == "text":
+            lines.extend(plan_lines(rec, assumptions, args.top))
         s = memory_report.session_plan(rec, assumptions=assumptions)
         if s is None:
             continue
+        sessions.append(dict(s.to_dict(), name=rec["name"]))
         bad = bad or s.session_verdict.fits is False or any(
             v.fits is False for v in s.verdicts)
         for g in s.graphs:
@@ -200,6 +225,8 @@ def run(args, finish_run):
                 worst = (g, s.options, s.variables)
     if not lines:
         lines.append("no GE graph ran (no NPU session was run)")
+    if result.steps_done:
+        lines.append("script " + result.steps_done)
     unwritten = False
     if args.plot:
         if worst is None:
@@ -212,7 +239,12 @@ def run(args, finish_run):
                 lines.append("plot NOT written: %s: %s" % (args.plot, err.strerror or err))
                 unwritten = True
     sys.stdout.flush()
-    print("\n".join(lines))
+    if args.format == "json":
+        import json
+        print(json.dumps({"sessions": sessions, "steps_done": result.steps_done,
+                          "notes": lines}, indent=1))
+    else:
+        print("\n".join(lines))
     if result.script_exit_code:
         return result.script_exit_code
     return 1 if bad or unwritten else 0

@@ -11,6 +11,8 @@ import stat
 import tempfile
 
 from npu_bridge.ge import memory_report as _memory_report
+from npu_bridge.ge import precision as _precision
+from npu_bridge.ge import records as _records
 from npu_bridge.ge import partition_report as _partition_report
 
 SCHEMA = "npu-bridge-report"
@@ -128,6 +130,7 @@ def build_run_report(*, script, argv, cwd, product, strict, environment_set, rec
             by, keys = r["ignored_globals"]
             conf["ignored_globals"] = {"by": by, "keys": sorted(keys)}
         conf["memory"] = _memory_report.configuration_memory(r)
+        conf["precision"] = _precision.configuration_precision(r)
         conf["partition"] = _partition_report.configuration_partition(r)
         configurations.append(conf)
     all_diags = [d for c in configurations for d in c["diagnostics"]]
@@ -159,6 +162,7 @@ def build_run_report(*, script, argv, cwd, product, strict, environment_set, rec
         "outcome": {"exit_code": exit_code, "script_exit_code": script_exit_code,
                     "signal": signal, "uncaught": uncaught},
         "summary": summary,
+        "precision": {"emulate": bool(_records.RUN.precision)},
         "configurations": configurations,
         "notes": list(notes),
     }
@@ -561,12 +565,17 @@ def summary_lines(report, show_defaults=False):
                                          hidden_hint="--all lists them", same=same))
         for member in same:   # the graphs each one captured
             lines.extend(_memory_report.memory_lines(member, show_all=show_defaults))
+            lines.extend(_precision.precision_lines(member))
             lines.extend(_partition_report.summary_lines(member, show_all=show_defaults))
     lines.extend(run_infos)
+    if not (report.get("precision") or {}).get("emulate"):
+        lines.append(_precision.NOT_EMULATED_LINE)
     unc = report["outcome"]["uncaught"]
     if unc:
-        lines.append("uncaught %s: %s" % (unc["type"], unc["message"].splitlines()[0]
-                                          if unc["message"] else ""))
+        lines.append("uncaught %s: %s%s" % (unc["type"], unc["message"].splitlines()[0]
+                                            if unc["message"] else "",
+                                            " (rank %d)" % unc["rank"] if unc.get("rank")
+                                            is not None else ""))
         if unc.get("configuration"):
             lines.append("  (the refused configuration [%d] above)" % unc["configuration"])
         lines.extend(diagnostic_lines(() if unc.get("configuration") else unc["diagnostics"]))

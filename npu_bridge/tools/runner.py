@@ -29,6 +29,7 @@ class RunResult:
     config_error: object = None    # the NpuConfigError that escaped, if it was one
     notes: list = dataclasses.field(default_factory=list)
     signal: str = None             # "SIGTERM"/"SIGHUP": the stop signal that ended the run
+    steps_done: str = None         # why `npu-bridge memory --steps N` stopped the script
 
 
 # A cancelled or timed-out CI job gets SIGTERM (then SIGKILL after a grace period), a closed
@@ -217,6 +218,16 @@ def _script_traceback(exc):
     return tb or exc.__traceback__
 
 
+def _set_last(exc):
+    """`sys.last_type`, `sys.last_value`, `sys.last_traceback` (and `sys.last_exc` from 3.12)
+    set to the exception that ended the script, as python's PyErr_Print sets them before the
+    excepthook and the atexit handlers run (these read them: the exit barrier of a rank,
+    `npu_bridge.hooks.cluster`)."""
+    sys.last_type, sys.last_value, sys.last_traceback = type(exc), exc, exc.__traceback__
+    if sys.version_info >= (3, 12):
+        sys.last_exc = exc
+
+
 def _print_traceback(exc):
     """Print `exc` as Python prints an exception that ends a script: through the script's
     `sys.excepthook` when it replaced the default one (as Python calls it), else as the
@@ -365,6 +376,7 @@ def run_script(script, args, product=None, on_os_exit=None, at_exit=False, stop=
     """
     env_set, notes = prepare(product)
     forced = _forced_product(product, notes)
+    from npu_bridge.ge.records import StepsDone
     try:
         from npu_bridge.ge import NpuConfigError
     except ImportError:  # the resolver layer is missing: nothing can be one
@@ -396,11 +408,14 @@ def run_script(script, args, product=None, on_os_exit=None, at_exit=False, stop=
                 _run_main(script_path)
         except Stopped as exc:
             _stopped(result, exc)
+        except StepsDone as exc:   # memory --steps N: a clean end, the plan is made
+            result.steps_done = str(exc)
         except SystemExit as exc:
             result.script_exit_code = _exit_code(exc)
         except KeyboardInterrupt as exc:
             result.script_exit_code = 130
             result.exception = ("KeyboardInterrupt", "")
+            _set_last(exc)
             _print_traceback(exc)
         except Exception as exc:  # the script failed: report it the way Python would
             result.script_exit_code = 1
@@ -408,6 +423,7 @@ def run_script(script, args, product=None, on_os_exit=None, at_exit=False, stop=
             if NpuConfigError and isinstance(exc, NpuConfigError):
                 result.config_error = exc
             sys.stdout.flush()
+            _set_last(exc)
             _print_traceback(exc)   # the result first: the script's hook may os._exit
         if at_exit and os.getpid() == pid:
             sys.argv = [script] + list(args)   # handlers see what the script saw

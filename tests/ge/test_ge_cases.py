@@ -1,8 +1,8 @@
 """GE's own memory-assigner unit tests as ours, each through `npu-bridge memory --graph`.
 
-tests/data/ge_memtests.json (a copy of reference/ge_memtests.json) holds 8 cases of hicann/ge mem_assigner_unittest.cc (graph,
-options, GE's asserted total); tests/data/ge_cases/*.json are our own transcriptions (the GE
-test name and file:line in each). A case using a GE feature the planner does not model must
+tests/data/ge_memtests.json (a copy of reference/ge_memtests.json) holds 8 cases of hicann/ge
+mem_assigner_unittest.cc (graph, options, GE's asserted total); tests/data/ge_cases/*.json
+are our own transcriptions (the GE test name and file:line in each). A case using a GE feature the planner does not model must
 be refused with exit 2 naming the feature, never planned.
 """
 import contextlib

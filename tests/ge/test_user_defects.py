@@ -104,6 +104,26 @@ def test_unknown_soc_config_is_npb111_also_when_a_product_is_forced():
     assert opts.product == "atlas-a2-training" and "NPB111" not in codes(opts)
 
 
+
+def test_unknown_env_product_is_reported_when_another_source_wins():
+    # issue 25 item 5: $NPU_BRIDGE_PRODUCT=typo went unnoticed under --product or soc_config
+    env = {"NPU_BRIDGE_PRODUCT": "atlas-a2-trainig"}
+    for opts in (resolve({}, product="atlas-a2-training", env=env),
+                 resolve({"soc_config": "Ascend910B1"}, env=env),
+                 resolve_ge(global_options={"ge.socVersion": "Ascend910B1"}, env=env)):
+        assert opts.product == "atlas-a2-training"
+        (d,) = [d for d in opts.diagnostics if d.code == "NPB117"]
+        assert d.severity == "warning" and d.option == "NPU_BRIDGE_PRODUCT"
+        assert d.value == "atlas-a2-trainig"
+        assert "not used" in d.message and "atlas-a2-training" in d.message
+        assert "known product ids: ascend-950" in d.message
+    # a known one that loses is not reported; alone an unknown one stays error NPB111
+    assert "NPB117" not in codes(resolve({}, product="atlas-training",
+                                         env={"NPU_BRIDGE_PRODUCT": "atlas-a2-training"}))
+    assert [d.code for d in err_of(lambda: resolve({}, env=env)).diagnostics
+            if d.code.startswith("NPB11")] == ["NPB111"]
+
+
 # ---- 9. messages name a source a user's clone has
 def test_product_messages_point_to_readme_not_design():
     err = err_of(lambda: resolve({}, product="nope", env={}))

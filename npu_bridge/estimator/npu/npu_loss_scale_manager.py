@@ -8,6 +8,14 @@ import tensorflow as tf
 _FLOAT32_LIMIT = 3.4e38
 
 
+def _note_scale(scale):
+    """Under --precision emulate: the scale after each step goes into the run's report."""
+    from npu_bridge.ge import records as _records
+    if _records.RUN.precision:
+        from npu_bridge.hooks import precision_emulation as _emulation
+        tf.compat.v1.add_to_collection(_emulation.SCALE_COLLECTION, scale)
+
+
 class LossScaleManager:
     """Interface: ``get_loss_scale()`` and ``update_loss_scale(finite_grads)``."""
 
@@ -55,6 +63,7 @@ class FixedLossScaleManager(LossScaleManager):
     def update_loss_scale(self, finite_grads):
         """A no-op: the scale never changes."""
         del finite_grads
+        _note_scale(self.get_loss_scale())
         return tf.no_op()
 
 
@@ -126,6 +135,7 @@ class ExponentialUpdateLossScaleManager(LossScaleManager):
             zero = tf.constant(0, tf.int32)
             new_good = tf.compat.v2.where(finite, tf.compat.v2.where(grow, zero, good + 1), zero)
             new_bad = tf.compat.v2.where(finite, tf.compat.v2.where(grow, zero, bad), tf.compat.v2.where(shrink, zero, bad + 1))
+            _note_scale(new_scale)
             # Read all old values before any write.
             with tf.control_dependencies([new_scale, new_good, new_bad]):
                 return tf.group(tf.compat.v1.assign(scale, new_scale), tf.compat.v1.assign(good, new_good),

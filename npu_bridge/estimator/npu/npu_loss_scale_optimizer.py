@@ -4,6 +4,7 @@ non-finite gradient changes no variable). Notes: docs/design.md "Module notes".
 import tensorflow as tf
 
 from npu_bridge.estimator.npu.npu_loss_scale_manager import FixedLossScaleManager
+from npu_bridge.ge import records as _records
 from npu_bridge.hccl import hccl_ops
 
 OVERFLOW_STATUS_NAME = "overflow_status_reduce_all"
@@ -44,7 +45,12 @@ def overflow_status(grads, is_distributed=False, name=OVERFLOW_STATUS_NAME):
         checks.append(tf.reduce_all(tf.math.is_finite(values)))
     if not checks:
         return tf.constant(True, name=name)
-    local_finite = tf.reduce_all(tf.stack(checks))
+    return reduce_status(tf.reduce_all(tf.stack(checks)), is_distributed, name)
+
+
+def reduce_status(local_finite, is_distributed=False, name=OVERFLOW_STATUS_NAME):
+    """Scalar bool tensor `name` from this rank's scalar `local_finite` (summed over the ranks
+    with `hccl_ops.allreduce` when `is_distributed`)."""
     if is_distributed:
         # Count of ranks that overflowed, summed over ranks (the real op sums float statuses).
         bad = tf.reshape(tf.cast(tf.logical_not(local_finite), tf.float32), [1])
@@ -57,7 +63,9 @@ def apply_if_finite(optimizer, grads_and_vars, global_step, name, loss_scale_man
                     check_overflow=True):
     """Run ``optimizer.apply_gradients`` only when the gradients are finite; always update the scale."""
     grads_and_vars = list(grads_and_vars)
-    if check_overflow:
+    if _records.RUN.precision:   # --precision emulate: the check follows the overflow mode
+        finite = _emulated_status([g for g, _ in grads_and_vars], is_distributed, check_overflow)
+    elif check_overflow:
         finite = overflow_status([g for g, _ in grads_and_vars], is_distributed)
     else:
         finite = tf.constant(True, name=OVERFLOW_STATUS_NAME)
@@ -67,6 +75,19 @@ def apply_if_finite(optimizer, grads_and_vars, global_step, name, loss_scale_man
 
     update_vars = tf.compat.v1.cond(finite, _apply, tf.no_op)
     return tf.group(update_vars, loss_scale_manager.update_loss_scale(finite))
+
+
+def _emulated_status(grads, is_distributed, check_overflow):
+    """The overflow status under precision emulation: an Identity the emulation's rewrite
+    gives the mode's check (INF/NaN: gradients finite; saturation: the float status), then
+    reduced as always (npu_bridge.hooks.precision_emulation)."""
+    from npu_bridge.hooks import precision_emulation as _emulation
+    local = (overflow_status(grads, False, name="npu_precision_local_status") if check_overflow
+             else tf.constant(True))
+    hook = tf.identity(tf.reshape(local, []), name="npu_precision_status")
+    finite = reduce_status(hook, is_distributed)
+    _emulation.note_status_check(hook.op, grads, check_overflow, finite)
+    return finite
 
 
 class WrappedOptimizerSlots:
@@ -123,6 +144,9 @@ class NPULossScaleOptimizer(WrappedOptimizerSlots, tf.compat.v1.train.Optimizer)
         Returns a list of (gradient, variable) pairs, gradients of the unscaled loss.
         """
         loss_scale = self._loss_scale_manager.get_loss_scale()
+        if _records.RUN.precision and not callable(loss):   # the emulation checks it each step
+            from npu_bridge.hooks import precision_emulation as _emulation
+            tf.compat.v1.add_to_collection(_emulation.LOSS_COLLECTION, loss)
         grads_and_vars = self._opt.compute_gradients(
             scale_loss(loss, loss_scale), var_list=var_list, gate_gradients=gate_gradients,
             aggregation_method=aggregation_method, colocate_gradients_with_ops=colocate_gradients_with_ops,

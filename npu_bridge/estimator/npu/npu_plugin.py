@@ -1,6 +1,8 @@
 """NPU resource control of the Ascend adapter (``npu_plugin``): ``npu_resource_init`` checked
 against the catalog and recorded, no device. Notes: docs/design.md "Module notes".
 """
+import functools
+import inspect
 import os
 
 import tensorflow as tf
@@ -11,6 +13,32 @@ from npu_bridge.ge.plugin_args import OWNER as _OWNER
 _state = {"init_options": None, "sat_mode": None}
 
 
+def _python_call_errors(function):
+    """`function` whose bad call (a keyword it does not take, too many positional arguments)
+    raises Python's TypeError with the hint lint's NBL012 gives (`config_schema.keyword_hint`:
+    "; did you mean 'precision_mode'?"), as the config classes' do. Same signature."""
+    from npu_bridge.ge import config_schema
+    signature = inspect.signature(function)
+    params = tuple(signature.parameters)
+
+    @functools.wraps(function)
+    def call(*args, **kwargs):
+        try:
+            signature.bind(*args, **kwargs)
+        except TypeError:
+            unknown = [k for k in kwargs if k not in signature.parameters]
+            if unknown:
+                raise TypeError(config_schema.unexpected_keyword(
+                    function.__name__, unknown[0], params)) from None
+            if len(args) > len(params):
+                raise TypeError(config_schema.too_many_positional(
+                    function.__name__, len(args), params)) from None
+            raise
+        return function(*args, **kwargs)
+    return call
+
+
+@_python_call_errors
 def npu_resource_init(graph_run_mode=1, op_debug_level=0, enable_profiling=False, profiling_options=None,
                       precision_mode=None, enable_scope_fusion_passes=None, enable_exception_dump=2,
                       aoe_mode=None, work_path=None, op_compiler_cache_mode=None, op_compiler_cache_dir=None,
@@ -27,6 +55,8 @@ def npu_resource_init(graph_run_mode=1, op_debug_level=0, enable_profiling=False
     except ``aoe_config_file`` (sent as ``"None"``).
 
     Raises:
+      TypeError: Python's, for an argument it does not have (with a "did you mean", as lint's
+        NBL012) or too many positional arguments.
       npu_bridge.estimator.npu.npu_config.NpuArgumentError (an ``NpuConfigError``, so a
         ValueError, and a TypeError, as the real checks raise either): every problem at
         once in ``.diagnostics`` (``NPB160`` an argument of the wrong type, ``E10001`` a bad
@@ -179,3 +209,9 @@ def set_device_sat_mode(mode):
 def is_inf_nan_enabled():
     """True when ``set_device_sat_mode(1)`` was called (INF/NaN mode)."""
     return _state["sat_mode"] == 1
+
+
+def device_sat_mode():
+    """What ``set_device_sat_mode`` set: 0, 1, or None when it was not called (the product's
+    default applies; read by ``--precision emulate``). Not in the real API."""
+    return _state["sat_mode"]

@@ -381,8 +381,9 @@ def _check_entries(group, entries, cat, product, env, used=None):
                     and _attr_for_field(opt.field, e.value) is None \
                     and (opt.field != "s"):
                 # the config class cannot write it into parameter_map["KEY"].FIELD
-                out.append((e.line, e.col, "NBL011", "error", "%s = %r: %s" % (
-                    e.label, e.value, _misfit_reason(opt.field, e.value)), opt.key))
+                out.append((e.line, e.col, "NBL011", "error", "%s = %r: %s; source: %s" % (
+                    e.label, e.value, _misfit_reason(opt.field, e.value),
+                    CODES["NBL011"][2]), opt.key))
             if converted is None:
                 pm[opt.key] = _placeholder(opt.field)
                 placeholders.add(opt.key)

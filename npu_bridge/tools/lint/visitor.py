@@ -5,7 +5,7 @@ import ast
 import bisect
 
 from npu_bridge.ge import argtypes as _argtypes, config_schema as _config_schema
-from npu_bridge.ge import plugin_args as _plugin_args
+from npu_bridge.ge import diagnostics as _diagnostics, plugin_args as _plugin_args
 from npu_bridge.ge.config_schema import BY_NAME as _CLASSES
 from npu_bridge.ge.config_schema import memory_seed_form as _memory_seed_form
 from npu_bridge.tools.lint.checks import _catalog
@@ -474,9 +474,9 @@ class _Collector:
                   else 'parameter_map["%s"]' % key)
         if field not in ATTR_FIELDS:
             self.findings.append((line, col, "NBL010", "error",
-                                  '%s.%s: AttrValue has no field %r (one of %s)'
-                                  % (access, field, field, ", ".join(SCALAR_FIELDS + ("list",))),
-                                  key))
+                                  '%s.%s: AttrValue has no field %r (one of %s); source: %s'
+                                  % (access, field, field, ", ".join(SCALAR_FIELDS + ("list",)),
+                                     _diagnostics.CODES["NBL010"][2]), key))
             return
         value = literal_value(value_node)
         bool_int = None
@@ -489,8 +489,9 @@ class _Collector:
                 if field == "s" and isinstance(value, str):
                     hint = " (write b%r or tf.compat.as_bytes(%r))" % (value, value)
                 self.findings.append((line, col, "NBL011", "error",
-                                      '%s.%s = %r: protobuf raises %s%s'
-                                      % (access, field, value, error, hint), key))
+                                      '%s.%s = %r: protobuf raises %s%s; source: %s'
+                                      % (access, field, value, error, hint,
+                                         _diagnostics.CODES["NBL011"][2]), key))
                 return
             value = _attr_for_field(field, value)
         elif field not in SCALAR_FIELDS:
