@@ -130,7 +130,7 @@ def build_run_report(*, script, argv, cwd, product, strict, environment_set, rec
             by, keys = r["ignored_globals"]
             conf["ignored_globals"] = {"by": by, "keys": sorted(keys)}
         conf["memory"] = _memory_report.configuration_memory(r)
-        conf["precision"] = _precision.configuration_precision(r)
+        conf["precision"] = _precision.configuration_precision(r, _records.RUN.precision)
         conf["partition"] = _partition_report.configuration_partition(r)
         configurations.append(conf)
     all_diags = [d for c in configurations for d in c["diagnostics"]]
