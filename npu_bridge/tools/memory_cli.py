@@ -8,6 +8,7 @@ import dataclasses
 import os
 import sys
 
+from npu_bridge.ge import graph_roles
 from npu_bridge.ge import memory_plan as mp
 
 PLOT_SIZE = (8.0, 4.5)   # inches
@@ -48,6 +49,10 @@ def add_parser(sub, product_type):
                         "optimizer's Apply ops), then stop it at the next one, which is "
                         "captured and planned but not computed: --steps 0 plans a training "
                         "step too big for this machine (default: the script runs to its end)")
+    p.add_argument("--all", action="store_true",
+                   help="list every graph in full (default: the training step first, else the "
+                        "largest graph, then the other steps; the bookkeeping graphs - "
+                        "initialization, checkpoint, summary - folded into one line)")
     p.add_argument("script", metavar="SCRIPT", nargs="?")
     rest = p.add_argument("args", metavar="ARGS", nargs=argparse.REMAINDER)
     rest.required = False
@@ -58,8 +63,10 @@ def _row(label, nbytes, note=""):
     return "    %-34s %12s  %s" % (label, mp.mib(nbytes), note)
 
 
-def plan_lines(rec, assumptions, top=5):
-    """Text lines of the plan of one record's graphs."""
+def plan_lines(rec, assumptions, top=5, show_all=False):
+    """Text lines of the plan of one record's graphs: each shown graph named by its role,
+    the training step first (`graph_roles.arrange`; `show_all`: every graph, capture order),
+    the bookkeeping graphs folded into one line."""
     from npu_bridge.ge import memory_report
     base = memory_report.session_plan(rec, assumptions=assumptions)
     if base is None:
@@ -71,9 +78,15 @@ def plan_lines(rec, assumptions, top=5):
                                           o.graph_budget_source, mp.mib(o.var_budget),
                                           o.var_budget_source)]
     off = memory_report.session_plan(rec, dataclasses.replace(o, reuse=False), assumptions)
-    for g, v, g_off in zip(base.graphs, base.verdicts, off.graphs):
-        lines.append("  graph %s: %d nodes, %d inputs, %d outputs" % (
-            g.name, g.nodes, g.num_inputs, g.num_outputs))
+    rows = [{"role": r, "feature_map": g.feature_map, "variables": g.variables,
+             "nodes": g.nodes, "verdict": v.to_dict(), "at": i}
+            for i, (g, v, r) in enumerate(zip(base.graphs, base.verdicts,
+                                              memory_report.roles(rec)))]
+    shown, folded = (rows, []) if show_all else graph_roles.arrange(rows)
+    for row in shown:
+        g, v, g_off = (x[row["at"]] for x in (base.graphs, base.verdicts, off.graphs))
+        lines.append("  graph %s (%s): %d nodes, %d inputs, %d outputs" % (
+            g.name, row["role"], g.nodes, g.num_inputs, g.num_outputs))
         if g.dynamic:
             lines.append("    " + mp.summary_line(g, v, o).split(": ", 1)[1])
             continue
@@ -104,6 +117,8 @@ def plan_lines(rec, assumptions, top=5):
                                   mp.mib(abs(delta)),
                                   {True: "yes", False: "NO", None: "unknown"}[
                                       mp.verdict(g_off.checked, base.variables, o).fits]))
+    if folded:
+        lines.append("  " + graph_roles.folded_line(folded))
     alt = base.policy_alternatives
     lines.append("  session: feature map %s under policy %d; policy 0 (each graph its own): %s; "
                  "policy 2 (one pool, the largest graph): %s; variables %s; fits %s%s" % (
@@ -213,11 +228,13 @@ def run(args, finish_run):
     from npu_bridge.ge import memory_report
     for rec in _records.records():
         if args.format == "text":
-            lines.extend(plan_lines(rec, assumptions, args.top))
+            lines.extend(plan_lines(rec, assumptions, args.top, args.all))
         s = memory_report.session_plan(rec, assumptions=assumptions)
         if s is None:
             continue
         sessions.append(dict(s.to_dict(), name=rec["name"]))
+        for g, r in zip(sessions[-1]["graphs"], memory_report.roles(rec)):
+            g["role"] = r
         bad = bad or s.session_verdict.fits is False or any(
             v.fits is False for v in s.verdicts)
         for g in s.graphs:
