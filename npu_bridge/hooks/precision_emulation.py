@@ -85,12 +85,13 @@ class _Rounded:
     the float32 value), the op that made the value, the id of the last cast op, and whether
     that op computes low (`producer_low`: every consumer reads the rounded value) or only
     one low consumer reads it (an input rounding)."""
-    __slots__ = ("tensor", "peak", "op_name", "op_type", "cast_id", "producer_low")
+    __slots__ = ("tensor", "peak", "op_name", "op_type", "cast_id", "producer_low", "source")
 
-    def __init__(self, tensor, peak, op_name, op_type, cast_id, producer_low):
+    def __init__(self, tensor, peak, op_name, op_type, cast_id, producer_low, source):
         self.tensor, self.peak, self.op_name, self.op_type, self.cast_id = (
             tensor, peak, op_name, op_type, cast_id)
         self.producer_low = producer_low
+        self.source = source   # the float32 tensor it rounds
 
 
 class _GraphState:
@@ -113,6 +114,23 @@ class _GraphState:
 
 
 _graphs = weakref.WeakKeyDictionary()   # tf.Graph -> {plan key: _GraphState}
+
+
+def script_inputs(inputs):
+    """`inputs` (an op's input tensors) with each round trip of the emulation replaced by the
+    tensor it rounds: the graph as the script built it (the memory plan's view)."""
+    per = _graphs.get(inputs[0].graph) if inputs else None
+    if not per:
+        return inputs
+    out = []
+    for t in inputs:
+        for st in per.values():
+            r = st.rounded.get(id(t))
+            if r is not None and r.tensor is t:
+                t = r.source
+                break
+        out.append(t)
+    return out
 
 
 def _keep_dtype(op):
@@ -172,7 +190,7 @@ def _round(st, t, graph, producer_low=False):
         if ctx is not None:
             ctx.Exit()
     r = _Rounded(out, peak, t.op.name, t.op.type, out.op._id_value,   # pylint: disable=protected-access
-                 producer_low)
+                 producer_low, t)
     st.rounded[id(t)] = r
     st.rounded[id(out)] = r
     st.low_out.add(id(out))

@@ -129,7 +129,7 @@ def build_run_report(*, script, argv, cwd, product, strict, environment_set, rec
             by, keys = r["ignored_globals"]
             conf["ignored_globals"] = {"by": by, "keys": sorted(keys)}
         conf["memory"] = _memory_report.configuration_memory(r)
-        conf["precision"] = _precision.configuration_precision(r)
+        conf["precision"] = _precision.configuration_precision(r, _records.RUN.precision)
         configurations.append(conf)
     all_diags = [d for c in configurations for d in c["diagnostics"]]
     uncaught = None

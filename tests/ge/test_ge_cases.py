@@ -117,3 +117,22 @@ def test_bad_files_name_every_problem(tmp_path):
     path.write_text(json.dumps({"cases": [{}, {}]}))
     assert cli.main(["memory", "--graph", str(path)]) == 2
     assert cli.main(["memory", "--graph", str(tmp_path / "missing.json")]) == 2
+
+
+def test_unmodelled_features_are_refused_by_name(tmp_path):
+    base = {"nodes": [{"name": "a", "type": "Op", "outputs": [1024]},
+                      {"name": "b", "type": "Op", "inputs": 1, "outputs": [1024]}],
+            "edges": [["a", 0, "b", 0]], "options": {}}
+    cases = {"batch labels": {"_batch_label": "batch_0"},
+             "memory types": {"output_mem_type_list": [1]},
+             "buffer pools": {"buffer_pool_id": 1},
+             "in-place symbol merging": {"_output_inplace_ability": [[0, 0]]}}
+    for feature, attrs in cases.items():
+        case = json.loads(json.dumps(base))
+        case["nodes"][1]["attrs"] = attrs
+        code, out, err = _run(tmp_path, case)
+        assert code == 2 and out == "" and feature in err, (feature, err)
+    case = json.loads(json.dumps(base))
+    case["nodes"][1]["stream"] = 1
+    code, out, err = _run(tmp_path, case)
+    assert code == 2 and "multi-stream (streams 0, 1)" in err
