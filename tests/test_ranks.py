@@ -392,3 +392,17 @@ def test_the_environment_the_launcher_replaces_is_named(tmp_path):
             % (tmp_path / "t.json")) in out, out[-2000:]
     assert "--rank-table %s" % (tmp_path / "t.json") in out
     assert code == 0 and (tmp_path / "ran").exists()
+
+
+def test_keras_fit_gets_the_collective_deadline(tmp_path):
+    # issue 25 item 5: Keras' graph-mode functions bypassed Session.run and hung forever
+    start = time.time()
+    code, out = launch(["--no-report", "--ranks", "2", "--collective-timeout", "8",
+                        os.path.join(HERE, "keras_hang_check.py")], tmp_path, 240,
+                       RANKS_OUT=str(tmp_path))
+    assert code == 1, out
+    took, kind, message = (tmp_path / "keras_hang.txt").read_text().split("\n", 2)
+    assert float(took) < 8 + 10, (took, message)
+    assert kind == "DeadlineExceededError", message
+    assert "but not on rank(s) [1]" in message, message
+    assert time.time() - start < 240
