@@ -12,6 +12,7 @@ from npu_bridge.hooks import state as _state
 from npu_bridge.hooks.session_guard import graph_key   # one GE graph per (session, fetches, feeds)
 from npu_bridge.ge import memory_plan as mp
 from npu_bridge.ge import npu_failures as _failures
+from npu_bridge.ge import graph_roles as _roles
 from npu_bridge.hooks import partition_capture as _partition_capture
 
 GRAPHS_PER_SESSION = 64     # bounded: a script building a new fetch set per step stays cheap
@@ -47,7 +48,10 @@ class Captured:
     """One captured GE graph: `graph` (a `memory_plan.Graph`), `tf_types` (TF op type ->
     count in the subgraph, host ops included), `placeholders` (name -> shape list or None)
     of the Data inputs, `getnext` (names of GetNext nodes of unknown shape), `fetch_names`,
-    `ops` (the tf.Operation objects of the subgraph; held only during capture)."""
+    `ops` (the tf.Operation objects of the subgraph; held only during capture), `role` (what
+    it does: `graph_roles.ROLES`)."""
+
+    role = "other"
 
     def __init__(self, graph, tf_types, fetch_names, dynamic_sources):
         self.graph = graph
@@ -219,6 +223,9 @@ def capture(graph, fetches, feed_dict=None, name="graph"):
     cap = Captured(g, tf_types, [t.name for t in fetch_tensors] + [o.name for o in targets],
                    dynamic_sources)
     cap.facts = _facts(graph, ops, host, ins, typ, names_of, variant)
+    cap.role = _roles.role(cap.facts.training, tf_types,
+                           [t.op.type for t in fetch_tensors] + [o.type for o in targets],
+                           len(data_names))
     return cap
 
 
