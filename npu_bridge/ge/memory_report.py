@@ -7,11 +7,17 @@ Schema: docs/report_schema.md `memory`; rules: docs/memory.md.
 from npu_bridge.ge import memory_plan as mp
 
 
+def planned(rec):
+    """The record's captured graphs that have a plan (`GraphEntry`s; a graph that could not
+    be planned has none)."""
+    return [e for e in (rec.get("graphs") or ()) if e["plan"] is not None]
+
+
 def session_plan(rec, options=None, assumptions=None):
     """The `SessionPlan` of the record's captured graphs (None when none were captured).
     `options` (a `MemoryOptions`) replaces the record's own (the `memory` command's
     comparisons); the graphs are planned again when `options` or `assumptions` is given."""
-    entries = rec.get("graphs") or ()
+    entries = planned(rec)
     if not entries:
         return None
     own = rec.get("_memory_options") or mp.MemoryOptions.from_ge(rec["options"])

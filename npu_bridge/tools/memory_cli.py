@@ -67,7 +67,7 @@ def plan_lines(rec, assumptions, top=5):
                                           "on" if o.reuse else "off", mp.mib(o.graph_budget),
                                           o.graph_budget_source, mp.mib(o.var_budget),
                                           o.var_budget_source)]
-    entries = rec.get("graphs") or ()
+    entries = memory_report.planned(rec)
     for g, v, e in zip(base.graphs, base.verdicts, entries):
         lines.append("  graph %s: %d nodes, %d inputs, %d outputs" % (
             g.name, g.nodes, g.num_inputs, g.num_outputs))
