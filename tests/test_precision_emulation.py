@@ -364,3 +364,17 @@ def test_force_fp16_rounds_vector_ops_too(emulate):
     with v1.Session(config=_config(precision_mode="force_fp16")) as sess:
         assert sess.run(y, {x: 1.0001}) == np.float32(np.float16(1.0001))
     assert pe.low_ops_of(emulate).get("vec") == "low"
+
+
+def test_a_session_whose_runs_skipped_the_emulation_says_so(emulate):
+    x, w, h = _big_matmul()
+    with v1.Session(config=_config(precision_mode="allow_fp32_to_fp16")) as sess:
+        sess.run(v1.global_variables_initializer())
+        call = sess.make_callable(h, [x])   # not emulated: said, never claimed
+        assert np.isfinite(call(_X)).all()
+        rec = state.of(sess).record
+    rec.precision = None   # as for a session only ever run through callables
+    prec = gp.configuration_precision(rec, emulate=True)
+    assert prec["not_emulated"] == gp.NO_RUN and not prec["emulated"]
+    assert gp.precision_lines({"precision": prec}) == ["  precision: NOT emulated: " + gp.NO_RUN]
+    assert gp.configuration_precision(rec, emulate=False) is None

@@ -7,7 +7,7 @@ import textwrap
 
 import pytest
 
-from npu_bridge.tools import cli
+from test_cli_ci import _main   # (exit code, stdout, stderr) of cli.main(argv)
 
 SOC_SCRIPT = textwrap.dedent("""\
     custom_op = config.graph_options.rewrite_options.custom_optimizers.add()
@@ -20,12 +20,6 @@ PLAIN_SCRIPT = textwrap.dedent("""\
     custom_op.name = "NpuOptimizer"
     custom_op.parameter_map["precision_mode"].s = b"allow_mix_precision"
     """)
-
-
-def _main(capsys, *argv):
-    code = cli.main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture

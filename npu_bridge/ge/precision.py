@@ -288,14 +288,23 @@ NOT_EMULATED_LINE = ("numerics: not emulated (float32 on the CPU; `npu-bridge ru
                      "emulate` previews the NPU's precision mode: docs/precision.md)")
 
 
-def configuration_precision(rec):
+NO_RUN = ("no run of this session went through Session.run while emulating (make_callable, "
+          "Keras's callables and partial_run are not emulated; docs/precision.md)")
+
+
+def configuration_precision(rec, emulate=False):
     """The report's `precision` object of record `rec` (None when the emulation never looked
-    at it: emulation off, or no run of its sessions). Keys: emulated (bool: some op really
+    at it: emulation off, an estimator or options record, a refused one; with `emulate` a
+    session none of whose runs went through the emulation says so, `NO_RUN`). Keys: emulated (bool: some op really
     computed in the low type), mode, set_by, low, sat_mode, sat_source, lists, not_emulated,
     notes, graphs (per fetch set that ran: ops by type, steps, overflow_steps,
     skipped_updates, loss_scale [[step, value]...], first_overflow, nonfinite_loss)."""
     info = rec.get("precision")
     if not info:
+        if emulate and rec.get("kind") == "session" and not rec.get("refused"):
+            return {"emulated": False, "mode": None, "set_by": None, "low": None,
+                    "sat_mode": None, "sat_source": None, "lists": "", "lists_short": "",
+                    "not_emulated": NO_RUN, "notes": [], "graphs": []}
         return None
     plan = info["plan"]
     graphs = []
@@ -323,6 +332,8 @@ def precision_lines(conf):
     p = conf.get("precision")
     if not p:
         return []
+    if p["mode"] is None:
+        return ["  precision: NOT emulated: " + p["not_emulated"]]
     head = "  precision: %s (%s), %s mode" % (p["mode"], p["set_by"], p["sat_mode"].replace(
         "inf_nan", "INF/NaN"))
     if p["not_emulated"]:
