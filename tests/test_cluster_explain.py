@@ -1,6 +1,7 @@
 """`cluster.explain`: what a rank whose collective timed out says about the other ranks, from
 the job folder's notes (no servers: the notes are written here as the ranks would)."""
 import json
+import socket
 import types
 
 import npu_bridge.npu_init  # noqa: F401  (the TF 1.x mode)
@@ -19,8 +20,20 @@ class _Op:
 
 
 @pytest.fixture
-def two_rank_job(tmp_path, monkeypatch):
-    job = types.SimpleNamespace(rank=0, size=2, job_dir=str(tmp_path), timeout=8.0)
+def listening():
+    """A listening socket: what a running rank's TensorFlow server is to the others."""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(4)
+    yield sock
+    sock.close()
+
+
+@pytest.fixture
+def two_rank_job(tmp_path, monkeypatch, listening):
+    address = "127.0.0.1:%d" % listening.getsockname()[1]
+    job = types.SimpleNamespace(rank=0, size=2, job_dir=str(tmp_path), timeout=8.0,
+                                addresses=["127.0.0.1:1", address])
     monkeypatch.setattr(cluster, "job", lambda: job)
     monkeypatch.setitem(cluster._built, (cluster.WORLD_KEY, 7),   # pylint: disable=protected-access
                         "hccl_ops.allreduce HcomAllReduce_24 (group hccl_world_group, ranks [0, 1])")
@@ -54,6 +67,38 @@ def test_a_rank_that_crashed_before_finishing_is_not_called_missing(two_rank_job
     text = _explain()
     assert "rank 1 ended (killed by SIGKILL) while rank 0 waited in a collective" in text, text
     assert "but not on rank(s)" not in text and "did not complete" in text, text
+
+
+def test_two_group_names_with_one_key_are_an_error_naming_both(monkeypatch):
+    # issue 25 item 5: TensorFlow's group keys are a hash of the name mod 8190, and two groups
+    # sharing one would pair collectives of different groups (or hang): refused instead
+    import zlib
+    monkeypatch.setattr(cluster, "_group_names", {})   # pylint: disable=protected-access
+    by_key = {}
+    for i in range(20000):
+        name = "group_%d" % i
+        key = 2 + zlib.crc32(name.encode("utf-8")) % (2 ** 13 - 2)
+        if key in by_key:
+            first, second = by_key[key], name
+            break
+        by_key[key] = name
+    key = cluster.group_key(first)
+    assert cluster.group_key(first) == key       # the same group again: the same key
+    with pytest.raises(cluster.CollectiveError) as info:
+        cluster.group_key(second)
+    message = str(info.value)
+    assert "%r and %r" % (first, second) in message and "group key %d" % key in message
+    assert "rename one" in message
+    assert cluster.group_key("hccl_world_group") == cluster.WORLD_KEY
+
+
+def test_without_a_launcher_a_killed_rank_is_named_by_its_server_gone(two_rank_job, listening):
+    # issue 25 item 5: no launcher notes how a SIGKILLed rank ended; its server is gone
+    listening.close()
+    text = _explain()
+    assert "rank 1 ended (gone: its TensorFlow server at 127.0.0.1:" in text, text
+    assert "no longer accepts connections, killed or crashed) while rank 0 waited" in text, text
+    assert "but not on rank(s)" not in text, text
 
 
 def test_a_rank_whose_script_raised_is_named_failed_not_finished(two_rank_job):

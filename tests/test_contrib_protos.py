@@ -22,6 +22,10 @@ msg.status_error_message = "boom"
 back = tpu_compilation_result.CompilationResultProto.FromString(msg.SerializeToString())
 r["round_trip"] = back.status_error_message
 r["attr"] = tf.contrib.tpu.proto.topology_pb2.TopologyProto is core_tpu.topology_pb2.TopologyProto
+# XLNet's next line: TF 1.15's resource_variable_ops._to_proto_fn / _from_proto_fn (moved)
+from tensorflow.python.ops import resource_variable_ops, ref_variable
+r["proto_fns"] = [resource_variable_ops._to_proto_fn is ref_variable._to_proto_fn,
+                  resource_variable_ops._from_proto_fn is ref_variable._from_proto_fn]
 err("missing", lambda: importlib.import_module("tensorflow.contrib.tpu.proto.no_such_pb2"))
 # Lip2Wav (synthesizer/train.py)
 logdir = os.path.abspath("logs")
@@ -46,7 +50,7 @@ def test_contrib_proto_modules_are_tensorflows_own_protos(tmp_path):
     assert r["same"] == {name: True for name in (
         "compilation_result_pb2", "dynamic_padding_pb2", "optimization_parameters_pb2",
         "topology_pb2", "tpu_embedding_configuration_pb2")}
-    assert r["round_trip"] == "boom" and r["attr"] is True
+    assert r["round_trip"] == "boom" and r["attr"] is True and r["proto_fns"] == [True, True]
     kind, message = r["errors"]["missing"]
     assert kind == "MissingTF1ModuleError"
     assert "tf.contrib.tpu.proto.no_such_pb2" in message

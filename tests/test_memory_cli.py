@@ -1,4 +1,5 @@
 """`npu-bridge memory`: the plan table, each option's effect, and the picture."""
+import dataclasses
 import os
 import subprocess
 import sys
@@ -26,9 +27,10 @@ def test_plot_png_of_stated_size(tmp_path):
         head = f.read(24)
     assert head[:8] == b"\x89PNG\r\n\x1a\n"
     width, height = int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")
-    assert (width, height) == (800, 450)
+    size = (memory_cli.PLOT_SIZE[0] * memory_cli.PLOT_DPI, memory_cli.PLOT_SIZE[1] * memory_cli.PLOT_DPI)
+    assert (width, height) == size == (800, 700)
     pixels = plt_image.imread(path)
-    assert pixels.shape[:2] == (450, 800)
+    assert pixels.shape[:2] == (700, 800)
     assert pixels[..., :3].std() > 0.05          # not a blank canvas
     # lines drawn: some pixels far from white and from the axes' black
     colored = ((abs(pixels[..., 0] - pixels[..., 2]) > 0.3)).sum()
@@ -81,10 +83,21 @@ def test_memory_command_table_and_plot(tmp_path):
     assert proc.returncode == 0, proc.stderr[-3000:]
     out = proc.stdout
     # x and the 3 relu outputs: 64 x 512 float32 = 131072 + 32 bytes
-    assert "graph Session#1/2: " in out and "1 inputs, 1 outputs" in out
-    assert "largest tensors:" in out and "128.0 KiB  MatMul" in out   # 131104 bytes
+    assert "graph Session#1/2 (evaluation/inference step): " in out and "1 inputs, 1 outputs" in out
+    # the largest tensors with their shapes and dtypes (131104 bytes each)
+    assert "largest tensors (of " in out
+    assert "128.0 KiB  [64, 512] float32            MatMul" in out, out
     assert "peak at node" in out
-    assert "reuse off (ge.exec.disableReuseMemory=1)" in out
+    assert "reuse off (ge.exec.disableReuseMemory=1): feature map " in out
+    # each option's effect, GE's assigner run again: the other orders, MemoryPriority, the
+    # other atomic-clean policy (no atomic memory known in a captured graph: said so)
+    for label in ("ge.topoSortingMode=1 (DFS): feature map ", "ge.topoSortingMode=2 (RDFS)",
+                  "ge.topoSortingMode=3 (StableRDFS)",
+                  "ge.exec.memoryOptimizationPolicy=MemoryPriority: feature map ",
+                  "ge.exec.atomicCleanPolicy=1: no change"):
+        assert label in out, label
+    assert "strategy: binary-block wins (max-block " in out
+    assert "theory_min ([IMAS])" in out and "the plan: " in out
     assert "policy 0 (each graph its own)" in out and "policy 2 (one pool" in out
     assert "plot: p.png (graph Session#1/" in out
     assert os.path.getsize(tmp_path / "p.png") > 5000
@@ -126,3 +139,79 @@ def _chain_graph(n=6, shape=(256, 1024)):
         nodes.append(mp.Node("r%d" % i, "Relu", ((shape, F),), ((prev, 0),)))
         prev = "r%d" % i
     return mp.Graph("chain", tuple(nodes), ("x",), ((prev, 0),))
+
+
+ESTIMATOR = textwrap.dedent("""
+    import tempfile
+    import numpy as np
+    import tensorflow as tf
+    from npu_bridge.estimator.npu.npu_config import NPURunConfig
+    from npu_bridge.estimator.npu.npu_estimator import NPUEstimator, NPUEstimatorSpec
+
+    X = np.random.RandomState(0).randn(256, 8).astype(np.float32)
+    Y = (X[:, 0] > 0).astype(np.int32)
+
+    def input_fn():
+        return tf.data.Dataset.from_tensor_slices((X, Y)).repeat().batch(32, drop_remainder=True)
+
+    def model_fn(features, labels, mode):
+        logits = tf.layers.dense(tf.layers.dense(features, 64, activation=tf.nn.relu), 2)
+        loss = tf.losses.sparse_softmax_cross_entropy(labels, logits)
+        train_op = tf.train.AdamOptimizer(0.01).minimize(
+            loss, global_step=tf.train.get_global_step())
+        return NPUEstimatorSpec(mode, loss=loss, train_op=train_op)
+
+    est = NPUEstimator(model_fn=model_fn, config=NPURunConfig(model_dir=tempfile.mkdtemp(),
+                                                              iterations_per_loop=1))
+    est.train(input_fn, max_steps=3)
+""")
+
+
+def test_memory_leads_with_the_training_step_and_folds_bookkeeping(tmp_path):
+    script = tmp_path / "est.py"
+    script.write_text(ESTIMATOR)
+    every = _memory(["--all", str(script)], str(tmp_path))
+    assert every.returncode == 0, every.stderr[-3000:]
+    roles = [l.split("(", 1)[1].split(")", 1)[0] for l in every.stdout.splitlines()
+             if l.startswith("  graph ")]
+    # capture order: the initializer runs first; a checkpoint is saved; the step runs
+    assert roles[0] == "variable initialization", every.stdout
+    assert "checkpoint save/restore" in roles and "training step" in roles
+    assert "more graph" not in every.stdout
+    proc = _memory([str(script)], str(tmp_path))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    lines = proc.stdout.splitlines()
+    graphs = [l for l in lines if l.startswith("  graph ")]
+    assert "(training step): " in graphs[0]
+    assert all("(training step)" in l for l in graphs)
+    folded = [l for l in lines if "more graph" in l]
+    folded_roles = [r for r in roles if r != "training step"]
+    assert len(folded) == 1 and folded[0].startswith("  %d more graphs: " % len(folded_roles))
+    n_init = folded_roles.count("variable initialization")
+    assert ("variable initialization (%d), checkpoint save/restore" % n_init) in folded[0]
+    assert folded[0].endswith(": --all lists them"), proc.stdout
+def test_table_rows_figures_and_order():
+    """The table's rows (memory_table.GRAPH_ROWS): theory_min beside the plan, the strategy,
+    the largest tensors with shapes and dtypes (an alias output is not a tensor of its own),
+    each option's effect as GE's assigner gives it; rows can be reordered."""
+    from npu_bridge.tools import memory_table
+    graph = _chain_graph()
+    plan = mp.plan_graph(graph)
+    opts = mp.MemoryOptions(train=True)
+    table = memory_table.Table(plan, mp.verdict(plan.checked, 0, opts), opts, 0, graph,
+                               mp.Assumptions(), top=3)
+    lines = memory_table.graph_lines(table)
+    text = "\n".join(lines)
+    a = plan.assignment
+    assert "total_hbm = reusable %s + atomic 0 B + zero-copy %s" % (
+        mp.mib(a.reusable), mp.mib(a.zero_copy)) in text
+    assert "theory_min ([IMAS])" in text and mp.mib(plan.theory_min) in text
+    assert "strategy: %s wins" % plan.strategy in text
+    big = [line for line in lines if "[256, 1024] float32" in line]
+    assert len(big) == 3 and "1.0 MiB" in big[0]
+    off = mp.plan_graph(graph, dataclasses.replace(opts, reuse=False))
+    assert ("reuse off (ge.exec.disableReuseMemory=1): feature map %s (+%s)" % (
+        mp.mib(off.feature_map), mp.mib(off.feature_map - plan.feature_map))) in text
+    # reordered: the rows' lines come in the order given
+    first = memory_table.graph_lines(table, (memory_table.fits_row, memory_table.live_row))
+    assert first[0].startswith("    fits: ") and "largest live set" in first[1]

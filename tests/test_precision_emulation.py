@@ -272,10 +272,13 @@ def test_run_summary_and_report_say_what_was_emulated(tmp_path):
     assert done.returncode == 0 and "step 0: loss 0.12" in done.stdout
     assert "numerics: not emulated (float32 on the CPU" in done.stderr
     assert "precision:" not in done.stderr
+    memory_off = [l for l in done.stderr.splitlines() if "memory:" in l]
     done = run(["--no-report", "--precision", "emulate", "--product", "atlas-training", script,
                 "--steps", "1"], cwd=str(tmp_path), timeout=300)
     assert "step 0: loss 0.065504" in done.stdout   # saturation: finite and wrong
     assert "saturation mode, emulated in float16" in done.stderr
+    # the memory plan is the script's graph's, without the emulation's round trips
+    assert memory_off and [l for l in done.stderr.splitlines() if "memory:" in l] == memory_off
 
 
 def test_bad_environment_value_is_a_usage_error(tmp_path):
@@ -295,6 +298,11 @@ def test_tensorflow_amp_list_clash_and_session_amp_are_noted():
     assert len(notes) == 2 and "grappler auto_mixed_precision on" in notes[0]
     assert "Op lists have conflicting entries" in notes[1] and "Relu: ALLOWLIST+DENYLIST" in notes[1]
     assert gp.tf_amp_notes({}) == []
+    # TensorFlow's own pass fails on this one (checked with TF 2.15.1: docs/precision.md)
+    deny = gp.tf_amp_notes({"TF_AUTO_MIXED_PRECISION_GRAPH_REWRITE_DENYLIST_ADD": "MatMul"})
+    assert len(deny) == 1 and "MatMul: ALLOWLIST+DENYLIST" in deny[0]
+    assert gp.tf_amp_notes({"TF_AUTO_MIXED_PRECISION_GRAPH_REWRITE_DENYLIST_ADD": "MatMul",
+                            "TF_AUTO_MIXED_PRECISION_GRAPH_REWRITE_ALLOWLIST_REMOVE": "MatMul"}) == []
 
 
 def test_plain_python_run_with_the_environment_variable(tmp_path):
@@ -321,3 +329,52 @@ def test_demo_under_emulated_allow_mix_precision_is_within_a_point_of_float32(tm
         if mode == "emulate":
             assert "emulated in float16" in done.stderr and "ops in float16: MatMul" in done.stderr
     assert abs(accuracy["emulate"] - accuracy["off"]) <= 0.01, accuracy
+
+
+@pytest.mark.parametrize("product,skipped", [("atlas-training", 0), ("atlas-a2-training", 3)])
+def test_fixed_manager_without_overflow_check(emulate, product, skipped):
+    """enable_overflow_check=False: saturation mode checks nothing (every step applied, with
+    saturated gradients); INF/NaN mode still skips non-finite gradients, as the real optimizer
+    hands that mode to TF's LossScaleOptimizer (npu_loss_scale_optimizer.py line 50)."""
+    from npu_bridge.estimator.npu.npu_loss_scale_manager import FixedLossScaleManager
+    x = v1.placeholder(tf.float32, [4, 4], name="x")
+    w = v1.get_variable("w", initializer=tf.fill([4, 4], 0.5))
+    loss = tf.reduce_sum(tf.matmul(x, w))
+    opt = NPULossScaleOptimizer(v1.train.GradientDescentOptimizer(1e-6),
+                                FixedLossScaleManager(2 ** 15, enable_overflow_check=False))
+    train = opt.minimize(loss)
+    with forced_product(product), v1.Session(config=_config(precision_mode="allow_fp32_to_fp16")) as sess:
+        sess.run(v1.global_variables_initializer())
+        for _ in range(3):
+            sess.run(train, {x: np.ones([4, 4], np.float32)})
+        final = sess.run(w)
+        graph = max(gp.configuration_precision(state.of(sess).record)["graphs"],
+                    key=lambda g: g["steps"])
+    assert graph["overflow_steps"] == 3 and graph["skipped_updates"] == skipped
+    assert graph["loss_scale"] == [[1, 32768.0]]
+    if skipped:
+        np.testing.assert_array_equal(final, np.full([4, 4], 0.5))
+    else:   # the saturated gradient 65504 / 32768 applied three times
+        np.testing.assert_allclose(final, 0.5 - 3 * 1e-6 * 65504 / 32768, rtol=1e-6)
+
+
+def test_force_fp16_rounds_vector_ops_too(emulate):
+    x = v1.placeholder(tf.float32, [])
+    y = tf.add(x, 0.0, name="vec") * 1.0
+    with v1.Session(config=_config(precision_mode="force_fp16")) as sess:
+        assert sess.run(y, {x: 1.0001}) == np.float32(np.float16(1.0001))
+    assert pe.low_ops_of(emulate).get("vec") == "low"
+
+
+def test_a_session_whose_runs_skipped_the_emulation_says_so(emulate):
+    x, w, h = _big_matmul()
+    with v1.Session(config=_config(precision_mode="allow_fp32_to_fp16")) as sess:
+        sess.run(v1.global_variables_initializer())
+        call = sess.make_callable(h, [x])   # not emulated: said, never claimed
+        assert np.isfinite(call(_X)).all()
+        rec = state.of(sess).record
+    rec.precision = None   # as for a session only ever run through callables
+    prec = gp.configuration_precision(rec, emulate=True)
+    assert prec["not_emulated"] == gp.NO_RUN and not prec["emulated"]
+    assert gp.precision_lines({"precision": prec}) == ["  precision: NOT emulated: " + gp.NO_RUN]
+    assert gp.configuration_precision(rec, emulate=False) is None

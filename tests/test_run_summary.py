@@ -230,3 +230,30 @@ def test_an_estimator_and_its_sessions_are_one_entry(tmp_path):
     # deprecations and notes only for what the user set: enable_data_pre_proc, not the
     # input_fusion_size NPURunConfig writes itself (defects 3 and 4)
     assert [l.split("]")[0] for l in lines if " NPB1" in l] == ["  info NPB105 [enable_data_pre_proc"]
+
+
+def test_diff_folds_a_configuration_present_in_one_report_only(capsys, tmp_path):
+    # issue 25 item 5: all ~140 options of such a configuration were printed, one per line
+    a = _options_json(capsys, tmp_path, "a.json", "precision_mode=allow_mix_precision",
+                      "iterations_per_loop=10")
+    conf = json.load(open(a))["configuration"]
+    reports = []
+    for n in (1, 2):   # run reports of one and of two sessions with these options
+        confs = [dict(conf, index=i, kind="session", name="Session#%d" % i) for i in range(1, n + 1)]
+        reports.append(tmp_path / ("run%d.json" % n))
+        reports[-1].write_text(json.dumps({"schema": "npu-bridge-report", "configurations": confs}))
+    one, two = (str(p) for p in reports)
+    total = sum(len(conf["options"][lvl]) for lvl in conf["options"])
+    code = cli.main(["diff", two, one])
+    out = capsys.readouterr().out.splitlines()
+    head = "[2] session Session#2 -> (none)"
+    assert code == 1 and head in out, out
+    body = out[out.index(head) + 1:]
+    assert len(body) < 8, out
+    assert "  - adapter iterations_per_loop = 10" in body
+    assert any("precision_mode = allow_mix_precision" in l for l in body)
+    assert "  - (and %d default option(s) of it: --format json lists them)" % (total - 3) \
+        in body, body
+    code = cli.main(["diff", "--format", "json", two, one])   # the JSON keeps every option
+    full = json.loads(capsys.readouterr().out)["changes"][0]["options"]
+    assert sum(len(d["removed"]) for d in full.values()) == total

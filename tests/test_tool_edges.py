@@ -7,7 +7,7 @@ import textwrap
 
 import pytest
 
-from npu_bridge.tools import cli
+from test_cli_ci import _main   # (exit code, stdout, stderr) of cli.main(argv)
 
 SOC_SCRIPT = textwrap.dedent("""\
     custom_op = config.graph_options.rewrite_options.custom_optimizers.add()
@@ -20,12 +20,6 @@ PLAIN_SCRIPT = textwrap.dedent("""\
     custom_op.name = "NpuOptimizer"
     custom_op.parameter_map["precision_mode"].s = b"allow_mix_precision"
     """)
-
-
-def _main(capsys, *argv):
-    code = cli.main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture
@@ -237,3 +231,29 @@ def test_the_plot_budget_line_says_how_it_follows_from_the_budget_in_the_text():
     product = mp.MemoryOptions.from_ge({}, product="atlas-a2-training")
     assert memory_cli.budget_label(product, 0) == (
         "feature-map budget 52.0 GiB = 52.0 GiB (26/32 of atlas-a2-training) - 0 B variables")
+
+
+def test_the_keras_helpers_doc_example_runs_as_documented(tmp_path):
+    import os
+    import run_cli
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    doc = open(os.path.join(root, "docs", "keras.md"), encoding="utf-8").read()
+    code = doc.split("```python\n", 1)[1].split("```", 1)[0]
+    expected = doc.split("```python\n", 1)[1].split("```\n", 2)[2].split("```", 1)[0]
+    (tmp_path / "keras_fit.py").write_text(code)
+    proc = run_cli.run(["--no-report", "--product", "atlas-a2-training", "keras_fit.py"],
+                       str(tmp_path), timeout=300)
+    assert proc.returncode == 0 and proc.stdout == "trained\n", proc.stderr[-3000:]
+    lines, at = proc.stderr.splitlines(), 0
+    for line in expected.splitlines():
+        if line.strip() in ("", "..."):
+            continue
+        assert line in lines[at:], (line, proc.stderr[-3000:])
+        at = lines.index(line, at) + 1
+    # the optimizer the script compiled with is the wrapper that averages over the ranks
+    from npu_bridge.npu_init import npu_keras_optimizer
+    from npu_bridge.estimator.npu.npu_optimizer import KerasDistributeOptimizer
+    import tensorflow as tf
+    inner = tf.keras.optimizers.legacy.Adam(0.01)
+    wrapped = npu_keras_optimizer(inner)
+    assert isinstance(wrapped, KerasDistributeOptimizer) and wrapped._optimizer is inner

@@ -2,6 +2,7 @@
 the table ``npu-bridge run --ranks N`` writes, each rank's server address (no TensorFlow, no
 npu_bridge import). Notes: docs/design.md "Module notes"; docs/collectives.md.
 """
+import errno
 import json
 import os
 import socket
@@ -153,6 +154,21 @@ def free_port(host):
         return sock.getsockname()[1]
 
 
+def is_local_address(host):
+    """Whether ``host`` is an address of this machine (of its network namespace): a socket can
+    be bound to it. EADDRNOTAVAIL or a name that does not resolve: not this machine's."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        try:
+            sock.bind((host, 0))
+        except socket.gaierror:
+            return False
+        except OSError as err:
+            if err.errno == errno.EADDRNOTAVAIL:
+                return False
+            raise
+    return True
+
+
 def port_problem(host, port):
     """Why ``host:port`` cannot be listened on, or None. SO_REUSEADDR as servers bind (a
     connection of an earlier job in TIME_WAIT does not count; a listening socket does)."""
@@ -168,6 +184,13 @@ def port_problem(host, port):
 def default_port_base(table_path, job_id):
     key = "%s|%s" % (os.path.realpath(table_path) if table_path else "", job_id or "")
     return 20000 + zlib.crc32(key.encode()) % 20000
+
+
+def default_job_dir(addresses, job_id):
+    """The ranks' notes folder of a job none was given to: in the temporary folder, named from
+    the addresses and ``JOB_ID`` (every process of the job on one machine derives the same)."""
+    return os.path.join(tempfile.gettempdir(), "npu_bridge_job_%08x" % zlib.crc32(
+        ("%s|%s" % (",".join(addresses), job_id or "")).encode()))
 
 
 def env_int(environ, name, problems):
@@ -248,7 +271,6 @@ def from_env(environ=None):
         addresses = ["%s:%d" % (info.host, base + info.rank) for info in ranks]
     if problems:
         raise RankTableError("job environment", problems)
-    job_dir = str(environ.get(ENV_JOB_DIR, "")).strip() or os.path.join(
-        tempfile.gettempdir(), "npu_bridge_job_%08x" % zlib.crc32(
-            ("%s|%s" % (",".join(addresses), environ.get("JOB_ID", ""))).encode()))
+    job_dir = str(environ.get(ENV_JOB_DIR, "")).strip() or default_job_dir(
+        addresses, environ.get("JOB_ID", ""))
     return Job(ranks, rank, addresses, job_dir, timeout, path)

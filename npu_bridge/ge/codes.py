@@ -441,12 +441,6 @@ CODES = MappingProxyType({
         "hicann/tensorflow om_partition_subgraphs_pass.cc:1097-1118, :1913-1944, "
         ":2546-2555",
         "{subject}: the adapter fails the graph ('{adapter}', " + _PASS + ":{lines})"),
-    "NPB194": Code(
-        "error", "iterations_per_loop > 1 with a one-shot iterator: the adapter aborts",
-        "hicann/tensorflow om_partition_subgraphs_pass.cc:2440-2443",
-        "{node} is a one-shot iterator and iterations_per_loop is {value}: the adapter aborts "
-        "('iterator_per_loop only support 1 when using OneShotIterator', " + _PASS
-        + ":2440-2443); use make_initializable_iterator"),
     "NPB195": Code(
         "error", "dynamic input in lazy_recompile mode with iterations_per_loop > 1",
         "hicann/tensorflow om_partition_subgraphs_pass.cc:2481-2485",
@@ -454,19 +448,20 @@ CODES = MappingProxyType({
         "adapter fails the graph ('iterations_per_loop only support 1 in lazy_recompile "
         "mode', " + _PASS + ":2481-2485)"),
     "NPB197": Code(
-        "warning", "ops the NPU supports run on the host: full offload keeps one GeOp, "
+        "warning", "compilable ops run on the host: full offload keeps one GeOp, "
         "and a host op separates a cluster from it",
         "hicann/tensorflow om_partition_subgraphs_pass.cc:932-980, :1348-1354",
-        "{count} op(s) the NPU supports run on the host CPU in graph {graph} ({ops}): full "
-        "offload keeps one GeOp ({geop}) and a cluster that a host op separates from it "
+        "{count} op(s) that would be compiled run on the host CPU in graph {graph} ({ops}): "
+        "full offload keeps one GeOp ({geop}) and a cluster that a host op separates from it "
         "cannot join it (" + _PASS + ":932-980, :1348-1354); move the host op out of the "
-        "model or set mix_compile_mode=True"),
+        "model, or set mix_compile_mode=True (with iterations_per_loop 1)"),
     "NPB198": Code(
-        "warning", "iterations_per_loop > 1 with host ops exchanging tensors with a GeOp: "
-        "the device loops N times per Session.run, the host ops run once",
-        "hicann/tensorflow tf_adapter/kernels/geop_npu.cc:1148-1150, :1248-1250",
-        "iterations_per_loop is {value}: each GeOp of graph {graph} runs {value} iterations "
-        "on the device per Session.run (GE graph option iterations_per_loop, "
-        "hicann/tensorflow tf_adapter/kernels/geop_npu.cc:1148-1150, :1248-1250) while host "
-        "op(s) {hosts} exchanging tensors with it run once per Session.run"),
+        "warning", "iterations_per_loop > 1 with host ops exchanging tensors with the GeOp "
+        "that holds IterationOp: the device loops N times per Session.run, the host ops "
+        "run once", "hicann/tensorflow tf_adapter/kernels/geop_npu.cc:1148-1150, "
+        ":1248-1250, :1545-1548",
+        "iterations_per_loop is {value}: GeOp {geop} of graph {graph} holds IterationOp and "
+        "runs {value} iterations on the device per Session.run (hicann/tensorflow "
+        "tf_adapter/kernels/geop_npu.cc:1148-1150, :1248-1250, :1545-1548) while host op(s) "
+        "{hosts} exchanging tensors with it run once per Session.run"),
 })

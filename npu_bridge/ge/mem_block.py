@@ -9,6 +9,8 @@ its MemoryBlock. Level-1 matching (`can_reuse`, mb L71-105), lifetime crossing
 (`sort_key`, CompareLifeInterval mb L883-915) and the final size (`resize`, mb L311-330).
 Sizes in bytes, times are op ids in GE's topological order.
 """
+import bisect
+
 MEM_ALIGN = 512                   # MEM_ALIGN_SIZE
 MAX_LIFE = 0xffffffff             # kMaxLifeTime (memory_block.h L44)
 MIN_LIFE = 1                      # kMinLifeTime
@@ -71,6 +73,7 @@ class Block:
         self.same_stream = True
         self.is_zero_copy = False
         self.is_reuse_zero_copy = True
+        self.continuous = False    # continuous_block_: an input of a continuous-input node
         self.child_block = False
         self.children = []
         self.child_offset = 0
@@ -78,6 +81,7 @@ class Block:
         self.symbols = []
         self._max_real = 0
         self._attrs = frozenset()
+        self._idx = None
         self.offset = None
 
     # ------------------------------------------------------------ tenants
@@ -89,18 +93,19 @@ class Block:
         tenant.no_align_size = no_align_size
         self.tenants.append(tenant)
         self._max_real = 0
+        self._idx = None
         if tenant.attrs:
             self._attrs = self._attrs | tenant.attrs
 
-    def remove_tenant(self, pos):
-        """DelNode: the block-type attributes are recomputed, the AlignSize cache is kept."""
-        t = self.tenants.pop(pos)
-        if t.attrs:
-            out = frozenset()
-            for other in self.tenants:
-                out |= other.attrs
-            self._attrs = out
-        return t
+    def keep_tenants(self, kept):
+        """DelNode of every other tenant: block-type attributes recomputed, the AlignSize
+        cache kept (GE's DelNode leaves max_real_size_)."""
+        self.tenants = kept
+        self._idx = None
+        out = frozenset()
+        for t in kept:
+            out |= t.attrs
+        self._attrs = out
 
     def attrs(self):
         return self._attrs
@@ -133,6 +138,7 @@ class Block:
             t = self.tenants[-1]
             if t.end == DEFAULT_LIFE or time > t.end:
                 t.end = time
+                self._idx = None
 
     def symbol_life_end(self):
         return self.tenants[-1].symbol_end if self.tenants else DEFAULT_LIFE
@@ -198,8 +204,9 @@ def can_not_life_reuse(block, child_reuse=False):
 
 
 def can_reuse(block, block_size, life_begin, tenant_attrs):
-    """ReuseBlock + CanReuseBlock (mb L71-105): exact nominal size, the block's life over."""
-    if block.is_zero_copy:
+    """ReuseBlock + CanReuseBlock (mb L71-105): exact nominal size, the block's life over;
+    never a continuous or zero-copy block (L86-88)."""
+    if block.is_zero_copy or block.continuous:
         return False
     if block._attrs and tenant_attrs and _conflict(block._attrs, tenant_attrs):
         return False
@@ -221,28 +228,47 @@ def cross_life_time(left, right):
     return right.end >= lb
 
 
-def _cross_life_time_node(parent, child, pos):
-    """CrossLifeTimeNode (mb L757-791): child tenant `pos` (and the ref tenants after it)
-    against every tenant of `parent`."""
+def _span_index(block):
+    """(lbs, ends) of the block's tenants when their begins and ends never decrease and
+    each begin <= its end (what level 1 builds: a tenant starts after the previous one ends,
+    an alias where the previous one ends), else False. Cached until the tenants change."""
+    if block._idx is None:
+        lbs = [t.lb for t in block.tenants]
+        ends = [t.end for t in block.tenants]
+        ok = all(lb <= e for lb, e in zip(lbs, ends)) and all(
+            lbs[k] <= lbs[k + 1] and ends[k] <= ends[k + 1] for k in range(len(lbs) - 1))
+        block._idx = (lbs, ends) if ok else False
+    return block._idx
+
+
+def _crosses(parent, t):
+    """Whether tenant `t` crosses any tenant of `parent` (CrossLifeTime, inclusive)."""
+    idx = _span_index(parent)
+    if idx and t.lb <= t.end:
+        lbs, ends = idx
+        k = bisect.bisect_left(ends, t.lb)       # the first tenant ending at or after t begins
+        return k < len(ends) and lbs[k] <= t.end
+    for p in parent.tenants:
+        if cross_life_time(p, t):
+            return True
+    return False
+
+
+def _cross_life_time_node(parent, tenants, pos):
+    """CrossLifeTimeNode (mb L757-791): tenant `pos` of `tenants` (a child's, and the ref
+    tenants after it) against every tenant of `parent`."""
     if not parent.tenants:
         return False
-    t = child.tenants[pos]
-    tb, te = t.lb, t.end
-    if not (te < parent.tenants[0].lb or tb > parent.tenants[-1].end):
-        for p in parent.tenants:
-            pb = p.lb
-            if pb < tb:
-                if p.end >= tb:
-                    return True
-            elif pb == tb or te >= pb:
-                return True
+    t = tenants[pos]
+    if not (t.end < parent.tenants[0].lb or t.lb > parent.tenants[-1].end):
+        if _crosses(parent, t):
+            return True
     if t.next_is_ref_input:
-        for r in child.tenants[pos + 1:]:
+        for r in tenants[pos + 1:]:
             if not r.ref_input:
                 break
-            for p in parent.tenants:
-                if cross_life_time(p, r):
-                    return True
+            if _crosses(parent, r):
+                return True
     return False
 
 
@@ -261,31 +287,30 @@ def _can_interval_life_reuse(parent, child, clones):
         return False
     if parent.conflicts_with(child):
         return False
-    can = False
-    clone = None
+    # GE moves each crossing tenant to a clone as it walks (a tenant's verdict reads only it
+    # and the tenants after it, so deciding first on the unchanged list is the same walk)
+    tenants = child.tenants
+    crossing = []
     pre_cross = False
-    pos = 0
-    while pos < len(child.tenants):
-        t = child.tenants[pos]
+    for pos, t in enumerate(tenants):
         cross = (t.ref_input and pre_cross) or (not t.ref_input and
-                                               _cross_life_time_node(parent, child, pos))
+                                               _cross_life_time_node(parent, tenants, pos))
+        crossing.append(cross)
+        pre_cross = cross
+    if not any(crossing):
+        return True
+    if all(crossing):
+        return False          # every tenant crossed: the block keeps them all (Swap)
+    clone = child.clone()
+    kept = []
+    for t, cross in zip(tenants, crossing):
         if cross:
-            if clone is None:
-                clone = child.clone()
             clone.add_tenant(t, t.real_size, t.no_align_size)
-            child.remove_tenant(pos)
-            pre_cross = True
         else:
-            can = True
-            pre_cross = False
-            pos += 1
-    if not child.tenants:
-        # every tenant crossed: the block keeps them (Swap) and its AlignSize cache
-        child.tenants, clone.tenants = clone.tenants, child.tenants
-        child._attrs = clone._attrs
-    elif clone is not None:
-        clones.append(clone)
-    return can
+            kept.append(t)
+    child.keep_tenants(kept)
+    clones.append(clone)
+    return True
 
 
 def _max_real(block):
@@ -320,6 +345,29 @@ def _add_zero_copy_life_reuse_block(this, block):
     parent.is_reuse_zero_copy = child.is_reuse_zero_copy and parent.is_reuse_zero_copy
 
 
+def _add_continuous_life_reuse_block(this, block):
+    """AddContinuousLifeReuseBlock (mb L382-416): whole-block nesting only, the continuous
+    block's largest real size must not be exceeded and two continuous blocks never meet."""
+    it_block, it_this = _max_real(block), _max_real(this)
+    if it_block is None or it_this is None:
+        return
+    if ((this.continuous and block.continuous) or (this.continuous and it_this < it_block)
+            or (block.continuous and it_this > it_block)):
+        return
+    if this.conflicts_with(block):
+        return
+    if this.child_offset + block.align_size() <= it_this and this.continuous:
+        parent, child = this, block
+    elif (block.child_offset + this.align_size() <= it_block and block.continuous
+          and this.align_size() == block.align_size() and not this.children):
+        parent, child = block, this
+    else:
+        return
+    parent.children.append(child)
+    parent.child_offset += child.align_size()
+    child.child_block = True
+
+
 def add_life_reuse_block(this, block, clones, depth=0, child_reuse=False):
     """AddLifeReuseBlock (mb L486-572): nest `block` inside `this` (or one of its children)
     where their lives allow and it fits within `this`'s size + 512. Returns True when handled."""
@@ -329,6 +377,12 @@ def add_life_reuse_block(this, block, clones, depth=0, child_reuse=False):
             or block.children or not this.tenants or not block.tenants):
         return False
     can_block = _can_block_life_reuse(this, block) or _can_block_life_reuse(block, this)
+    if (this.is_zero_copy and block.continuous) or (block.is_zero_copy and this.continuous):
+        return False
+    if this.continuous or block.continuous:
+        if can_block:
+            _add_continuous_life_reuse_block(this, block)
+        return True
     if this.is_zero_copy or block.is_zero_copy:
         if can_block:
             _add_zero_copy_life_reuse_block(this, block)

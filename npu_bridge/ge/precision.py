@@ -286,14 +286,23 @@ NOT_EMULATED_LINE = ("numerics: not emulated (float32 on the CPU; `npu-bridge ru
                      "emulate` previews the NPU's precision mode: docs/precision.md)")
 
 
-def configuration_precision(rec):
+NO_RUN = ("no run of this session went through Session.run while emulating (make_callable, "
+          "Keras's callables and partial_run are not emulated; docs/precision.md)")
+
+
+def configuration_precision(rec, emulate=False):
     """The report's `precision` object of record `rec` (None when the emulation never looked
-    at it: emulation off, or no run of its sessions). Keys: emulated (bool: some op really
+    at it: emulation off, an estimator or options record, a refused one; with `emulate` a
+    session none of whose runs went through the emulation says so, `NO_RUN`). Keys: emulated (bool: some op really
     computed in the low type), mode, set_by, low, sat_mode, sat_source, lists, not_emulated,
     notes, graphs (per fetch set that ran: ops by type, steps, overflow_steps,
     skipped_updates, loss_scale [[step, value]...], first_overflow, nonfinite_loss)."""
     info = rec.get("precision")
     if not info:
+        if emulate and rec.get("kind") == "session" and not rec.get("refused"):
+            return {"emulated": False, "mode": None, "set_by": None, "low": None,
+                    "sat_mode": None, "sat_source": None, "lists": "", "lists_short": "",
+                    "not_emulated": NO_RUN, "notes": [], "graphs": []}
         return None
     plan = info["plan"]
     graphs = []
@@ -321,6 +330,8 @@ def precision_lines(conf):
     p = conf.get("precision")
     if not p:
         return []
+    if p["mode"] is None:
+        return ["  precision: NOT emulated: " + p["not_emulated"]]
     head = "  precision: %s (%s), %s mode" % (p["mode"], p["set_by"], p["sat_mode"].replace(
         "inf_nan", "INF/NaN"))
     if p["not_emulated"]:
@@ -367,17 +378,24 @@ def tf_amp_notes(environ, session_amp_on=False):
     """Notes (strings) on TensorFlow's grappler auto_mixed_precision pass when the emulation
     runs: `session_amp_on` (the session's RewriterConfig turns auto_mixed_precision* on: it
     rewrites on top of the emulation, which then counts what it did, not what TF did), and
-    an op type that the `TF_AUTO_MIXED_PRECISION_GRAPH_REWRITE_<LIST>_ADD` variables put in
-    two lists (TF logs "Op lists have conflicting entries" and the pass leaves the graph in
-    float32; only the ADD variables are read here, TF's built-in lists are not)."""
+    an op type in two of TF's lists once the `TF_AUTO_MIXED_PRECISION_GRAPH_REWRITE_<LIST>_ADD`
+    / `_REMOVE` variables changed them (TF logs "Op lists have conflicting entries" and the
+    pass leaves the graph in float32; TF's built-in infer/clear lists are not known here)."""
     notes = []
     if session_amp_on:
         notes.append("the session turns TensorFlow's grappler auto_mixed_precision on: it "
                      "rewrites the graph again after this emulation, which reports only its own")
+    # the lists as TF builds them: its built-in allow/deny lists (the stand-ins above; its
+    # infer/clear lists are not transcribed), then each variable's ADD and REMOVE
+    lists = {"ALLOWLIST": set(MIXED_WHITE), "DENYLIST": set(MIXED_BLACK), "INFERLIST": set(),
+             "CLEARLIST": set()}
+    for name in _TF_AMP_LISTS:
+        for action, change in (("_ADD", set.update), ("_REMOVE", set.difference_update)):
+            change(lists[name], filter(None, (x.strip() for x in environ.get(
+                TF_AMP_PREFIX + name + action, "").split(","))))
     seen = {}
     for name in _TF_AMP_LISTS:
-        for op in filter(None, (x.strip() for x in environ.get(
-                TF_AMP_PREFIX + name + "_ADD", "").split(","))):
+        for op in lists[name]:
             seen.setdefault(op, []).append(name)
     clashes = {op: lists for op, lists in seen.items() if len(lists) > 1}
     if clashes:

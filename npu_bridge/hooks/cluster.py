@@ -4,6 +4,7 @@ Notes: docs/design.md "Module notes"; docs/collectives.md.
 import atexit
 import json
 import os
+import socket
 import sys
 import threading
 import time
@@ -53,6 +54,7 @@ _lock = threading.RLock()
 _state = {"job": None, "server": None, "checked": None, "ready": False}
 _instances = {}        # group key -> collectives built so far
 _built = {}            # (group key, instance key) -> description
+_group_names = {}      # group key -> the group name it was derived from (group_key)
 _run_keys = {}         # (graph id, graph version, fetch ids) -> run key or 0
 _RUN_KEYS_LIMIT = 4096
 
@@ -167,10 +169,24 @@ def session_args(target, config):
 # --- groups and keys ---------------------------------------------------------------------
 
 def group_key(group):
+    """TensorFlow's group key of the HCCL group named ``group``: every rank derives it from the
+    name alone. Keys are int32 and each instance key embeds its group's (below 2**13, 2**18
+    instances per group), so a name is hashed into 8190 keys: two names of this process on one
+    key raise ``CollectiveError`` naming both (TensorFlow would pair the collectives of the two
+    groups, or hang). Two such groups no rank shares are not seen here: TensorFlow's group
+    resolution refuses them (a key with two memberships)."""
     if group == _ranks.WORLD_GROUP:
         return WORLD_KEY
-    # TensorFlow's keys are int32: group keys below 2**13, 2**18 instances per group
-    return 2 + zlib.crc32(group.encode("utf-8")) % (2 ** 13 - 2)
+    key = 2 + zlib.crc32(group.encode("utf-8")) % (2 ** 13 - 2)
+    with _lock:
+        other = _group_names.setdefault(key, group)
+    if other != group:
+        raise CollectiveError(
+            "HCCL groups %r and %r have the same TensorFlow group key %d (a hash of the name "
+            "into 8190 keys: int32 keys, 2**18 instances per group); their collectives would "
+            "be paired with each other's: rename one of the groups (hccl.manage.api.create_group)"
+            % (other, group, key))
+    return key
 
 
 def group_members(group):
@@ -380,6 +396,34 @@ def run_key(session, fetches):
     return found[0]
 
 
+def wrap_make_callable_from_options(original):
+    """``BaseSession._make_callable_from_options`` (what Keras' graph-mode functions run) in a
+    multi-rank process: a callable that executes collectives runs through ``Session.run``
+    (so it gets the run's collective key, the collective timeout and the explained error);
+    a C callable's own ``run_options`` deadline did not bound it (docs/collectives.md)."""
+    def make(self, callable_options):
+        if not _session_state.is_cluster(self) or callable_options.tensor_connection:
+            return original(self, callable_options)
+        graph = self.graph
+        fetches = [graph.as_graph_element(name) for name in callable_options.fetch]
+        targets = [graph.as_graph_element(name) for name in callable_options.target]
+        if not run_key(self, fetches + targets):
+            return original(self, callable_options)
+        feeds = [graph.as_graph_element(name) for name in callable_options.feed]
+        options = callable_options.run_options if callable_options.HasField("run_options") \
+            else None
+
+        def call(*args, run_metadata=None):
+            return self.run([fetches, targets], dict(zip(feeds, args)), options=options,
+                            run_metadata=run_metadata)[0]
+        return call
+
+    make._npu_bridge_original = original
+    make.__doc__ = original.__doc__
+    make.__name__ = original.__name__
+    return make
+
+
 def _with_key(options, key):
     """``options`` (copied) with the run's collective key and, unless the caller set one, the
     collective timeout as the run's ``timeout_in_ms``: one deadline per run, where an op-level
@@ -407,6 +451,15 @@ def _exits():
     return out
 
 
+def _listens(address):
+    host, _, port = address.rpartition(":")
+    try:
+        socket.create_connection((host, int(port)), timeout=0.3).close()
+        return True
+    except (OSError, ValueError):
+        return False
+
+
 def start_barrier():
     """Wait until every rank's server is up (once), at most the collective timeout plus the
     start-up allowance; raises ``CollectiveError`` naming the ranks that never came up or
@@ -415,8 +468,16 @@ def start_barrier():
         return
     j = job()
     deadline = time.time() + max(j.timeout, 60.0) + 120.0
+    listening, probed = set(), 0.0
     while True:
-        missing = [r for r in range(j.size) if _read_notes(r, "ready") is None]
+        missing = [r for r in range(j.size) if r not in listening
+                   and _read_notes(r, "ready") is None]
+        if missing and time.time() - probed > 0.5:
+            # a rank on another host writes its note in a folder this one may not see: its
+            # server accepting connections is the same fact
+            probed = time.time()
+            listening.update(r for r in missing if _listens(j.addresses[r]))
+            missing = [r for r in missing if r not in listening]
         exits = _exits()
         ended = {r: why for r, why in exits.items() if r in missing}
         if not missing:
@@ -451,6 +512,12 @@ def explain(err, graph, fetches):
             break
         time.sleep(0.1)
     exits = _exits()
+    # without a launcher nobody notes how a killed rank ended: its server gone says it
+    for r in range(j.size):
+        if r != j.rank and r not in exits and not _read_notes(r, "done") \
+                and not _listens(j.addresses[r]):
+            exits[r] = ("gone: its TensorFlow server at %s no longer accepts connections, "
+                        "killed or crashed" % j.addresses[r])
     # ranks whose script ended with an exception (their exit barrier noted it): failed, not
     # finished, whether or not their process has ended yet
     crashed = {r: _read_notes(r, "crashed")[-1].partition(" ")[2] for r in range(j.size)

@@ -6,13 +6,14 @@ import threading
 
 import numpy as np
 import tensorflow as tf
-from tensorflow.python.client import session as _session_lib
 
 from npu_bridge.ge import records as _records
 from npu_bridge.hooks import state as _state
 from npu_bridge.hooks.session_guard import graph_key   # one GE graph per (session, fetches, feeds)
 from npu_bridge.ge import memory_plan as mp
 from npu_bridge.ge import npu_failures as _failures
+from npu_bridge.ge import graph_roles as _roles
+from npu_bridge.hooks import partition_capture as _partition_capture
 
 GRAPHS_PER_SESSION = 64     # bounded: a script building a new fetch set per step stays cheap
 
@@ -47,7 +48,10 @@ class Captured:
     """One captured GE graph: `graph` (a `memory_plan.Graph`), `tf_types` (TF op type ->
     count in the subgraph, host ops included), `placeholders` (name -> shape list or None)
     of the Data inputs, `getnext` (names of GetNext nodes of unknown shape), `fetch_names`,
-    `ops` (the tf.Operation objects of the subgraph; held only during capture)."""
+    `ops` (the tf.Operation objects of the subgraph; held only during capture), `role` (what
+    it does: `graph_roles.ROLES`)."""
+
+    role = "other"
 
     def __init__(self, graph, tf_types, fetch_names, dynamic_sources):
         self.graph = graph
@@ -78,17 +82,7 @@ def capture(graph, fetches, feed_dict=None, name="graph"):
     # Operation per node for its lifetime (Graph._get_tensor_by_tf_output), and ids are
     # cheaper than Tensor.ref(). Each op's type, name, inputs and control inputs are read
     # from TensorFlow once (each read crosses into C++).
-    feeds = {}    # id(tensor) -> fed tensor
-    for key in (feed_dict or {}):
-        try:
-            el = graph.as_graph_element(key) if isinstance(key, str) else key
-        except (ValueError, KeyError, TypeError):
-            continue
-        if isinstance(el, tf.Tensor):
-            feeds[id(el)] = el
-    handler = _session_lib._FetchHandler(graph, fetches, {})
-    fetch_tensors = [t for t in handler.fetches() if isinstance(t, tf.Tensor)]
-    targets = list(handler.targets())
+    feeds, fetch_tensors, targets = _partition_capture.run_tensors(graph, fetches, feed_dict)
     fed = feeds
     # walk back from the fetches, stopping at fed tensors: depth-first, post-order, so each
     # op comes after its inputs (creation order is not topological under tf.cond); an edge
@@ -118,6 +112,9 @@ def capture(graph, fetches, feed_dict=None, name="graph"):
             active.add(oid)
             stack.append((op, True))
             ins[oid] = op_inputs = op.inputs
+            if _records.RUN.precision:   # the graph as the script built it, not its round trips
+                from npu_bridge.hooks import precision_emulation as _emulation
+                ins[oid] = op_inputs = _emulation.script_inputs(op_inputs)
             ctl[oid] = controls = op.control_inputs
             typ[oid] = op.type
             preds = [t.op for t in op_inputs if id(t) not in fed]
@@ -226,6 +223,9 @@ def capture(graph, fetches, feed_dict=None, name="graph"):
     cap = Captured(g, tf_types, [t.name for t in fetch_tensors] + [o.name for o in targets],
                    dynamic_sources)
     cap.facts = _facts(graph, ops, host, ins, typ, names_of, variant)
+    cap.role = _roles.role(cap.facts.training, tf_types,
+                           [t.op.type for t in fetch_tensors] + [o.type for o in targets],
+                           len(data_names))
     return cap
 
 
@@ -427,6 +427,14 @@ def _note_new(rec, key, session, fetches, feed_dict):
                       name="%s/%d" % (rec.name, len(rec.graphs) + 1))
     except Exception:   # not ours to judge: Session.run reports a bad fetch itself
         return
+    # GE plans what it compiles: each GeOp (docs/partition.md)
+    part = _partition_capture.note(rec, session, fetches, feed_dict, cap.graph.name)
+    for geop in _partition_capture.geop_captures(cap, part):
+        _plan_new(rec, key, geop)
+
+
+def _plan_new(rec, key, cap):
+    """Plan one GE graph of a run (`cap`: a GeOp's graph) and record its findings."""
     if not any(n.outputs for n in cap.graph.nodes):
         # host only (an iterator initializer): no GE memory, but its mistakes still count
         for d in _failures.graph_findings(cap.graph.name, cap.facts, None, rec.options,
@@ -434,13 +442,10 @@ def _note_new(rec, key, session, fetches, feed_dict):
             cause = (d.code,) if d.code in _failures.PER_SESSION else (d.code, cap.graph.name)
             _records.add_runtime_diagnostic(rec, cause, d)
         return
-    try:
-        plan = mp.plan_graph(cap.graph, _options_of(rec))
-    except ValueError:   # a graph this walk could not order: no plan rather than a failed run
-        return
-    # one GE graph per distinct subgraph content of a session
+    # one GE graph per distinct subgraph content of a session; planned later (`_settle`:
+    # before the records are read), so a run pays the capture only
     sig = (frozenset(n.name for n in cap.graph.nodes), cap.graph.inputs, cap.graph.outputs)
-    entry = _records.GraphEntry(cap, plan, sig)
+    entry = _records.GraphEntry(cap, None, sig, make=lambda e: _plan_entry(rec, e))
     with _lock:
         graphs = rec.graphs
         same = next((e for e in graphs if e.sig == sig), None)
@@ -449,16 +454,60 @@ def _note_new(rec, key, session, fetches, feed_dict):
             return
         graphs.append(entry)
         _seen[key] = entry
-    findings = _failures.graph_findings(cap.graph.name, cap.facts, plan, rec.options,
-                                        _options_of(rec), os.environ)
-    for d in findings:
+        _pending.append((rec, entry))
+
+
+_pending = []   # (record, GraphEntry) captured, not yet planned
+
+
+def _plan_entry(rec, entry):
+    """The plan of a captured graph (None: this walk could not order it) and its findings."""
+    cap = entry.captured
+    try:
+        plan = mp.plan_graph(cap.graph, _options_of(rec))
+    except ValueError:   # a graph this walk could not order: no plan rather than a failed run
+        return None
+    for d in _failures.graph_findings(cap.graph.name, cap.facts, plan, rec.options,
+                                      _options_of(rec), os.environ):
         # a configuration's finding (NPB172) once per session, a graph's once per graph
         cause = (d.code,) if d.code in _failures.PER_SESSION else (d.code, cap.graph.name)
         _records.add_runtime_diagnostic(rec, cause, d)
-    if len(graphs) > 1:
-        from npu_bridge.ge import memory_report
-        for d in _failures.session_findings(rec.name, memory_report.session_plan(rec)):
-            _records.add_runtime_diagnostic(rec, (d.code,), d)
+    return plan
+
+
+def _settle():
+    """Plan the graphs captured since the last call, drop those that could not be planned,
+    and make the session findings (NPB178) of the records that have several graphs."""
+    with _lock:
+        todo, _pending[:] = list(_pending), []
+    touched = {}
+    for rec, entry in todo:
+        try:
+            plan = entry.plan
+        except Exception as err:   # pylint: disable=broad-except  (the report comes first)
+            plan = None
+            if len(unplanned) < 16:
+                unplanned.append("%s: %s: %s" % (rec.name, type(err).__name__, err))
+        if plan is None:
+            with _lock:
+                if entry in rec.graphs:
+                    rec.graphs.remove(entry)
+        touched[id(rec)] = rec
+    for rec in touched.values():
+        if len(rec.graphs) > 1:
+            from npu_bridge.ge import memory_report
+            for d in _failures.session_findings(rec.name, memory_report.session_plan(rec)):
+                _records.add_runtime_diagnostic(rec, (d.code,), d)
+
+
+_records.on_settle(_settle)
+
+
+def captured_name(rec, key):
+    """The name (`Session#1/2`) of the graph captured for record `rec` and `key` (a
+    `session_guard.graph_key`), or None (not captured, or the same subgraph as another)."""
+    entry = _seen.get((id(rec), key))
+    return None if entry is None else entry.captured.graph.name
 
 
 def count_step(session, fetches, feed_dict):
@@ -499,3 +548,4 @@ def reset():
     with _lock:
         _seen.clear()
         _fast_seen.clear()
+        _pending[:] = []

@@ -85,12 +85,13 @@ class _Rounded:
     the float32 value), the op that made the value, the id of the last cast op, and whether
     that op computes low (`producer_low`: every consumer reads the rounded value) or only
     one low consumer reads it (an input rounding)."""
-    __slots__ = ("tensor", "peak", "op_name", "op_type", "cast_id", "producer_low")
+    __slots__ = ("tensor", "peak", "op_name", "op_type", "cast_id", "producer_low", "source")
 
-    def __init__(self, tensor, peak, op_name, op_type, cast_id, producer_low):
+    def __init__(self, tensor, peak, op_name, op_type, cast_id, producer_low, source):
         self.tensor, self.peak, self.op_name, self.op_type, self.cast_id = (
             tensor, peak, op_name, op_type, cast_id)
         self.producer_low = producer_low
+        self.source = source   # the float32 tensor it rounds
 
 
 class _GraphState:
@@ -113,6 +114,23 @@ class _GraphState:
 
 
 _graphs = weakref.WeakKeyDictionary()   # tf.Graph -> {plan key: _GraphState}
+
+
+def script_inputs(inputs):
+    """`inputs` (an op's input tensors) with each round trip of the emulation replaced by the
+    tensor it rounds: the graph as the script built it (the memory plan's view)."""
+    per = _graphs.get(inputs[0].graph) if inputs else None
+    if not per:
+        return inputs
+    out = []
+    for t in inputs:
+        for st in per.values():
+            r = st.rounded.get(id(t))
+            if r is not None and r.tensor is t:
+                t = r.source
+                break
+        out.append(t)
+    return out
 
 
 def _keep_dtype(op):
@@ -172,7 +190,7 @@ def _round(st, t, graph, producer_low=False):
         if ctx is not None:
             ctx.Exit()
     r = _Rounded(out, peak, t.op.name, t.op.type, out.op._id_value,   # pylint: disable=protected-access
-                 producer_low)
+                 producer_low, t)
     st.rounded[id(t)] = r
     st.rounded[id(out)] = r
     st.low_out.add(id(out))
@@ -405,13 +423,15 @@ def _run(st, sess, original, fetches, feed_dict, options, run_metadata):
             st.graph_version = graph.version
     from npu_bridge.hooks.session_guard import graph_key
     try:
-        key = (graph_key(graph, fetches, feed_dict, sess), st.version)
+        gkey = graph_key(graph, fetches, feed_dict, sess)
+        key = (gkey, st.version)
         fp = st.fetch_plans.get(key)
         if fp is None:
             handler = _session_lib._FetchHandler(graph, fetches, {})
             fetch_tensors = [t for t in handler.fetches() if isinstance(t, tf.Tensor)]
             with _lock:   # its ops are the emulation's own: never rewritten
                 fp = _FetchPlan(st, graph, fetch_tensors, handler.targets())
+                fp.graph_key = gkey
                 if st.graph_version is not None:
                     st.watermark = len(graph.get_operations())
                     st.graph_version = graph.version
@@ -433,7 +453,7 @@ def _record_step(st, sess, fp, result, extra, fetches):
     info = rec.precision
     entry = fp.entry
     if entry is None:
-        entry = _find_entry(info, st, fp)
+        entry = _find_entry(rec, st, fp)
         fp.entry = entry
     entry["steps"] += 1
     step = entry["steps"]
@@ -465,7 +485,7 @@ def _record_step(st, sess, fp, result, extra, fetches):
         from npu_bridge.ge import diagnostics as _diagnostics
         d = _diagnostics.make(
             "NPB180", "precision_mode", st.plan.mode, graph=entry["graph"], step=step,
-            low=st.plan.low, sat_mode=st.plan.sat_mode, op=first.op_name, op_type=first.op_type,
+            low=st.plan.low, sat_mode=st.plan.sat_mode.replace("inf_nan", "INF/NaN"), op=first.op_name, op_type=first.op_type,
             max_abs=entry["first_overflow"]["max_abs"] if entry["first_overflow"]
             else float("nan"))
         _records.add_runtime_diagnostic(rec, ("NPB180", entry["graph"]), d)
@@ -484,14 +504,18 @@ def _scalars(result, fetches, fp, depth=0):
     return []
 
 
-def _find_entry(info, st, fp):
+def _find_entry(rec, st, fp):
     """The report entry of this fetch set's graph (one per distinct set of rounded ops)."""
+    info = rec.precision
     sig = tuple(r.cast_id for r in fp.rounded)
     for e in info["graphs"]:
         if e["_sig"] == sig:
             return e
     low, cube = dict(fp.ops_low), dict(fp.ops_cube_in)
-    entry = {"graph": "%s/%d" % (info["name"], len(info["graphs"]) + 1), "_sig": sig,
+    from npu_bridge.hooks import graph_capture as _graph_capture
+    name = _graph_capture.captured_name(rec, fp.graph_key)
+    entry = {"graph": name or "%s fetch set %d" % (info["name"], len(info["graphs"]) + 1),
+             "_sig": sig,
              "rounded_tensors": len(fp.rounded), "ops_low": low, "ops_cube_in": cube,
              "keep_dtype_ops": fp.keep_dtype, "skipped": list(st.skipped),
              "steps": 0, "overflow_steps": 0, "skipped_updates": 0, "loss_scale": [],

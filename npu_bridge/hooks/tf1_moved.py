@@ -518,6 +518,10 @@ for _module, _names in {
             "unstack": "tensorflow.python.ops.array_ops_stack"},
         "tensorflow.python.ops.functional_ops": {"map_fn": "tensorflow.python.ops.map_fn"},
         "tensorflow.python.ops.random_ops": {"random_crop": "tensorflow.python.ops.random_crop_ops"},
+        # XLNet's tpu_estimator.py registers its loop variable with these (TF 1.15's home)
+        "tensorflow.python.ops.resource_variable_ops": {
+            "_to_proto_fn": "tensorflow.python.ops.ref_variable",
+            "_from_proto_fn": "tensorflow.python.ops.ref_variable"},
 }.items():
     for _name, _home in _names.items():
         MOVED[_module + "." + _name] = Row(_home + ":" + _name, _TF, "TF 2.15 (moved)")

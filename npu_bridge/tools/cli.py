@@ -150,6 +150,9 @@ def _build_parser():
     explain.add_argument("option", metavar="OPTION")
     from npu_bridge.tools import memory_cli
     memory_cli.add_parser(sub, _product)
+    from npu_bridge.tools import partition_cli
+    partition_cli.add_parser(sub, _product)
+    partition_cli.add_supported_ops(run)
 
     diff = sub.add_parser(
         "diff", help="what changed between two reports (a migration's before and after)",
@@ -172,7 +175,8 @@ def main(argv=None):
     except SystemExit as exc:  # --help (0) or a usage error (2)
         return exc.code if isinstance(exc.code, int) else EXIT_USAGE
     handler = {"run": _cmd_run, "options": _cmd_options, "lint": _cmd_lint,
-               "explain": _cmd_explain, "memory": _cmd_memory, "diff": _cmd_diff}[args.command]
+               "explain": _cmd_explain, "memory": _cmd_memory, "diff": _cmd_diff,
+               "partition": _cmd_partition}[args.command]
     try:
         try:
             return handler(args)
@@ -219,6 +223,11 @@ def _cmd_run(args):
     if problem:
         raise _UsageError(problem)
     _set_precision(args)
+    try:
+        from npu_bridge.tools import partition_cli
+        partition_cli.use_supported_ops(args.supported_ops)
+    except ValueError as err:
+        raise _UsageError("--supported-ops: %s" % err)
     ranks = args.ranks is not None or args.rank_table
     # SIGTERM/SIGHUP from here on end the run with its report (before the lock is taken, so a
     # signal cannot leave the lock behind); the launcher of --ranks has its own handler
@@ -256,14 +265,16 @@ def _cmd_run(args):
 
     # at_exit: the script's non-daemon threads are waited for and its atexit handlers run
     # (python's order) before the summary, so what they do is in the run
-    result = _runner.run_script(args.script, args.args, product=args.product,
-                                on_os_exit=finish, at_exit=True, stop=stop)
-    if os.getpid() != pid:
-        # A child the script forked (os.fork, multiprocessing) ended without os._exit: it
-        # exits as it would under python; the run, its summary and report are the parent's.
-        return result.script_exit_code
-    code = finish(result)
-    stop.uninstall()
+    try:
+        result = _runner.run_script(args.script, args.args, product=args.product,
+                                    on_os_exit=finish, at_exit=True, stop=stop)
+        if os.getpid() != pid:
+            # A child the script forked (os.fork, multiprocessing) ended without os._exit: it
+            # exits as it would under python; the run, its summary and report are the parent's.
+            return result.script_exit_code
+        code = finish(result)
+    finally:
+        stop.uninstall()   # the handlers the process had before (a script's own stays)
     if result.signal:
         # stopped: end now, as the signal would have, without waiting again for the
         # script's threads at interpreter exit (one that never ends would hang the job)
@@ -296,6 +307,14 @@ def _cmd_memory(args):
     from npu_bridge.tools import memory_cli
     try:
         return memory_cli.run(args, _finish_run)
+    except ValueError as err:
+        raise _UsageError(str(err))
+
+
+def _cmd_partition(args):
+    from npu_bridge.tools import partition_cli
+    try:
+        return partition_cli.run(args)
     except ValueError as err:
         raise _UsageError(str(err))
 

@@ -58,6 +58,47 @@ def choose_addresses(infos):
     return out
 
 
+def local_ranks(infos):
+    """The ranks whose server address is one of this machine's (``is_local_address``); all of
+    them on one machine (loopback addresses). ``LaunchError`` when none is."""
+    local = [info for info in infos if _ranks.is_local_address(info.host)]
+    if not local:
+        raise LaunchError("no server of the rank table has an address of this machine (%s): "
+                          "start `npu-bridge run` on each server's host, or give --hosts"
+                          % ", ".join(sorted({"%s %s" % (i.server_id, i.host) for i in infos})))
+    return local
+
+
+def host_addresses(infos, local, table_path):
+    """``(JOB_ID, addresses)`` when this host runs only some ranks (one launcher per host): every
+    host must derive the same ports, ``NPU_BRIDGE_PORT_BASE`` + rank, the base defaulting to the
+    one of the table path and ``JOB_ID`` (as ranks started without the launcher do), so ``JOB_ID``
+    (or the base) must be set alike on every host. ``LaunchError`` when neither is set or a
+    local port is not usable."""
+    job_id = os.environ.get("JOB_ID", "").strip()
+    base_text = os.environ.get(_ranks.ENV_PORT_BASE, "").strip()
+    if not job_id and not base_text:
+        raise LaunchError("the rank table's servers are on several hosts (this one runs rank(s) "
+                          "%s): set JOB_ID (or %s) alike for `npu-bridge run` on every host, so "
+                          "they agree on the ports" % ([i.rank for i in local], _ranks.ENV_PORT_BASE))
+    problems = []
+    base = _ranks.env_int(os.environ, _ranks.ENV_PORT_BASE, problems)
+    if base is None and not problems:
+        base = _ranks.default_port_base(table_path, job_id)
+    if problems or base + len(infos) > 65535:
+        raise LaunchError("%s=%r leaves no room for %d ports" % (_ranks.ENV_PORT_BASE, base_text,
+                                                                 len(infos)))
+    addresses = ["%s:%d" % (info.host, base + info.rank) for info in infos]
+    for info in local:
+        problem = _ranks.port_problem(info.host, base + info.rank)
+        if problem:
+            problems.append("rank %d: %s (choose others with %s)" % (info.rank, problem,
+                                                                     _ranks.ENV_PORT_BASE))
+    if problems:
+        raise LaunchError("the ranks' TensorFlow servers cannot start:\n  - " + "\n  - ".join(problems))
+    return job_id or "npu-bridge-%d" % os.getpid(), addresses
+
+
 def _rank_env(info, size, table_path, addresses, job_dir, timeout, job_id):
     env = dict(os.environ)
     for key in ("LOCAL_RANK_SIZE", "LOCAL_RANK_ID", "CM_WORKER_SIZE", _ranks.ENV_PORT_BASE):
@@ -126,17 +167,31 @@ class Job:
         self.size = len(self.infos)
         self.timeout = float(timeout or _ranks.DEFAULT_TIMEOUT)
         self.job_dir = tempfile.mkdtemp(prefix="npu_bridge_job_")
+        self.notes_dir = self.job_dir   # the ranks' NPU_BRIDGE_JOB_DIR
         if given is None:
             given = os.path.join(self.job_dir, "rank_table.json")
             with open(given, "w", encoding="utf-8") as fh:
                 json.dump(table, fh, indent=2)
         self.table_path = given
-        self.addresses = choose_addresses(self.infos)
+        try:
+            self.local = local_ranks(self.infos)
+            if len(self.local) == self.size:
+                self.job_id = "npu-bridge-%d" % os.getpid()
+                self.addresses = choose_addresses(self.infos)
+            else:   # one launcher per host: the ports every host derives alike
+                self.job_id, self.addresses = host_addresses(self.infos, self.local,
+                                                             self.table_path)
+                # the ranks' notes (start and exit barriers): a folder the hosts may share
+                self.notes_dir = os.environ.get(_ranks.ENV_JOB_DIR, "").strip() or \
+                    _ranks.default_job_dir(self.addresses, self.job_id)
+        except LaunchError:
+            shutil.rmtree(self.job_dir, ignore_errors=True)
+            raise
         self.script, self.script_args = script, list(script_args)
         self.child_args = list(child_args)
         self.report_dir = report_dir or self.job_dir
         self.procs, self.threads, self.codes, self.ended_at = [], [], {}, {}
-        self.tails = {info.rank: [] for info in self.infos}
+        self.tails = {info.rank: [] for info in self.local}
         self.lock = threading.Lock()
         self.messages = []
         # set by the signal handlers of `run`: wait() stops the job at its next turn. A
@@ -149,10 +204,9 @@ class Job:
         return os.path.join(self.report_dir, "rank%d.report.json" % rank)
 
     def start(self):
-        job_id = "npu-bridge-%d" % os.getpid()
-        for info in self.infos:
-            env = _rank_env(info, self.size, self.table_path, self.addresses, self.job_dir,
-                            self.timeout, job_id)
+        for info in self.local:
+            env = _rank_env(info, self.size, self.table_path, self.addresses, self.notes_dir,
+                            self.timeout, self.job_id)
             cmd = ([sys.executable, "-m", "npu_bridge", "run", "--report", self.report_path(info.rank)]
                    + self.child_args + [self.script] + self.script_args)
             proc = subprocess.Popen(cmd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
@@ -168,7 +222,7 @@ class Job:
         self.codes[rank] = code
         self.ended_at[rank] = time.time()
         try:
-            with open(os.path.join(self.job_dir, "rank%d.exit" % rank), "a", encoding="utf-8") as fh:
+            with open(os.path.join(self.notes_dir, "rank%d.exit" % rank), "a", encoding="utf-8") as fh:
                 fh.write(_describe(code) + "\n")
         except OSError:
             pass
@@ -183,10 +237,10 @@ class Job:
         {rank: return code}."""
         deadline, failed = None, None
         try:
-            while len(self.codes) < self.size:
+            while len(self.codes) < len(self.local):
                 if self.interrupt.is_set():
                     raise KeyboardInterrupt
-                for info, proc in zip(self.infos, self.procs):
+                for info, proc in zip(self.local, self.procs):
                     if info.rank in self.codes:
                         continue
                     code = proc.poll()
@@ -196,11 +250,12 @@ class Job:
                     if code != 0 and failed is None:
                         failed = info.rank
                         deadline = time.time() + self.timeout + GRACE
-                        if len(self.codes) < self.size:
+                        if len(self.codes) < len(self.local):
                             self._say("rank %d ended (%s); the other ranks stop within %g s"
                                       % (info.rank, _describe(code), self.timeout + GRACE))
-                if deadline is not None and time.time() > deadline and len(self.codes) < self.size:
-                    left = [i.rank for i in self.infos if i.rank not in self.codes]
+                if deadline is not None and time.time() > deadline and \
+                        len(self.codes) < len(self.local):
+                    left = [i.rank for i in self.local if i.rank not in self.codes]
                     self._say("stopping rank(s) %s: rank %d ended (%s) and they did not finish within "
                               "--collective-timeout %g s + %g s" % (left, failed, _describe(self.codes[failed]),
                                                                     self.timeout, GRACE))
@@ -228,7 +283,7 @@ class Job:
             except subprocess.TimeoutExpired:
                 pass
         _stop(self.procs, signal.SIGKILL)
-        for info, proc in zip(self.infos, self.procs):
+        for info, proc in zip(self.local, self.procs):
             proc.wait()
             if info.rank not in self.codes:
                 self._note_exit(info.rank, proc.returncode)
@@ -241,7 +296,7 @@ class Job:
 
     def rank_reports(self):
         out = {}
-        for info in self.infos:
+        for info in self.local:
             try:
                 with open(self.report_path(info.rank), encoding="utf-8") as fh:
                     out[info.rank] = json.load(fh)
@@ -252,7 +307,7 @@ class Job:
     def built_count(self, rank):
         """How many collectives the rank built (its note in the job folder)."""
         try:
-            with open(os.path.join(self.job_dir, "rank%d.built" % rank), encoding="utf-8") as fh:
+            with open(os.path.join(self.notes_dir, "rank%d.built" % rank), encoding="utf-8") as fh:
                 return sum(1 for line in fh if line.strip())
         except OSError:
             return 0
@@ -269,6 +324,17 @@ class Job:
 
     def cleanup(self):
         shutil.rmtree(self.job_dir, ignore_errors=True)
+        if self.notes_dir != self.job_dir:   # a folder other hosts' ranks may still use
+            for info in self.local:
+                for name in ("ready", "built", "done", "crashed", "failed", "exit"):
+                    try:
+                        os.remove(os.path.join(self.notes_dir, "rank%d.%s" % (info.rank, name)))
+                    except OSError:
+                        pass
+            try:
+                os.rmdir(self.notes_dir)   # the last host's launcher removes it
+            except OSError:
+                pass
 
 
 def _option_differences(reports):
@@ -329,7 +395,7 @@ def merged_report(job, codes, exit_code, base):
                       "ended": _describe(codes.get(info.rank)),
                       "collectives_built": job.built_count(info.rank),
                       "output_tail": list(job.tails.get(info.rank, ())),
-                      "report": reports.get(info.rank)} for info in job.infos]
+                      "report": reports.get(info.rank)} for info in job.local]
     base["rank_differences"] = _option_differences(reports)
     base["notes"] = list(base.get("notes", [])) + job.messages
     return base
@@ -340,6 +406,27 @@ def worst(codes):
     return max((exit_status(c) for c in codes.values()), default=0)
 
 
+REPLACED_ENV = ("RANK_TABLE_FILE", "RANK_SIZE", "RANK_ID")
+
+
+def replaced_environment(environ, table_path, size):
+    """One line naming the variables of `environ` the launcher sets for each rank anyway
+    (`REPLACED_ENV`, `_rank_env`), and, when it generates the table (`table_path` None), how
+    to use the user's own (`--rank-table FILE`); "" when none is set."""
+    set_ = [(k, environ[k]) for k in REPLACED_ENV if environ.get(k, "").strip()]
+    if not set_:
+        return ""
+    text = "%s of the environment %s replaced" % (
+        ", ".join("%s=%s" % kv for kv in set_), "is" if len(set_) == 1 else "are")
+    if table_path:
+        return text + " (the rank table %s)" % table_path
+    text += " (a generated table of %d rank%s)" % (size, "" if size == 1 else "s")
+    user_table = environ.get("RANK_TABLE_FILE", "").strip()
+    if user_table:
+        text += "; to use your table: npu-bridge run --rank-table %s" % user_table
+    return text
+
+
 def run_job(args, report_path):
     """`npu-bridge run --ranks N ...` (``args`` from the command line; ``report_path`` checked
     by the caller, or None). Prints the merged summary; returns the exit code."""
@@ -348,6 +435,9 @@ def run_job(args, report_path):
     hosts = [h.strip() for h in args.hosts.split(",")] if args.hosts else None
     job = Job(args.ranks, args.script, args.args, table_path=args.rank_table, hosts=hosts,
               timeout=args.collective_timeout, child_args=child_args)
+    note = replaced_environment(os.environ, args.rank_table, job.size)
+    if note:
+        job._say(note)   # pylint: disable=protected-access
     old = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)}
 
     def on_signal(signum, frame):
@@ -379,7 +469,8 @@ def run_job(args, report_path):
     if not code and (data["summary"]["errors"] or (args.strict and data["summary"]["warnings"])):
         code = 1
         data["outcome"]["exit_code"] = code
-    lines = ["npu-bridge run --ranks %d: %s" % (job.size, ", ".join(
+    lines = ["npu-bridge run --ranks %d%s: %s" % (job.size, "" if len(job.local) == job.size
+                                                   else " (this host: %d)" % len(job.local), ", ".join(
         "rank %d %s" % (r["rank"], r["ended"]) for r in data["ranks"]))]
     summary = report.summary_lines(data)
     lines.extend(line for line in summary if not line.startswith("exit code"))

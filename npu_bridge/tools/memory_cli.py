@@ -4,14 +4,14 @@ draws live memory over the schedule with the reuse-off line and the budget line;
 `--graph FILE.json [--format text|json]` plans a graph given as data
 (`memory_graph_cli`). Rules: docs/memory.md.
 """
-import dataclasses
 import os
 import sys
 
+from npu_bridge.ge import graph_roles
 from npu_bridge.ge import memory_plan as mp
 
-PLOT_SIZE = (8.0, 4.5)   # inches
-PLOT_DPI = 100           # -> 800 x 450 pixels
+PLOT_SIZE = (8.0, 7.0)   # inches: the block layout above, live memory below
+PLOT_DPI = 100           # -> 800 x 700 pixels
 
 
 def add_parser(sub, product_type):
@@ -48,19 +48,23 @@ def add_parser(sub, product_type):
                         "optimizer's Apply ops), then stop it at the next one, which is "
                         "captured and planned but not computed: --steps 0 plans a training "
                         "step too big for this machine (default: the script runs to its end)")
+    p.add_argument("--all", action="store_true",
+                   help="list every graph in full (default: the training step first, else the "
+                        "largest graph, then the other steps; the bookkeeping graphs - "
+                        "initialization, checkpoint, summary - folded into one line)")
     p.add_argument("script", metavar="SCRIPT", nargs="?")
     rest = p.add_argument("args", metavar="ARGS", nargs=argparse.REMAINDER)
     rest.required = False
     return p
 
 
-def _row(label, nbytes, note=""):
-    return "    %-34s %12s  %s" % (label, mp.mib(nbytes), note)
-
-
-def plan_lines(rec, assumptions, top=5):
-    """Text lines of the plan of one record's graphs."""
-    from npu_bridge.ge import memory_report
+def plan_lines(rec, assumptions, top=5, show_all=False):
+    """Text lines of the plan of one record's graphs: a header, each shown graph's table
+    (`memory_table.GRAPH_ROWS`) named by its role, the training step first
+    (`graph_roles.arrange`; `show_all`: every graph, in capture order), the bookkeeping
+    graphs folded into one line, the session line (policy 0 against 2)."""
+    from npu_bridge.ge import memory_graph, memory_report
+    from npu_bridge.tools import memory_table
     base = memory_report.session_plan(rec, assumptions=assumptions)
     if base is None:
         return []
@@ -70,40 +74,24 @@ def plan_lines(rec, assumptions, top=5):
                                           "on" if o.reuse else "off", mp.mib(o.graph_budget),
                                           o.graph_budget_source, mp.mib(o.var_budget),
                                           o.var_budget_source)]
-    off = memory_report.session_plan(rec, dataclasses.replace(o, reuse=False), assumptions)
-    for g, v, g_off in zip(base.graphs, base.verdicts, off.graphs):
-        lines.append("  graph %s: %d nodes, %d inputs, %d outputs" % (
-            g.name, g.nodes, g.num_inputs, g.num_outputs))
+    entries = memory_report.planned(rec)
+    rows = [{"role": r, "feature_map": g.feature_map, "variables": g.variables,
+             "nodes": g.nodes, "verdict": v.to_dict(), "at": i}
+            for i, (g, v, r) in enumerate(zip(base.graphs, base.verdicts,
+                                              memory_report.roles(rec)))]
+    shown, folded = (rows, []) if show_all else graph_roles.arrange(rows)
+    for row in shown:
+        g, v, e = base.graphs[row["at"]], base.verdicts[row["at"]], entries[row["at"]]
+        lines.append("  graph %s (%s): %d nodes, %d inputs, %d outputs" % (
+            g.name, row["role"], g.nodes, g.num_inputs, g.num_outputs))
         if g.dynamic:
             lines.append("    " + mp.summary_line(g, v, o).split(": ", 1)[1])
             continue
-        lines.append(_row("feature map (reuse %s)" % ("on" if o.reuse else "off"),
-                          g.feature_map, "total_hbm; %s wins, topological order %s" % (
-                              g.strategy, g.topo_mode)))
-        lines.append(_row("theory_min ([IMAS])", g.theory_min,
-                          "GE's own lower figure for this order"))
-        lines.append(_row("largest live set", g.largest_live,
-                          "peak at node %s (step %d of %d)" % (g.peak_node, g.peak_step + 1,
-                                                               len(g.steps))
-                          if g.peak_step is not None else ""))
-        lines.append(_row("reuse off (ge.exec.disableReuseMemory=1)", g.reuse_off))
-        lines.append(_row("variables", g.variables))
-        lines.append(_row("weights on device", g.weights,
-                          "(%s external)" % mp.mib(g.external_weights) if g.external_weights
-                          else ""))
-        lines.append("    fits: %s%s" % ({True: "yes", False: "NO", None: "unknown"}[v.fits],
-                                         " - " + (v.message or v.reason) if v.fits is not True
-                                         else ""))
-        if g.largest:
-            lines.append("    largest tensors:")
-            for name, nbytes in g.largest[:top]:
-                lines.append("      %12s  %s" % (mp.mib(nbytes), name))
-        delta = g_off.feature_map - g.feature_map
-        lines.append("    reuse off (ge.exec.disableReuseMemory=1): feature map %s (%s%s), "
-                     "fits %s" % (mp.mib(g_off.feature_map), "-" if delta < 0 else "+",
-                                  mp.mib(abs(delta)),
-                                  {True: "yes", False: "NO", None: "unknown"}[
-                                      mp.verdict(g_off.checked, base.variables, o).fits]))
+        graph = memory_graph.fold_constants(e["captured"].graph)
+        lines.extend(memory_table.graph_lines(memory_table.Table(
+            g, v, o, base.variables, graph, assumptions or mp.Assumptions(), top)))
+    if folded:
+        lines.append("  " + graph_roles.folded_line(folded))
     alt = base.policy_alternatives
     lines.append("  session: feature map %s under policy %d; policy 0 (each graph its own): %s; "
                  "policy 2 (one pool, the largest graph): %s; variables %s; fits %s%s" % (
@@ -135,10 +123,13 @@ def budget_label(options, variables):
 
 
 def plot(plan, options, path, variables=0):
-    """Draw `plan` (a static `GraphPlan`): live feature-map memory at each node in GE's order,
-    the highest address of GE's layout used so far, the bytes requested so far (what no reuse
-    would need), and the budget left for the feature map (feature-map budget minus
-    `variables`). Writes `path` (.png: PLOT_SIZE at PLOT_DPI, 800 x 450 pixels; .svg). Raises ValueError for another suffix or a dynamic plan."""
+    """Draw `plan` (a static `GraphPlan`). Above: GE's block layout over the schedule, each
+    tensor a rectangle at its offset (MiB) from its first to its last step in GE's
+    topological order (`memory_table.draw_layout`). Below: live feature-map memory at each
+    step, the highest address used so far, the bytes requested so far (what no reuse would
+    need), and the budget left for the feature map (feature-map budget minus `variables`).
+    Writes `path` (.png: PLOT_SIZE at PLOT_DPI, 800 x 700 pixels; .svg). Raises ValueError
+    for another suffix or a dynamic plan."""
     suffix = os.path.splitext(path)[1].lower()
     if suffix not in (".png", ".svg"):
         raise ValueError("--plot %r: give a .png or .svg file name" % path)
@@ -147,8 +138,13 @@ def plot(plan, options, path, variables=0):
     import matplotlib
     matplotlib.use("Agg")
     from matplotlib.figure import Figure
+    from npu_bridge.tools import memory_table
     fig = Figure(figsize=PLOT_SIZE, dpi=PLOT_DPI)
-    ax = fig.add_subplot(1, 1, 1)
+    layout = fig.add_subplot(2, 1, 1)
+    memory_table.draw_layout(layout, plan)
+    layout.set_title("GE memory plan: %s (%d nodes), %s, %s: block layout over the schedule"
+                     % (plan.name, plan.nodes, plan.strategy, plan.topo_mode), fontsize=10)
+    ax = fig.add_subplot(2, 1, 2, sharex=layout)
     steps = range(1, len(plan.steps) + 1)
     scale = 2 ** 20
     ax.step(steps, [s[1] / scale for s in plan.steps], where="post", label="live (reuse)")
@@ -165,10 +161,9 @@ def plot(plan, options, path, variables=0):
         ax.annotate("peak: %s" % plan.peak_node[:40], (plan.peak_step + 1,
                                                        plan.largest_live / scale),
                     fontsize=8)
-    ax.set_xlabel("node in topological order")
+    ax.set_xlabel("step (node in GE's topological order)")
     ax.set_ylabel("MiB")
-    ax.set_title("GE memory plan: %s (%d nodes)" % (plan.name, plan.nodes), fontsize=10)
-    ax.legend(fontsize=8, loc="upper left")
+    ax.legend(fontsize=7, loc="upper left")
     fig.tight_layout()
     fig.savefig(path, format=suffix[1:])
     return path
@@ -213,11 +208,13 @@ def run(args, finish_run):
     from npu_bridge.ge import memory_report
     for rec in _records.records():
         if args.format == "text":
-            lines.extend(plan_lines(rec, assumptions, args.top))
+            lines.extend(plan_lines(rec, assumptions, args.top, args.all))
         s = memory_report.session_plan(rec, assumptions=assumptions)
         if s is None:
             continue
         sessions.append(dict(s.to_dict(), name=rec["name"]))
+        for g, r in zip(sessions[-1]["graphs"], memory_report.roles(rec)):
+            g["role"] = r
         bad = bad or s.session_verdict.fits is False or any(
             v.fits is False for v in s.verdicts)
         for g in s.graphs:

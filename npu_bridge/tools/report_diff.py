@@ -88,6 +88,8 @@ def _conf(label, conf):
     return {"label": label, "kind": conf.get("kind"), "name": conf.get("name"),
             "options": {lvl: dict((conf.get("options") or {}).get(lvl) or {}) for lvl in LEVELS},
             "effective": dict(conf.get("effective") or {}),
+            "defaults": frozenset(k for k, src in (conf.get("sources") or {}).items()
+                                  if not src or "default" in str(src)),
             "diagnostics": list(conf.get("diagnostics") or []), "fields": fields}
 
 
@@ -129,7 +131,8 @@ def compare(before, after):
     did not change: GE's normalisation, the environment), `fields` {name: [old, new]}
     (product, refused, ignored globals, every memory figure and verdict: budgets, feature
     map, fits) and `diagnostics` {"new": [...], "gone": [...]} (by code, severity, option
-    and value)."""
+    and value); a configuration in one report only also has `defaults`, the keys of it left at
+    their defaults (the text folds them into one line)."""
     return {"report": _changed(before["fields"], after["fields"]),
             "changes": _compare(before["configurations"], after["configurations"])}
 
@@ -160,9 +163,12 @@ def _compare(before, after):
         fields = _changed(a["fields"], b["fields"]) if a and b else {}
         if options or effective or fields or diagnostics["new"] or diagnostics["gone"] \
                 or a is None or b is None:
-            out.append({"before": a["label"] if a else None, "after": b["label"] if b else None,
-                        "options": options, "effective": effective, "fields": fields,
-                        "diagnostics": diagnostics})
+            change = {"before": a["label"] if a else None, "after": b["label"] if b else None,
+                      "options": options, "effective": effective, "fields": fields,
+                      "diagnostics": diagnostics}
+            if a is None or b is None:   # in one report only: its defaults are folded in text
+                change["defaults"] = sorted((a or b)["defaults"])
+            out.append(change)
     return out
 
 
@@ -191,13 +197,24 @@ def text_lines(diff, path_a, path_b):
         lines.append("%s -> %s" % (c["before"] or "(none)", c["after"] or "(none)"))
         for k, (old, new) in c["fields"].items():
             lines.append("  ~ %s: %s -> %s" % (k, _show(k, old), _show(k, new)))
+        folded = frozenset(c.get("defaults", ()))
+        hidden = 0
         for lvl, d in c["options"].items():
             for k, v in d["removed"].items():
+                if k in folded:
+                    hidden += 1
+                    continue
                 lines.append("  - %s %s = %s" % (lvl, k, v))
             for k, v in d["added"].items():
+                if k in folded:
+                    hidden += 1
+                    continue
                 lines.append("  + %s %s = %s" % (lvl, k, v))
             for k, (old, new) in d["changed"].items():
                 lines.append("  ~ %s %s: %s -> %s" % (lvl, k, old, new))
+        if hidden:
+            lines.append("  %s (and %d default option(s) of it: --format json lists them)"
+                         % ("-" if c["after"] is None else "+", hidden))
         for k, (old, new) in c["effective"].items():
             lines.append("  ~ effective %s: %s -> %s" % (k, _show(k, old), _show(k, new)))
         for d in c["diagnostics"]["gone"]:
