@@ -3,6 +3,9 @@
 1. plan_resnet50: `memory_plan.plan_graph` of the captured tf_slim `resnet_v1_50` training
    graph (batch 32, 224x224x3, momentum optimizer), the fastest of --repeats; bound 1 s. The
    capture itself (the walk over the graph) is printed too.
+   plan_10k: `mem_assign.assign` of a generated 10,000-node training graph
+   (bench/gen_memgraph.py, seed 0: forward, backward, updates, residual branches), the
+   fastest of --repeats; bound 2 s.
 2. first_run: session creation + the first training run of tf_slim `resnet_v1_50` (batch 32,
    --image x --image pixels; 112 by default so the CPU step stays short) with capture on
    (`npu-bridge run`'s setting: the graph captured and planned at that run) against off,
@@ -14,9 +17,10 @@
    captured fetch set is one key and a dictionary lookup, also timed alone and printed).
 Prints the raw figures, then:
     plan_resnet50 ratio=R (baseline=1 s bound, shim=T)
+    plan_10k ratio=R (baseline=2 s bound, shim=T)
     first_run ratio=R (baseline=off, shim=on)
     later_steps ratio=R (baseline=off per step, shim=on per step)
-Usage: python bench/bench_memory.py [--repeats N] [--image N] [--steps N]
+Usage: python bench/bench_memory.py [--repeats N] [--image N] [--steps N] [--only ROW,...]
 """
 import argparse
 import os
@@ -24,6 +28,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import _common  # noqa: E402
+import gen_memgraph  # noqa: E402
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 import numpy as np  # noqa: E402
@@ -34,6 +39,7 @@ from tf_slim.nets import resnet_v1  # noqa: E402
 
 from npu_bridge.hooks import graph_capture as _graph_capture  # noqa: E402
 from npu_bridge.ge import records as _records  # noqa: E402
+from npu_bridge.ge import mem_assign as _mem_assign  # noqa: E402
 from npu_bridge.ge import memory_plan as mp  # noqa: E402
 
 v1 = tf.compat.v1
@@ -90,6 +96,20 @@ def bench_plan(repeats):
     print("capture %s, plan %s" % (_common.spread(capture_times), _common.spread(plan_times)))
     best = min(plan_times)
     _common.report("plan_resnet50", best / 1.0, "1 s bound", _common.fmt_seconds(best))
+
+
+def bench_plan_generated(repeats, nodes=10000):
+    graph = gen_memgraph.training_graph(nodes, seed=0)
+    times = []
+    for _ in range(repeats):
+        t0 = _common.clock()
+        plan = _mem_assign.assign(graph)
+        times.append(_common.clock() - t0)
+    print("generated training graph: %d GE nodes, %d edges; total_hbm %s (%s), theory_min %s; "
+          "plan %s" % (len(graph.nodes), len(graph.edges), mp.mib(plan.total_hbm), plan.strategy,
+                       mp.mib(plan.theory_min), _common.spread(times)))
+    best = min(times)
+    _common.report("plan_10k", best / 2.0, "2 s bound", _common.fmt_seconds(best))
 
 
 def bench_first_run(repeats, image):
@@ -176,10 +196,18 @@ def main(argv=None):
     ap.add_argument("--repeats", type=int, default=4)
     ap.add_argument("--image", type=int, default=112)
     ap.add_argument("--steps", type=int, default=200)
+    ap.add_argument("--only", default="", help="comma list of rows to run (plan_resnet50, "
+                    "plan_10k, first_run, later_steps); default all")
     args = ap.parse_args(argv)
-    bench_plan(max(2, args.repeats // 2))
-    bench_first_run(args.repeats, args.image)
-    bench_later_steps(args.repeats, args.steps)
+    only = set(filter(None, args.only.split(",")))
+    if not only or "plan_resnet50" in only:
+        bench_plan(max(2, args.repeats // 2))
+    if not only or "plan_10k" in only:
+        bench_plan_generated(max(2, args.repeats // 2))
+    if not only or "first_run" in only:
+        bench_first_run(args.repeats, args.image)
+    if not only or "later_steps" in only:
+        bench_later_steps(args.repeats, args.steps)
 
 
 if __name__ == "__main__":

@@ -44,6 +44,7 @@ BOUNDS = {
     "resolve_107": ("<=", 1.0, "resolve() of a protobuf parameter_map of every catalog key, us per call / 200 us"),
     "lint": (">=", 1.0, "`npu-bridge lint` files per second over 2,000 generated scripts, 2 jobs / 400"),
     "plan_resnet50": ("<=", 1.0, "memory plan of the tf_slim resnet_v1_50 training graph (batch 32), seconds / 1 s"),
+    "plan_10k": ("<=", 1.0, "memory plan (mem_assign.assign) of a generated 10,000-node training graph (bench/gen_memgraph.py), seconds / 2 s"),
     "first_run": ("<=", 1.05, "resnet_v1_50 session creation + first run, graph capture and plan on / off"),
     "later_steps": ("<=", 1.05, "MLP steps after the first run, capture on / off"),
     "precision_mlp": ("<=", 2.0, "MLP step under --precision emulate (allow_mix_precision) / the float32 step"),

@@ -16,6 +16,7 @@ below), binary_block_mem_assigner.cc and max_block_mem_assigner.cc:
   reusable region (laid out by `mem_assign`).
 Times are op ids (positions in GE's topological order); sizes bytes.
 """
+import bisect
 import math
 
 from npu_bridge.ge import mem_block as mb
@@ -143,6 +144,18 @@ class Prepared:
                     s = "%s_out_%d" % (nm, i)
                 self.sym[("out", nm, i)] = s
                 self.anchors.setdefault(s, []).append(("out", nm, i))
+        # per symbol, what ApplyOutMemory asks for each output (GetAllRefCount and the
+        # NetOutput consumers of IsZeroCopyBlock), counted once here
+        self.sym_refs, self.sym_netout = {}, {}
+        for s, anchors in self.anchors.items():
+            refs = netout = 0
+            for kind, nm, i in anchors:
+                if kind == "in":
+                    if (nm, i) in self.in_src:
+                        refs += 1
+                    if self.by[nm].type == NETOUTPUT:
+                        netout += 1
+            self.sym_refs[s], self.sym_netout[s] = refs, netout
         self.sym_size = {}
         for nm in self.order:
             node = self.by[nm]
@@ -210,12 +223,10 @@ class Prepared:
 
     def ref_count(self, s):
         """GetAllRefCount (bma L1776-1803): connected input anchors of the symbol."""
-        return sum(1 for kind, nm, i in self.anchors.get(s, ()) if kind == "in"
-                   and (nm, i) in self.in_src)
+        return self.sym_refs.get(s, 0)
 
     def netoutput_inputs(self, s):
-        return sum(1 for kind, nm, _ in self.anchors.get(s, ())
-                   if kind == "in" and self.by[nm].type == NETOUTPUT)
+        return self.sym_netout.get(s, 0)
 
     def is_zero_copy(self, node, i):
         """IsZeroCopyBlock (bma L1287-1351) for a static root graph whose nodes all support
@@ -301,7 +312,11 @@ class BlockAssigner:
         self.s = strategy
         self.blocks = []
         self.symbol_blocks = {}
-        self.reusable = []
+        # the released blocks (GE's reusable_blocks_ list), bucketed by nominal size: level 1
+        # takes only a block of exactly the requested size, so the scan of one bucket, in
+        # release order, finds the block the scan of the whole list finds
+        self.buckets = {}          # size -> [(release seq, block)] in release order
+        self.released = 0
         self.pending = []          # workspaces and suspended outputs of the current node
         self.life_time = 0
         self.stats = {HBM: [prep.theory_precharge, 0, 0, 0]}   # theory, min, no_reuse, total
@@ -354,12 +369,32 @@ class BlockAssigner:
 
     # ------------------------------------------------------------ level 1
     def _pick(self, block_size, life_begin, attrs):
-        items = self.reusable
+        items = self.buckets.get(block_size)
+        if not items:
+            return None
         seq = range(len(items)) if self.s.first_release else range(len(items) - 1, -1, -1)
         for k in seq:
-            if mb.can_reuse(items[k], block_size, life_begin, attrs):
-                return items.pop(k)
+            if mb.can_reuse(items[k][1], block_size, life_begin, attrs):
+                return items.pop(k)[1]
         return None
+
+    def _add_reusable(self, block):
+        self.buckets.setdefault(block.size, []).append((self.released, block))
+        self.released += 1
+
+    def _resized(self, block, old):
+        """A block's nominal size grew while it may sit among the released ones: move its
+        entries to the bucket of the new size, keeping release order."""
+        items = self.buckets.get(old)
+        if not items or block.size == old:
+            return
+        moved = [e for e in items if e[1] is block]
+        if not moved:
+            return
+        items[:] = [e for e in items if e[1] is not block]
+        new = self.buckets.setdefault(block.size, [])
+        for e in moved:
+            bisect.insort(new, e, key=lambda x: x[0])
 
     def _apply(self, node, kind, index, block_size, real, op_reuse, zero_copy, sym=None,
                ws_no_reuse=False, memory_type=HBM):
@@ -401,7 +436,10 @@ class BlockAssigner:
         sym = p.sym[("out", node.name, i)]
         block = self.symbol_blocks.get(sym)
         if block is not None:
+            old = block.size
             block.set_size(self.block_size(size))
+            if block.size != old:
+                self._resized(block, old)
             block.set_symbol_life_end(self.life_time)
             block.set_life_end(self.life_time)
             block.add_tenant(mb.Tenant(node.name, p.id[node.name], "out", i, True,
@@ -442,7 +480,7 @@ class BlockAssigner:
             block.set_life_end(back.out_stream[1])
         if not block.post_reuse_flag or no_release:
             block.set_life_end(mb.MAX_LIFE)
-        self.reusable.append(block)
+        self._add_reusable(block)
         back.out_stream = None
 
     def _release_pending(self):
@@ -508,31 +546,79 @@ class BlockAssigner:
 
     # ------------------------------------------------------------ level 2
     def _level2(self):
-        """ReuseBlocksByLifeTime (bma L2779-2823)."""
+        """ReuseBlocksByLifeTime (bma L2779-2823). Every pair GE compares is compared here,
+        in GE's order; the checks of AddLifeReuseBlock that decide a pair without changing
+        any block (mem_block.add_life_reuse_block's first lines, CanBlockLifeReuse, a parent
+        without children that the child cannot fit) are made inline, the rest through
+        mem_block."""
         key = mb.sort_key(self.s.ascending)
         blocks = self.blocks
         std_sort(blocks, key)
+        memory_priority = self.p.memory_priority
+        pad = mb.MEM_ALIGN
         i = 0
         while i < len(blocks):
             parent = blocks[i]
-            if parent.child_block:
+            # AddLifeReuseBlock returns false at once for every child of such a parent
+            if parent.child_block or not parent.reuse_mem or not parent.tenants:
                 i += 1
                 continue
+            ptype = parent.memory_type
+            p_zero = parent.is_zero_copy
+            p_attrs = parent._attrs
+            p_begin = parent.tenants[0].lb
+            p_end = parent.tenants[-1].end
+            p_align = parent.align_size()
+            p_index = mb._span_index(parent)
+            p_lbs, p_ends = p_index or ((), ())
             j = i + 1
             n = len(blocks)
             while j < n:
                 child = blocks[j]
-                if child.child_block:   # AddLifeReuseBlock refuses it first thing (CanNotLifeReuse)
+                if (child.child_block or not child.reuse_mem or child.children
+                        or not child.tenants or child.memory_type != ptype):
                     j += 1
                     continue
+                conflict = p_attrs and child._attrs and parent.conflicts_with(child)
+                can_block = not conflict and (child.tenants[0].lb > p_end
+                                              or p_begin > child.tenants[-1].end)
+                if p_zero or child.is_zero_copy:
+                    if can_block:
+                        mb._add_zero_copy_life_reuse_block(parent, child)
+                        if parent.child_block:
+                            break       # nested into the zero-copy child: done as a parent
+                    j += 1
+                    continue
+                if can_block and not parent.children:
+                    size = child.align_size()
+                    if parent.child_offset + size > p_align + (pad if size != pad else 0):
+                        j += 1          # it does not fit: nothing changes
+                        continue
+                if not can_block:
+                    if conflict:
+                        j += 1          # CanIntervalLifeReuse refuses conflicting types
+                        continue
+                    t = child.tenants[0]
+                    if (len(child.tenants) == 1 and not t.ref_input and p_index
+                            and t.lb <= t.end and parent.stream == child.stream
+                            and parent.same_stream and child.same_stream):
+                        # one tenant whose life overlaps the parent's span: it crosses a
+                        # parent tenant (CanIntervalLifeReuse refuses) or none (nothing
+                        # moves; go on as AddLifeReuseBlock does)
+                        q = bisect.bisect_left(p_ends, t.lb)
+                        if q < len(p_ends) and p_lbs[q] <= t.end:
+                            j += 1
+                            continue
+                        can_block = True
                 clones = []
-                mb.add_life_reuse_block(parent, child, clones)
+                if can_block or mb._can_interval_life_reuse(parent, child, clones):
+                    mb.nest_life_reuse_block(parent, child, clones)
                 if clones:
                     blocks[j + 1:j + 1] = clones
-                    low = min([parent.align_size()] + [c.align_size() for c in clones])
+                    low = min([p_align] + [c.align_size() for c in clones])
                     nxt = j + 1 + len(clones)
                     if (nxt < len(blocks) and low < blocks[nxt].align_size()) or \
-                            self.p.memory_priority:
+                            memory_priority:
                         std_sort(blocks, key, j + 1)
                     n = len(blocks)
                 j += 1

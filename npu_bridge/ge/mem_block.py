@@ -290,11 +290,40 @@ def _can_interval_life_reuse(parent, child, clones):
     tenants = child.tenants
     crossing = []
     pre_cross = False
-    for pos, t in enumerate(tenants):
-        cross = (t.ref_input and pre_cross) or (not t.ref_input and
-                                               _cross_life_time_node(parent, tenants, pos))
-        crossing.append(cross)
-        pre_cross = cross
+    p_begin, p_end = parent.tenants[0].lb, parent.tenants[-1].end
+    idx = _span_index(parent)
+    if idx:
+        # _cross_life_time_node inline: with the parent's tenants in order, a tenant
+        # crosses one of them when the first ending at or after its begin starts by its end
+        lbs, ends = idx
+        last = len(ends)
+        left = bisect.bisect_left
+        for pos, t in enumerate(tenants):
+            if t.ref_input:
+                cross = pre_cross
+            else:
+                cross = False
+                if not (t.end < p_begin or t.lb > p_end):
+                    if t.lb <= t.end:
+                        q = left(ends, t.lb)
+                        cross = q < last and lbs[q] <= t.end
+                    else:
+                        cross = _crosses(parent, t)
+                if not cross and t.next_is_ref_input:
+                    for r in tenants[pos + 1:]:
+                        if not r.ref_input:
+                            break
+                        if _crosses(parent, r):
+                            cross = True
+                            break
+            crossing.append(cross)
+            pre_cross = cross
+    else:
+        for pos, t in enumerate(tenants):
+            cross = (t.ref_input and pre_cross) or (not t.ref_input and
+                                                   _cross_life_time_node(parent, tenants, pos))
+            crossing.append(cross)
+            pre_cross = cross
     if not any(crossing):
         return True
     if all(crossing):
@@ -358,6 +387,12 @@ def add_life_reuse_block(this, block, clones, depth=0, child_reuse=False):
         return True
     if not can_block and not _can_interval_life_reuse(this, block, clones):
         return False
+    return nest_life_reuse_block(this, block, clones, depth)
+
+
+def nest_life_reuse_block(this, block, clones, depth=1):
+    """The tail of AddLifeReuseBlock, once `block`'s life allows it inside `this`: into one
+    of `this`'s children first, else beside them when it fits (size + 512)."""
     for c in this.children:
         if add_life_reuse_block(c, block, clones, depth, True):
             return True
