@@ -49,6 +49,7 @@ BOUNDS = {
     "later_steps": ("<=", 1.05, "MLP steps after the first run, capture on / off"),
     "precision_mlp": ("<=", 2.0, "MLP step under --precision emulate (allow_mix_precision) / the float32 step"),
     "precision_cnn": ("<=", 2.0, "CNN step under --precision emulate (allow_mix_precision) / the float32 step"),
+    "partition_resnet50": ("<=", 0.05, "partition of the tf_slim resnet_v1_50 training graph / its session creation + first run (capture off)"),
 }
 
 BENCHES = [
@@ -58,6 +59,7 @@ BENCHES = [
     ("resolve", ["bench_resolve.py"]),
     ("memory", ["bench_memory.py"]),
     ("precision", ["bench_precision.py"]),
+    ("partition", ["bench_partition.py"]),
     ("lint", None),  # special: repeated, see run_lint()
 ]
 

@@ -83,7 +83,7 @@ def test_memory_command_table_and_plot(tmp_path):
     assert proc.returncode == 0, proc.stderr[-3000:]
     out = proc.stdout
     # x and the 3 relu outputs: 64 x 512 float32 = 131072 + 32 bytes
-    assert "graph Session#1/2: " in out and "1 inputs, 1 outputs" in out
+    assert "graph Session#1/2 (evaluation/inference step): " in out and "1 inputs, 1 outputs" in out
     # the largest tensors with their shapes and dtypes (131104 bytes each)
     assert "largest tensors (of " in out
     assert "128.0 KiB  [64, 512] float32            MatMul" in out, out
@@ -141,6 +141,55 @@ def _chain_graph(n=6, shape=(256, 1024)):
     return mp.Graph("chain", tuple(nodes), ("x",), ((prev, 0),))
 
 
+ESTIMATOR = textwrap.dedent("""
+    import tempfile
+    import numpy as np
+    import tensorflow as tf
+    from npu_bridge.estimator.npu.npu_config import NPURunConfig
+    from npu_bridge.estimator.npu.npu_estimator import NPUEstimator, NPUEstimatorSpec
+
+    X = np.random.RandomState(0).randn(256, 8).astype(np.float32)
+    Y = (X[:, 0] > 0).astype(np.int32)
+
+    def input_fn():
+        return tf.data.Dataset.from_tensor_slices((X, Y)).repeat().batch(32, drop_remainder=True)
+
+    def model_fn(features, labels, mode):
+        logits = tf.layers.dense(tf.layers.dense(features, 64, activation=tf.nn.relu), 2)
+        loss = tf.losses.sparse_softmax_cross_entropy(labels, logits)
+        train_op = tf.train.AdamOptimizer(0.01).minimize(
+            loss, global_step=tf.train.get_global_step())
+        return NPUEstimatorSpec(mode, loss=loss, train_op=train_op)
+
+    est = NPUEstimator(model_fn=model_fn, config=NPURunConfig(model_dir=tempfile.mkdtemp(),
+                                                              iterations_per_loop=1))
+    est.train(input_fn, max_steps=3)
+""")
+
+
+def test_memory_leads_with_the_training_step_and_folds_bookkeeping(tmp_path):
+    script = tmp_path / "est.py"
+    script.write_text(ESTIMATOR)
+    every = _memory(["--all", str(script)], str(tmp_path))
+    assert every.returncode == 0, every.stderr[-3000:]
+    roles = [l.split("(", 1)[1].split(")", 1)[0] for l in every.stdout.splitlines()
+             if l.startswith("  graph ")]
+    # capture order: the initializer runs first; a checkpoint is saved; the step runs
+    assert roles[0] == "variable initialization", every.stdout
+    assert "checkpoint save/restore" in roles and "training step" in roles
+    assert "more graph" not in every.stdout
+    proc = _memory([str(script)], str(tmp_path))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    lines = proc.stdout.splitlines()
+    graphs = [l for l in lines if l.startswith("  graph ")]
+    assert "(training step): " in graphs[0]
+    assert all("(training step)" in l for l in graphs)
+    folded = [l for l in lines if "more graph" in l]
+    folded_roles = [r for r in roles if r != "training step"]
+    assert len(folded) == 1 and folded[0].startswith("  %d more graphs: " % len(folded_roles))
+    n_init = folded_roles.count("variable initialization")
+    assert ("variable initialization (%d), checkpoint save/restore" % n_init) in folded[0]
+    assert folded[0].endswith(": --all lists them"), proc.stdout
 def test_table_rows_figures_and_order():
     """The table's rows (memory_table.GRAPH_ROWS): theory_min beside the plan, the strategy,
     the largest tensors with shapes and dtypes (an alias output is not a tensor of its own),

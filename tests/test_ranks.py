@@ -369,3 +369,40 @@ def test_a_launcher_of_ones_own_sets_the_three_variables(tmp_path):
         warned = [line for line in out.splitlines() if "was called before the collective" in line]
         assert len(warned) == 2 and all("own_launcher.py:7" in line for line in warned), warned
 
+
+
+def test_the_environment_the_launcher_replaces_is_named(tmp_path):
+    from npu_bridge.tools import launcher
+    assert launcher.replaced_environment({}, None, 2) == ""
+    note = launcher.replaced_environment(
+        {"RANK_TABLE_FILE": "/data/hccl_8p.json", "RANK_SIZE": "8", "RANK_ID": "3"}, None, 2)
+    assert "\n" not in note and len(note) <= 200, note
+    assert note.startswith("RANK_TABLE_FILE=/data/hccl_8p.json, RANK_SIZE=8, RANK_ID=3 of the "
+                           "environment are replaced (a generated table of 2 ranks)")
+    assert note.endswith("to use your table: npu-bridge run --rank-table /data/hccl_8p.json")
+    # with --rank-table, only RANK_SIZE/RANK_ID are set by the launcher
+    note = launcher.replaced_environment({"RANK_SIZE": "8"}, "t.json", 2)
+    assert note == "RANK_SIZE=8 of the environment is replaced (the rank table t.json)"
+    # a launch says it before any rank starts
+    (tmp_path / "s.py").write_text("open('ran', 'w')\n")
+    (tmp_path / "t.json").write_text(json.dumps({"version": "1.0", "server_list": []}))
+    code, out = launch(["--no-report", "--ranks", "1", "--collective-timeout", "20", "s.py"],
+                       tmp_path, 120, RANK_TABLE_FILE=str(tmp_path / "t.json"), RANK_ID="0")
+    assert ("npu-bridge run: RANK_TABLE_FILE=%s, RANK_ID=0 of the environment are replaced"
+            % (tmp_path / "t.json")) in out, out[-2000:]
+    assert "--rank-table %s" % (tmp_path / "t.json") in out
+    assert code == 0 and (tmp_path / "ran").exists()
+
+
+def test_keras_fit_gets_the_collective_deadline(tmp_path):
+    # issue 25 item 5: Keras' graph-mode functions bypassed Session.run and hung forever
+    start = time.time()
+    code, out = launch(["--no-report", "--ranks", "2", "--collective-timeout", "8",
+                        os.path.join(HERE, "keras_hang_check.py")], tmp_path, 240,
+                       RANKS_OUT=str(tmp_path))
+    assert code == 1, out
+    took, kind, message = (tmp_path / "keras_hang.txt").read_text().split("\n", 2)
+    assert float(took) < 8 + 10, (took, message)
+    assert kind == "DeadlineExceededError", message
+    assert "but not on rank(s) [1]" in message, message
+    assert time.time() - start < 240

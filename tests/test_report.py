@@ -40,8 +40,10 @@ def test_top_level_keys_in_documented_order_with_version():
     assert data["schema"] == "npu-bridge-report" and data["version"] == 2
     conf = data["configurations"][0]
     assert list(conf) == ["index", "kind", "name", "refused", "product", "options", "effective",
-                          "sources", "diagnostics", "memory", "precision"]
+                          "sources", "diagnostics", "memory", "precision",
+                          "partition"]
     assert conf["precision"] is None and data["precision"] == {"emulate": False}   # off
+    assert conf["partition"] is None
     assert conf["refused"] is False and conf["memory"] is None   # no graph ran
     assert list(conf["options"]) == ["global", "session", "graph", "adapter"]
     # option keys sorted, so two runs of one script give the same text

@@ -19,6 +19,7 @@ Times are op ids (positions in GE's topological order); sizes bytes.
 import bisect
 import math
 
+from npu_bridge.ge import continuous_mem as cm
 from npu_bridge.ge import mem_block as mb
 from npu_bridge.ge.ge_graph import DATA_TYPES, NETOUTPUT, PASS_THROUGH_TYPES, \
     REF_OUTPUT0_TYPES, ZERO_MEMORY_TYPES
@@ -397,7 +398,7 @@ class BlockAssigner:
             bisect.insort(new, e, key=lambda x: x[0])
 
     def _apply(self, node, kind, index, block_size, real, op_reuse, zero_copy, sym=None,
-               ws_no_reuse=False, memory_type=HBM):
+               ws_no_reuse=False, memory_type=HBM, continuous=False):
         """ApplyMemory (bma L1369-1460)."""
         p = self.p
         pre = p.pre.get(sym, False) if kind == "out" else True
@@ -411,7 +412,7 @@ class BlockAssigner:
         tenant = mb.Tenant(node.name, p.id[node.name], kind, index, False, life_begin,
                            p.tenant_attrs(node, kind, index))
         block = None
-        if is_reuse_memory and pre and not zero_copy:
+        if is_reuse_memory and pre and not zero_copy and not continuous:
             block = self._pick(block_size, life_begin, tenant.attrs)
         if block is None:
             block = mb.Block(block_size, is_reuse_memory, memory_type, node.stream)
@@ -420,6 +421,8 @@ class BlockAssigner:
             block.symbols.append(sym)
             block.post_reuse_flag = block.post_reuse_flag and post
         block.add_tenant(tenant, real, real)
+        if continuous:
+            block.continuous = True
         block.reuse_mem = block.reuse_mem and (block.post_reuse_flag or pre)
         if life_end != 0:
             block.set_life_end(mb.DEFAULT_LIFE if life_end == mb.MAX_LIFE else life_end)
@@ -453,9 +456,12 @@ class BlockAssigner:
         if p.is_output_ref(node, i):
             return None       # the ref input has no feature-map block (const/variable/none)
         max_size = p.sym_size.get(sym, size)
-        zero_copy = p.is_zero_copy(node, i)
+        if cm.continuous_output(node):     # ApplyContinuousMemory: one block at output 0
+            max_size = cm.output_total(node)
+        continuous = cm.feeds_continuous_input(p, node, i)
+        zero_copy = p.is_zero_copy(node, i) and not continuous
         block = self._apply(node, "out", i, self.block_size(max_size), max_size, op_reuse,
-                            zero_copy, sym)
+                            zero_copy, sym, continuous=continuous)
         block.is_zero_copy = block.is_zero_copy or zero_copy
         block.ref_count += max(out_count, p.ref_count(sym))
         return block
@@ -502,6 +508,8 @@ class BlockAssigner:
         atomic_outs = set(node.attrs.get("atomic_output_index") or [])
         var_outs = {int(k) for k in (node.attrs.get("assign_var_name") or {})}
         for i, size in enumerate(node.outputs):
+            if i > 0 and cm.continuous_output(node):
+                continue      # bma L1573-1576: only output 0 of a continuous output gets a block
             if zero_mem or size == 0 or i in var_outs:     # IsNoNeedAssignMemory: a variable's
                 continue
             if atomic and i in atomic_outs and not p.is_zero_copy(node, i):
@@ -637,6 +645,7 @@ class BlockAssigner:
             self._node(nm)
         if p.reuse and self.s.level2:
             self._level2()
+        self.blocks = cm.order_input_blocks(p, self.blocks, self.symbol_blocks)
         for b in self.blocks:
             if b.child_block or b.is_zero_copy:
                 continue

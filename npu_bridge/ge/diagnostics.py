@@ -275,16 +275,15 @@ CODES = MappingProxyType({
                "the graph has a cycle): the adapter fails the graph",
                "hicann/tensorflow om_partition_subgraphs_pass.cc:1097-1118, :1913-1944, "
                ":2546-2555"),
-    "NPB194": ("error", "iterations_per_loop > 1 with a one-shot iterator: the adapter aborts",
-               "hicann/tensorflow om_partition_subgraphs_pass.cc:2440-2443"),
     "NPB195": ("error", "dynamic input in lazy_recompile mode with iterations_per_loop > 1",
                "hicann/tensorflow om_partition_subgraphs_pass.cc:2481-2485"),
-    "NPB197": ("warning", "ops the NPU supports run on the host: full offload keeps one GeOp, "
+    "NPB197": ("warning", "compilable ops run on the host: full offload keeps one GeOp, "
                "and a host op separates a cluster from it",
                "hicann/tensorflow om_partition_subgraphs_pass.cc:932-980, :1348-1354"),
-    "NPB198": ("warning", "iterations_per_loop > 1 with host ops exchanging tensors with a GeOp: "
-               "the device loops N times per Session.run, the host ops run once",
-               "hicann/tensorflow tf_adapter/kernels/geop_npu.cc:1148-1150, :1248-1250"),
+    "NPB198": ("warning", "iterations_per_loop > 1 with host ops exchanging tensors with the GeOp "
+               "that holds IterationOp: the device loops N times per Session.run, the host ops "
+               "run once", "hicann/tensorflow tf_adapter/kernels/geop_npu.cc:1148-1150, "
+               ":1248-1250, :1545-1548"),
 })
 CODES = MappingProxyType({code: (sev, title, cite(source))
                           for code, (sev, title, source) in CODES.items()})

@@ -29,6 +29,10 @@ REF_OUTPUT0_TYPES = frozenset(("Merge", "Reshape"))
 # attributes the planner reads (GE attribute names; `ref_output_to_input` stands for
 # TensorUtils::SetReuseInput + SetReuseInputIndex on the output desc)
 MODELLED_ATTRS = {
+    "continuous_input": "bool: the node needs its inputs side by side, padded "
+                        "(ATTR_NAME_CONTINUOUS_INPUT; continuous_mem.py)",
+    "continuous_output": "bool: the node's outputs side by side, padded "
+                         "(ATTR_NAME_CONTINUOUS_OUTPUT; continuous_mem.py)",
     "ref_output_to_input": "dict output index -> input index: the output is the input's memory "
                            "(TensorUtils::SetReuseInput/ReuseInputIndex)",
     "atomic_output_index": "list of output indexes cleaned by a memset node "
@@ -46,8 +50,6 @@ MODELLED_ATTRS = {
 }
 
 NOT_MODELLED_ATTRS = {
-    "continuous_input": "continuous memory (ATTR_NAME_CONTINUOUS_INPUT)",
-    "continuous_output": "continuous memory (ATTR_NAME_CONTINUOUS_OUTPUT)",
     "_no_padding_continuous_input": "no-padding continuous memory",
     "_no_padding_continuous_output": "no-padding continuous memory",
     "_output_reuse_input": "no-padding continuous memory (ATTR_NAME_OUTPUT_REUSE_INPUT)",
@@ -316,6 +318,8 @@ class GeGraph:
         streams = {n.stream for n in self.nodes}
         if len(streams) > 1:
             out.append("multi-stream (streams %s)" % ", ".join(str(s) for s in sorted(streams)))
+        from npu_bridge.ge import continuous_mem
+        out.extend(continuous_mem.unmodelled(self))
         for n in self.nodes:
             for key in n.attrs:
                 if key in NOT_MODELLED_ATTRS:

@@ -73,6 +73,7 @@ class Block:
         self.same_stream = True
         self.is_zero_copy = False
         self.is_reuse_zero_copy = True
+        self.continuous = False    # continuous_block_: an input of a continuous-input node
         self.child_block = False
         self.children = []
         self.child_offset = 0
@@ -203,8 +204,9 @@ def can_not_life_reuse(block, child_reuse=False):
 
 
 def can_reuse(block, block_size, life_begin, tenant_attrs):
-    """ReuseBlock + CanReuseBlock (mb L71-105): exact nominal size, the block's life over."""
-    if block.is_zero_copy:
+    """ReuseBlock + CanReuseBlock (mb L71-105): exact nominal size, the block's life over;
+    never a continuous or zero-copy block (L86-88)."""
+    if block.is_zero_copy or block.continuous:
         return False
     if block._attrs and tenant_attrs and _conflict(block._attrs, tenant_attrs):
         return False
@@ -372,6 +374,29 @@ def _add_zero_copy_life_reuse_block(this, block):
     parent.is_reuse_zero_copy = child.is_reuse_zero_copy and parent.is_reuse_zero_copy
 
 
+def _add_continuous_life_reuse_block(this, block):
+    """AddContinuousLifeReuseBlock (mb L382-416): whole-block nesting only, the continuous
+    block's largest real size must not be exceeded and two continuous blocks never meet."""
+    it_block, it_this = _max_real(block), _max_real(this)
+    if it_block is None or it_this is None:
+        return
+    if ((this.continuous and block.continuous) or (this.continuous and it_this < it_block)
+            or (block.continuous and it_this > it_block)):
+        return
+    if this.conflicts_with(block):
+        return
+    if this.child_offset + block.align_size() <= it_this and this.continuous:
+        parent, child = this, block
+    elif (block.child_offset + this.align_size() <= it_block and block.continuous
+          and this.align_size() == block.align_size() and not this.children):
+        parent, child = block, this
+    else:
+        return
+    parent.children.append(child)
+    parent.child_offset += child.align_size()
+    child.child_block = True
+
+
 def add_life_reuse_block(this, block, clones, depth=0, child_reuse=False):
     """AddLifeReuseBlock (mb L486-572): nest `block` inside `this` (or one of its children)
     where their lives allow and it fits within `this`'s size + 512. Returns True when handled."""
@@ -381,6 +406,12 @@ def add_life_reuse_block(this, block, clones, depth=0, child_reuse=False):
             or block.children or not this.tenants or not block.tenants):
         return False
     can_block = _can_block_life_reuse(this, block) or _can_block_life_reuse(block, this)
+    if (this.is_zero_copy and block.continuous) or (block.is_zero_copy and this.continuous):
+        return False
+    if this.continuous or block.continuous:
+        if can_block:
+            _add_continuous_life_reuse_block(this, block)
+        return True
     if this.is_zero_copy or block.is_zero_copy:
         if can_block:
             _add_zero_copy_life_reuse_block(this, block)

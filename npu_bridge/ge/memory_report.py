@@ -4,7 +4,22 @@
 graphs, planned by `npu_bridge.ge.memory_plan`); `memory_lines(conf)`: the summary's lines.
 Schema: docs/report_schema.md `memory`; rules: docs/memory.md.
 """
+from npu_bridge.ge import graph_roles
 from npu_bridge.ge import memory_plan as mp
+
+
+def roles(rec):
+    """The role (`graph_roles.ROLES`) of each captured graph of record `rec`, in capture
+    order (the order of `session_plan(rec).graphs`)."""
+    return [getattr(e["captured"], "role", graph_roles.OTHER) for e in rec.get("graphs") or ()]
+
+
+def named(summary, name, role):
+    """`summary` (a line `graph NAME: ...`) with the graph's role after its name."""
+    head = "graph %s" % name
+    if role and summary.startswith(head):
+        return "%s (%s)%s" % (head, role, summary[len(head):])
+    return summary
 
 
 def session_plan(rec, options=None, assumptions=None):
@@ -35,16 +50,18 @@ def _configuration_memory(rec):
     if plan is None:
         return None
     out = plan.to_dict()
-    for g, p, v in zip(out["graphs"], plan.graphs, plan.verdicts):
-        g["summary"] = mp.summary_line(p, v, plan.options)
+    for g, p, v, r in zip(out["graphs"], plan.graphs, plan.verdicts, roles(rec)):
+        g["role"] = r
+        g["summary"] = named(mp.summary_line(p, v, plan.options), p.name, r)
     out["assumptions"] = mp.Assumptions().to_dict()
     return out
 
 
 def memory_lines(conf, show_all=False):
-    """Summary lines of one configuration's memory plan (empty without one): a line per graph
-    that does not fit and for the largest static graph (the one policy 2's pool is sized
-    by), the session line, and how many graphs are not shown; `show_all` (`run --all`): a
+    """Summary lines of one configuration's memory plan (empty without one): a line for the
+    training step (else the largest graph: `graph_roles.arrange`), for the largest static
+    graph (the one policy 2's pool is sized by) and per graph that does not fit, the session
+    line, and one line folding the graphs not shown, by role; `show_all` (`run --all`): a
     line per graph."""
     mem = conf.get("memory")
     if not mem:
@@ -55,7 +72,10 @@ def memory_lines(conf, show_all=False):
         static = [g for g in graphs if not g.get("dynamic")]
         largest = max(static, key=lambda g: (g.get("feature_map") or 0) + (g.get("variables")
                                                                         or 0), default=None)
-        shown = [g for g in graphs if g is largest or (g.get("verdict") or {}).get("fits") is False]
+        lead = graph_roles.arrange(graphs)[0][0]
+        shown = [g for g in graphs if g is lead or g is largest
+                 or (g.get("verdict") or {}).get("fits") is False]
+        shown.sort(key=lambda g: g is not lead)
     lines = ["  memory: " + g["summary"] for g in shown]
     if len(graphs) > 1:
         alt = mem["policy_alternatives"]
@@ -74,7 +94,7 @@ def memory_lines(conf, show_all=False):
         verdict = ("none over the budget" if not unknown else
                    "not checked: no budget (no target product, no graph_memory_max_size)"
                    if mem.get("graph_budget") is None else "%d not checked" % unknown)
-        lines.append("  memory: %d more graph(s) of %s (%d static, %s; %d dynamic shape): "
-                     "--all lists them" % (len(hidden), conf.get("name", ""),
-                                           len(hidden) - dynamic, verdict, dynamic))
+        lines.append("  memory: %s" % graph_roles.folded_line(
+            hidden, "%d static, %s; %d dynamic shape: --all lists them" % (
+                len(hidden) - dynamic, verdict, dynamic), conf.get("name", "")))
     return lines

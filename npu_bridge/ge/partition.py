@@ -10,10 +10,11 @@ hicann/tensorflow tf_adapter/optimizers/om_partition_subgraphs_pass.cc (commit 8
 """
 import heapq
 from types import MappingProxyType
-from typing import Any, Mapping, NamedTuple, Optional, Tuple
+from collections.abc import Mapping
+from typing import Any, NamedTuple, Optional, Tuple
 
 from npu_bridge.ge import diagnostics as _diag
-from npu_bridge.ge.partition_graph import (CONTROL, Cycles, PNode, PGraph, base, construct,
+from npu_bridge.ge.partition_graph import (PGraph, base, construct,
                                            frames, fuse_accumulate_n, is_ref, route_save_v2,
                                            split_unary_ops)
 
@@ -178,6 +179,25 @@ class Partition(NamedTuple):
             out[way] = {"count": len(ts), "bytes": sum(t.bytes for t in ts if t.bytes is not None),
                         "unknown_bytes": sum(1 for t in ts if t.bytes is None)}
         return out
+
+
+class _Lazy(Mapping):
+    """name -> value, each made by its function on first read (the GeOps' function graphs:
+    only tests and debugging read them)."""
+
+    def __init__(self, makers):
+        self._makers, self._done = dict(makers), {}
+
+    def __getitem__(self, key):
+        if key not in self._done:
+            self._done[key] = self._makers[key]()
+        return self._done[key]
+
+    def __iter__(self):
+        return iter(self._makers)
+
+    def __len__(self):
+        return len(self._makers)
 
 
 def _count(items):
@@ -550,11 +570,8 @@ def _partition(run, pc):
     del include_getnext   # only feeds graph options GE reads, not the partition
     dyn, mode = None, None
     for n in w.nodes():
-        if w.op[n] == "OneShotIterator" and opt.iterations_per_loop != 1:
-            run.fail("NPB194", "iterations_per_loop", opt.iterations_per_loop,
-                     "%s is a one-shot iterator and iterations_per_loop is %d: the adapter aborts "
-                     "('iterator_per_loop only support 1 when using OneShotIterator', %s:2440-"
-                     "2443); use make_initializable_iterator" % (n, opt.iterations_per_loop, PASS))
+        # a OneShotIterator with iterations_per_loop != 1 makes the adapter abort (:2440-2443):
+        # graph_capture reports that cause already (NPB172), so it is not a second finding
         a = w.attrs[n]
         if "_graph_dynamic_input" in a:   # GetGraphConfig (:2245-2265)
             dyn = "1" if a["_graph_dynamic_input"] else "0"
@@ -640,7 +657,7 @@ def _result(run, geops, edges, functions):
                  for n in w.nodes() if n not in run.part and n not in label)
     part = Partition(run.graph.name, tuple(out), host, tuple(run.diags),
                      tuple(sorted(run.unknown)), getattr(run.ops, "name", str(run.ops)),
-                     edge_string(edges), MappingProxyType(functions), run.opt)
+                     edge_string(edges), _Lazy(functions), run.opt)
     return part._replace(diagnostics=part.diagnostics + tuple(_findings(part)))
 
 
@@ -652,23 +669,26 @@ def _findings(part):
     if dropped and part.geops:
         out.append(_diag.make(
             "NPB197", "mix_compile_mode", False,
-            "%d op(s) the NPU supports run on the host CPU in graph %s (%s): full offload keeps "
+            "%d op(s) that would be compiled run on the host CPU in graph %s (%s): full offload keeps "
             "one GeOp (%s) and a cluster that a host op separates from it cannot join it (%s:"
-            "932-980, :1348-1354); move the host op out of the model or set "
-            "mix_compile_mode=True" % (len(dropped), part.graph,
+            "932-980, :1348-1354); move the host op out of the model, or set "
+            "mix_compile_mode=True (with iterations_per_loop 1)" % (len(dropped), part.graph,
                                        ", ".join(h.name for h in dropped[:5]),
                                        part.geops[0].name, PASS)))
     ipl = part.options.iterations_per_loop
-    if ipl > 1 and part.geops:
+    # the device loops a GeOp holding the loop op named IterationOp (geop_npu.cc:1545-1548,
+    # SetNeedIteration :1148-1150; the graph option :1248-1250)
+    loops = [g for g in part.geops if any(n == "IterationOp" for n, _ in g.ops)]
+    if ipl > 1 and loops:
         hosts = {h.name for h in part.host_ops if h.rule not in ("boundary", "const", "dataset")}
-        near = sorted({t.dst for g in part.geops for t in g.outputs if t.dst in hosts}
-                      | {t.src for g in part.geops for t in g.inputs if t.src in hosts})
+        near = sorted({t.dst for g in loops for t in g.outputs if t.dst in hosts}
+                      | {t.src for g in loops for t in g.inputs if t.src in hosts})
         if near:
             out.append(_diag.make(
                 "NPB198", "iterations_per_loop", ipl,
-                "iterations_per_loop is %d: each GeOp of graph %s runs %d iterations on the "
-                "device per Session.run (GE graph option iterations_per_loop, hicann/tensorflow "
-                "tf_adapter/kernels/geop_npu.cc:1148-1150, :1248-1250) while host op(s) %s "
-                "exchanging tensors with it run once per Session.run" % (
-                    ipl, part.graph, ipl, ", ".join(near[:5]))))
+                "iterations_per_loop is %d: GeOp %s of graph %s holds IterationOp and runs %d "
+                "iterations on the device per Session.run (hicann/tensorflow tf_adapter/kernels/"
+                "geop_npu.cc:1148-1150, :1248-1250, :1545-1548) while host op(s) %s exchanging "
+                "tensors with it run once per Session.run" % (
+                    ipl, loops[0].name, part.graph, ipl, ", ".join(near[:5]))))
     return out

@@ -196,7 +196,8 @@ def split(run):
     """OMSplitter (:1427-2151): each GeOp's inputs (_Arg per distinct producer tensor) and
     outputs (_Retval per distinct tensor, through `<src>_dummyIdentity` for a Ref one), the
     rewritten graph's edges and each GeOp's function graph. Returns (geops, edges, functions)
-    where geops maps name -> {"members", "args", "results"}."""
+    where geops maps name -> {"members", "args", "results", ...} and functions name -> a
+    function making its graph string."""
     w, part, label = run.work, run.part, run.label
     lab = lambda n: label.get(n, n)   # noqa: E731
     geops = {}
@@ -265,7 +266,8 @@ def split(run):
             edges += [(si, so, ident, 0), (ident, 0, di, do)]
         else:
             edges.append(key)
-    functions = {name: _function_graph(run, name, g) for name, g in geops.items()}
+    functions = {name: (lambda name=name, g=g: _function_graph(run, name, g))
+                 for name, g in geops.items()}   # made when read (tests, debugging)
     return geops, edges, functions
 
 

@@ -10,7 +10,7 @@ tuple of ints (-1 or None for an unknown dimension) or None for an unknown rank;
 TensorFlow dtype name (`float32`, `string`, `resource`, `variant`, `float32_ref`).
 """
 from types import MappingProxyType
-from typing import Any, Mapping, NamedTuple, Optional, Tuple
+from typing import Any, Mapping, NamedTuple, Tuple
 
 _EMPTY = MappingProxyType({})
 CONTROL = -1   # TensorFlow's Graph::kControlSlot
@@ -414,7 +414,7 @@ class Cycles:
         (ContractEdge): the surviving index (the one with more edges) or None."""
         self.out[a].discard(b)
         self.inn[b].discard(a)
-        if self.reachable(a, b):
+        if self.out[a] and self.inn[b] and self.reachable(a, b):
             self.out[a].add(b)
             self.inn[b].add(a)
             return None

@@ -106,6 +106,8 @@ class Record:
       ignored_globals: `(owner, GE keys)`: global options GE ignores, being initialized by
         `owner` (NPB126), or None.
       graphs: the `GraphEntry`s of its captured GE graphs, in capture order.
+      partitions: the `partition.Partition` of each graph it ran, in run order
+        (`npu_bridge.hooks.partition_capture`).
       memory_options: its `memory_plan.MemoryOptions`, computed on first use.
       seen: the causes of `runtime`.
       precision: what `--precision emulate` did for it (`npu_bridge.hooks.precision_emulation`:
@@ -118,6 +120,7 @@ class Record:
     runtime: tuple = ()
     ignored_globals: Optional[tuple] = None
     graphs: list = dataclasses.field(default_factory=list)
+    partitions: list = dataclasses.field(default_factory=list)
     memory_options: Any = None
     seen: set = dataclasses.field(default_factory=set, repr=False)
     precision: Any = None

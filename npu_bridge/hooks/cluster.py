@@ -396,6 +396,34 @@ def run_key(session, fetches):
     return found[0]
 
 
+def wrap_make_callable_from_options(original):
+    """``BaseSession._make_callable_from_options`` (what Keras' graph-mode functions run) in a
+    multi-rank process: a callable that executes collectives runs through ``Session.run``
+    (so it gets the run's collective key, the collective timeout and the explained error);
+    a C callable's own ``run_options`` deadline did not bound it (docs/collectives.md)."""
+    def make(self, callable_options):
+        if not _session_state.is_cluster(self) or callable_options.tensor_connection:
+            return original(self, callable_options)
+        graph = self.graph
+        fetches = [graph.as_graph_element(name) for name in callable_options.fetch]
+        targets = [graph.as_graph_element(name) for name in callable_options.target]
+        if not run_key(self, fetches + targets):
+            return original(self, callable_options)
+        feeds = [graph.as_graph_element(name) for name in callable_options.feed]
+        options = callable_options.run_options if callable_options.HasField("run_options") \
+            else None
+
+        def call(*args, run_metadata=None):
+            return self.run([fetches, targets], dict(zip(feeds, args)), options=options,
+                            run_metadata=run_metadata)[0]
+        return call
+
+    make._npu_bridge_original = original
+    make.__doc__ = original.__doc__
+    make.__name__ = original.__name__
+    return make
+
+
 def _with_key(options, key):
     """``options`` (copied) with the run's collective key and, unless the caller set one, the
     collective timeout as the run's ``timeout_in_ms``: one deadline per run, where an op-level

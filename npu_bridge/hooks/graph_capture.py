@@ -6,13 +6,14 @@ import threading
 
 import numpy as np
 import tensorflow as tf
-from tensorflow.python.client import session as _session_lib
 
 from npu_bridge.ge import records as _records
 from npu_bridge.hooks import state as _state
 from npu_bridge.hooks.session_guard import graph_key   # one GE graph per (session, fetches, feeds)
 from npu_bridge.ge import memory_plan as mp
 from npu_bridge.ge import npu_failures as _failures
+from npu_bridge.ge import graph_roles as _roles
+from npu_bridge.hooks import partition_capture as _partition_capture
 
 GRAPHS_PER_SESSION = 64     # bounded: a script building a new fetch set per step stays cheap
 
@@ -47,7 +48,10 @@ class Captured:
     """One captured GE graph: `graph` (a `memory_plan.Graph`), `tf_types` (TF op type ->
     count in the subgraph, host ops included), `placeholders` (name -> shape list or None)
     of the Data inputs, `getnext` (names of GetNext nodes of unknown shape), `fetch_names`,
-    `ops` (the tf.Operation objects of the subgraph; held only during capture)."""
+    `ops` (the tf.Operation objects of the subgraph; held only during capture), `role` (what
+    it does: `graph_roles.ROLES`)."""
+
+    role = "other"
 
     def __init__(self, graph, tf_types, fetch_names, dynamic_sources):
         self.graph = graph
@@ -78,17 +82,7 @@ def capture(graph, fetches, feed_dict=None, name="graph"):
     # Operation per node for its lifetime (Graph._get_tensor_by_tf_output), and ids are
     # cheaper than Tensor.ref(). Each op's type, name, inputs and control inputs are read
     # from TensorFlow once (each read crosses into C++).
-    feeds = {}    # id(tensor) -> fed tensor
-    for key in (feed_dict or {}):
-        try:
-            el = graph.as_graph_element(key) if isinstance(key, str) else key
-        except (ValueError, KeyError, TypeError):
-            continue
-        if isinstance(el, tf.Tensor):
-            feeds[id(el)] = el
-    handler = _session_lib._FetchHandler(graph, fetches, {})
-    fetch_tensors = [t for t in handler.fetches() if isinstance(t, tf.Tensor)]
-    targets = list(handler.targets())
+    feeds, fetch_tensors, targets = _partition_capture.run_tensors(graph, fetches, feed_dict)
     fed = feeds
     # walk back from the fetches, stopping at fed tensors: depth-first, post-order, so each
     # op comes after its inputs (creation order is not topological under tf.cond); an edge
@@ -229,6 +223,9 @@ def capture(graph, fetches, feed_dict=None, name="graph"):
     cap = Captured(g, tf_types, [t.name for t in fetch_tensors] + [o.name for o in targets],
                    dynamic_sources)
     cap.facts = _facts(graph, ops, host, ins, typ, names_of, variant)
+    cap.role = _roles.role(cap.facts.training, tf_types,
+                           [t.op.type for t in fetch_tensors] + [o.type for o in targets],
+                           len(data_names))
     return cap
 
 
@@ -430,6 +427,14 @@ def _note_new(rec, key, session, fetches, feed_dict):
                       name="%s/%d" % (rec.name, len(rec.graphs) + 1))
     except Exception:   # not ours to judge: Session.run reports a bad fetch itself
         return
+    # GE plans what it compiles: each GeOp (docs/partition.md)
+    part = _partition_capture.note(rec, session, fetches, feed_dict, cap.graph.name)
+    for geop in _partition_capture.geop_captures(cap, part):
+        _plan_new(rec, key, geop)
+
+
+def _plan_new(rec, key, cap):
+    """Plan one GE graph of a run (`cap`: a GeOp's graph) and record its findings."""
     if not any(n.outputs for n in cap.graph.nodes):
         # host only (an iterator initializer): no GE memory, but its mistakes still count
         for d in _failures.graph_findings(cap.graph.name, cap.facts, None, rec.options,

@@ -624,6 +624,9 @@ def _targets():
             (_session_lib.InteractiveSession, "__init__", _wrap_init),
             (_session_lib.BaseSession, "run", _wrap_run_and_cluster),
             (_session_lib.BaseSession, "make_callable", _wrap_make_callable),
+            # Keras' graph-mode functions: through run in a multi-rank process (cluster)
+            (_session_lib.BaseSession, "_make_callable_from_options",
+             _cluster.wrap_make_callable_from_options),
             (_session_lib.BaseSession, "partial_run", _wrap_partial_run),
             (_session_lib.BaseSession, "close", _wrap_close),
             (_queue_runner_impl.QueueRunner, "create_threads", _wrap_create_threads)]

@@ -149,6 +149,9 @@ def _build_parser():
     explain.add_argument("option", metavar="OPTION")
     from npu_bridge.tools import memory_cli
     memory_cli.add_parser(sub, _product)
+    from npu_bridge.tools import partition_cli
+    partition_cli.add_parser(sub, _product)
+    partition_cli.add_supported_ops(run)
 
     diff = sub.add_parser(
         "diff", help="what changed between two reports (a migration's before and after)",
@@ -171,7 +174,8 @@ def main(argv=None):
     except SystemExit as exc:  # --help (0) or a usage error (2)
         return exc.code if isinstance(exc.code, int) else EXIT_USAGE
     handler = {"run": _cmd_run, "options": _cmd_options, "lint": _cmd_lint,
-               "explain": _cmd_explain, "memory": _cmd_memory, "diff": _cmd_diff}[args.command]
+               "explain": _cmd_explain, "memory": _cmd_memory, "diff": _cmd_diff,
+               "partition": _cmd_partition}[args.command]
     try:
         try:
             return handler(args)
@@ -218,6 +222,11 @@ def _cmd_run(args):
     if problem:
         raise _UsageError(problem)
     _set_precision(args)
+    try:
+        from npu_bridge.tools import partition_cli
+        partition_cli.use_supported_ops(args.supported_ops)
+    except ValueError as err:
+        raise _UsageError("--supported-ops: %s" % err)
     ranks = args.ranks is not None or args.rank_table
     # SIGTERM/SIGHUP from here on end the run with its report (before the lock is taken, so a
     # signal cannot leave the lock behind); the launcher of --ranks has its own handler
@@ -295,6 +304,14 @@ def _cmd_memory(args):
     from npu_bridge.tools import memory_cli
     try:
         return memory_cli.run(args, _finish_run)
+    except ValueError as err:
+        raise _UsageError(str(err))
+
+
+def _cmd_partition(args):
+    from npu_bridge.tools import partition_cli
+    try:
+        return partition_cli.run(args)
     except ValueError as err:
         raise _UsageError(str(err))
 

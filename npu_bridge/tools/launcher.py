@@ -406,6 +406,27 @@ def worst(codes):
     return max((exit_status(c) for c in codes.values()), default=0)
 
 
+REPLACED_ENV = ("RANK_TABLE_FILE", "RANK_SIZE", "RANK_ID")
+
+
+def replaced_environment(environ, table_path, size):
+    """One line naming the variables of `environ` the launcher sets for each rank anyway
+    (`REPLACED_ENV`, `_rank_env`), and, when it generates the table (`table_path` None), how
+    to use the user's own (`--rank-table FILE`); "" when none is set."""
+    set_ = [(k, environ[k]) for k in REPLACED_ENV if environ.get(k, "").strip()]
+    if not set_:
+        return ""
+    text = "%s of the environment %s replaced" % (
+        ", ".join("%s=%s" % kv for kv in set_), "is" if len(set_) == 1 else "are")
+    if table_path:
+        return text + " (the rank table %s)" % table_path
+    text += " (a generated table of %d rank%s)" % (size, "" if size == 1 else "s")
+    user_table = environ.get("RANK_TABLE_FILE", "").strip()
+    if user_table:
+        text += "; to use your table: npu-bridge run --rank-table %s" % user_table
+    return text
+
+
 def run_job(args, report_path):
     """`npu-bridge run --ranks N ...` (``args`` from the command line; ``report_path`` checked
     by the caller, or None). Prints the merged summary; returns the exit code."""
@@ -414,6 +435,9 @@ def run_job(args, report_path):
     hosts = [h.strip() for h in args.hosts.split(",")] if args.hosts else None
     job = Job(args.ranks, args.script, args.args, table_path=args.rank_table, hosts=hosts,
               timeout=args.collective_timeout, child_args=child_args)
+    note = replaced_environment(os.environ, args.rank_table, job.size)
+    if note:
+        job._say(note)   # pylint: disable=protected-access
     old = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)}
 
     def on_signal(signum, frame):

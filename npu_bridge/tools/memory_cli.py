@@ -7,6 +7,7 @@ draws live memory over the schedule with the reuse-off line and the budget line;
 import os
 import sys
 
+from npu_bridge.ge import graph_roles
 from npu_bridge.ge import memory_plan as mp
 
 PLOT_SIZE = (8.0, 7.0)   # inches: the block layout above, live memory below
@@ -47,15 +48,21 @@ def add_parser(sub, product_type):
                         "optimizer's Apply ops), then stop it at the next one, which is "
                         "captured and planned but not computed: --steps 0 plans a training "
                         "step too big for this machine (default: the script runs to its end)")
+    p.add_argument("--all", action="store_true",
+                   help="list every graph in full (default: the training step first, else the "
+                        "largest graph, then the other steps; the bookkeeping graphs - "
+                        "initialization, checkpoint, summary - folded into one line)")
     p.add_argument("script", metavar="SCRIPT", nargs="?")
     rest = p.add_argument("args", metavar="ARGS", nargs=argparse.REMAINDER)
     rest.required = False
     return p
 
 
-def plan_lines(rec, assumptions, top=5):
-    """Text lines of the plan of one record's graphs: a header, each graph's table
-    (`memory_table.GRAPH_ROWS`), the session line (policy 0 against 2)."""
+def plan_lines(rec, assumptions, top=5, show_all=False):
+    """Text lines of the plan of one record's graphs: a header, each shown graph's table
+    (`memory_table.GRAPH_ROWS`) named by its role, the training step first
+    (`graph_roles.arrange`; `show_all`: every graph, in capture order), the bookkeeping
+    graphs folded into one line, the session line (policy 0 against 2)."""
     from npu_bridge.ge import memory_graph, memory_report
     from npu_bridge.tools import memory_table
     base = memory_report.session_plan(rec, assumptions=assumptions)
@@ -68,15 +75,23 @@ def plan_lines(rec, assumptions, top=5):
                                           o.graph_budget_source, mp.mib(o.var_budget),
                                           o.var_budget_source)]
     entries = rec.get("graphs") or ()
-    for g, v, e in zip(base.graphs, base.verdicts, entries):
-        lines.append("  graph %s: %d nodes, %d inputs, %d outputs" % (
-            g.name, g.nodes, g.num_inputs, g.num_outputs))
+    rows = [{"role": r, "feature_map": g.feature_map, "variables": g.variables,
+             "nodes": g.nodes, "verdict": v.to_dict(), "at": i}
+            for i, (g, v, r) in enumerate(zip(base.graphs, base.verdicts,
+                                              memory_report.roles(rec)))]
+    shown, folded = (rows, []) if show_all else graph_roles.arrange(rows)
+    for row in shown:
+        g, v, e = base.graphs[row["at"]], base.verdicts[row["at"]], entries[row["at"]]
+        lines.append("  graph %s (%s): %d nodes, %d inputs, %d outputs" % (
+            g.name, row["role"], g.nodes, g.num_inputs, g.num_outputs))
         if g.dynamic:
             lines.append("    " + mp.summary_line(g, v, o).split(": ", 1)[1])
             continue
         graph = memory_graph.fold_constants(e["captured"].graph)
         lines.extend(memory_table.graph_lines(memory_table.Table(
             g, v, o, base.variables, graph, assumptions or mp.Assumptions(), top)))
+    if folded:
+        lines.append("  " + graph_roles.folded_line(folded))
     alt = base.policy_alternatives
     lines.append("  session: feature map %s under policy %d; policy 0 (each graph its own): %s; "
                  "policy 2 (one pool, the largest graph): %s; variables %s; fits %s%s" % (
@@ -193,11 +208,13 @@ def run(args, finish_run):
     from npu_bridge.ge import memory_report
     for rec in _records.records():
         if args.format == "text":
-            lines.extend(plan_lines(rec, assumptions, args.top))
+            lines.extend(plan_lines(rec, assumptions, args.top, args.all))
         s = memory_report.session_plan(rec, assumptions=assumptions)
         if s is None:
             continue
         sessions.append(dict(s.to_dict(), name=rec["name"]))
+        for g, r in zip(sessions[-1]["graphs"], memory_report.roles(rec)):
+            g["role"] = r
         bad = bad or s.session_verdict.fits is False or any(
             v.fits is False for v in s.verdicts)
         for g in s.graphs:

@@ -13,6 +13,7 @@ import tempfile
 from npu_bridge.ge import memory_report as _memory_report
 from npu_bridge.ge import precision as _precision
 from npu_bridge.ge import records as _records
+from npu_bridge.ge import partition_report as _partition_report
 
 SCHEMA = "npu-bridge-report"
 SCHEMA_VERSION = 1       # the options/lint JSON
@@ -130,6 +131,7 @@ def build_run_report(*, script, argv, cwd, product, strict, environment_set, rec
             conf["ignored_globals"] = {"by": by, "keys": sorted(keys)}
         conf["memory"] = _memory_report.configuration_memory(r)
         conf["precision"] = _precision.configuration_precision(r, _records.RUN.precision)
+        conf["partition"] = _partition_report.configuration_partition(r)
         configurations.append(conf)
     all_diags = [d for c in configurations for d in c["diagnostics"]]
     uncaught = None
@@ -564,6 +566,7 @@ def summary_lines(report, show_defaults=False):
         for member in same:   # the graphs each one captured
             lines.extend(_memory_report.memory_lines(member, show_all=show_defaults))
             lines.extend(_precision.precision_lines(member))
+            lines.extend(_partition_report.summary_lines(member, show_all=show_defaults))
     lines.extend(run_infos)
     if not (report.get("precision") or {}).get("emulate"):
         lines.append(_precision.NOT_EMULATED_LINE)

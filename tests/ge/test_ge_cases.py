@@ -24,8 +24,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 HANDED = os.path.join(REPO, "tests", "data", "ge_memtests.json")
 OURS = sorted(glob.glob(os.path.join(REPO, "tests", "data", "ge_cases", "*.json")))
 # handed cases whose features the planner refuses, with the feature named in the message
-REFUSED = {"block_memory_assign_continuous_memory": "continuous memory",
-           "graph_multi_stream_memory_reuse": "multi-stream",
+REFUSED = {"graph_multi_stream_memory_reuse": "multi-stream",
            "graph_not_first_continuous_input_as_symbol_reuse": "no-padding continuous memory",
            "graph_continuous_input_memory_reuse": "continuous memory"}
 
@@ -59,7 +58,7 @@ def test_handed_ge_case(case, tmp_path):
 def test_handed_cases_present():
     cases = _handed()
     assert len(cases) == 8
-    assert sum(1 for c in cases if c["test"].rsplit(":", 1)[1] not in REFUSED) == 4
+    assert sum(1 for c in cases if c["test"].rsplit(":", 1)[1] not in REFUSED) == 5
 
 
 @pytest.mark.parametrize("path", OURS, ids=os.path.basename)
@@ -136,3 +135,24 @@ def test_unmodelled_features_are_refused_by_name(tmp_path):
     case["nodes"][1]["stream"] = 1
     code, out, err = _run(tmp_path, case)
     assert code == 2 and "multi-stream (streams 0, 1)" in err
+
+
+def test_continuous_attributes_count_only_on_several_anchors(tmp_path):
+    """GE (mem_layout_conflict_util.cc L684-705) ignores continuous_input on a one-input node
+    and continuous_output on a one-output node: block_memory_assign_continuous_memory plans as
+    the same graph without the attributes; with a second input or output it is refused."""
+    case = [c for c in _handed() if c["test"].endswith(":block_memory_assign_continuous_memory")][0]
+    code, out, _ = _run(tmp_path, case)
+    plain = json.loads(json.dumps(case))
+    for n in plain["nodes"]:
+        n["attrs"] = {}
+    code2, out2, _ = _run(tmp_path, plain)
+    assert code == code2 == 0 and json.loads(out)["total_hbm"] == json.loads(out2)["total_hbm"]
+    two_in = json.loads(json.dumps(case))
+    two_in["edges"].append(["B", 0, "D", 1])
+    code, out, err = _run(tmp_path, two_in)
+    assert code == 2 and out == "" and "padded continuous input of several inputs (node D)" in err
+    two_out = json.loads(json.dumps(case))
+    two_out["nodes"][3]["outputs"] = [1024, 1024]
+    code, out, err = _run(tmp_path, two_out)
+    assert code == 2 and "continuous output of several outputs (node D" in err

@@ -1,0 +1,117 @@
+"""`npu-bridge run` / `npu-bridge partition` on training scripts with host ops
+(tests/partition_scripts/): the partition and the diagnostics the adapter's pass implies for
+each (docs/partition.md), as the JSON report and the summary give them."""
+import json
+import os
+
+import pytest
+
+from tests.run_cli import REPO, run as run_cli
+
+SCRIPTS = os.path.join(REPO, "tests", "partition_scripts")
+# a complete supported-op list for p1 --string: the model's op types, not the two string ops
+MODEL_OPS = ("Const VariableV2 Identity Assign RandomUniform Sub Mul AddV2 Add NoOp MatMul Relu "
+             "ReluGrad Mean Square Fill Reshape Tile RealDiv Neg ApplyGradientDescent Shape Sum "
+             "Cast Prod Maximum FloorDiv BroadcastGradientArgs Placeholder").split()
+
+
+def report(tmp_path, script, *args, opts=()):
+    path = tmp_path / "report.json"
+    proc = run_cli(list(opts) + ["--report", str(path), os.path.join(SCRIPTS, script)] + list(args),
+                   cwd=str(tmp_path), timeout=300)
+    assert proc.stdout.strip().splitlines()[-1].startswith("ok"), proc.stdout + proc.stderr
+    with open(path, encoding="utf-8") as f:
+        data = json.load(f)
+    (conf,) = data["configurations"]
+    return conf, proc
+
+
+def train_graph(conf):
+    """The partition of the training step (the graph that applies gradients)."""
+    (part,) = [p for p in conf["partition"] if any(
+        t.startswith("Apply") for g in p["geops"] for t in g["op_types"])
+        or any(h["op"].startswith("Apply") for h in p["host_ops"])]
+    return part
+
+
+def host(part, rule=None):
+    return {h["name"] for h in part["host_ops"] if h["rule"] != "boundary"
+            and (rule is None or h["rule"] == rule)}
+
+
+def test_py_func_in_the_model_full_offload(tmp_path):
+    conf, proc = report(tmp_path, "p1_pyfunc_train.py")
+    part = train_graph(conf)
+    assert host(part, "not_supported") == {"clip"}
+    assert host(part, "not_merged") == {"w1", "w1/read", "MatMul", "hidden"}
+    assert len(part["geops"]) == 1
+    assert part["transfers_per_step"]["to_device"] == {"count": 2, "bytes": 8 * 16 * 4 + 8 * 4,
+                                                       "unknown_bytes": 0}
+    assert "default list" in part["ops_list"] and "MatMul" in part["unknown_ops"]
+    codes = [d["code"] for d in conf["diagnostics"]]
+    assert codes.count("NPB197") == 1
+    assert "partition %s: 1 GeOp(s)" % part["graph"] in proc.stderr
+
+
+def test_py_func_in_the_model_mix_compile(tmp_path):
+    conf, _ = report(tmp_path, "p1_pyfunc_train.py", "--mix")
+    part = train_graph(conf)
+    assert host(part) == {"clip"} and len(part["geops"]) == 2
+    assert not any(d["code"] == "NPB197" for d in conf["diagnostics"])
+
+
+def test_string_op_decided_by_a_supported_ops_file(tmp_path):
+    ops = tmp_path / "ops.json"
+    ops.write_text(json.dumps({op: {"isGray": False} for op in MODEL_OPS}))
+    conf, _ = report(tmp_path, "p1_pyfunc_train.py", "--string",
+                     opts=("--supported-ops", str(ops)))
+    part = train_graph(conf)
+    assert host(part, "not_supported") == {"as_text", "from_text"}
+    assert part["unknown_ops"] == [] and part["ops_list"] == "file " + str(ops)
+    assert "w1" in host(part, "not_merged")
+
+
+def test_without_npu_compile_scope_under_mix_compile(tmp_path):
+    conf, _ = report(tmp_path, "p2_without_compile.py")
+    part = train_graph(conf)
+    assert {h["name"]: h["rule"] for h in part["host_ops"] if h["rule"] != "boundary"} == {
+        "host_relu": "without_npu_compile"}
+    assert len(part["geops"]) == 2
+    ins = [t["src"] for g in part["geops"] for t in g["inputs"]]
+    assert "host_relu:0" in ins
+
+
+def test_lookup_table_under_mix_compile(tmp_path):
+    conf, _ = report(tmp_path, "p3_mix_lookup.py")
+    part = train_graph(conf)
+    assert host(part, "resource") == {"hash_table", "hash_table_Lookup/LookupTableFindV2"}
+    assert len(part["geops"]) == 1
+    assert any("ApplyAdam" in g["op_types"] for g in part["geops"])
+
+
+def test_iterations_per_loop_10_with_a_host_op_in_the_loop(tmp_path):
+    conf, _ = report(tmp_path, "p4_loop_host_op.py")
+    part = train_graph(conf)
+    assert host(part, "not_supported") == {"host_tanh"}
+    assert {"IteratorV2", "IteratorGetNext"} <= host(part, "not_merged")
+    codes = {d["code"] for d in conf["diagnostics"]}
+    assert {"NPB197", "NPB198", "NPB174"} <= codes
+    init = [p for p in conf["partition"] if p is not part]
+    assert init and {h["rule"] for h in init[0]["host_ops"]} == {"dataset_init"}
+
+
+def test_partition_command_prints_rules_and_sources(tmp_path):
+    import subprocess
+    import sys
+    env = dict(os.environ, PYTHONPATH=REPO, TF_CPP_MIN_LOG_LEVEL="2")
+    proc = subprocess.run([sys.executable, "-m", "npu_bridge", "partition",
+                           os.path.join(SCRIPTS, "p2_without_compile.py")], cwd=str(tmp_path),
+                          env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    assert "host_relu (Relu): without_npu_compile [hicann/tensorflow" in out
+    assert "supported-op list: default list" in out
+    bad = subprocess.run([sys.executable, "-m", "npu_bridge", "partition", "--supported-ops",
+                          str(tmp_path / "none.json"), os.path.join(SCRIPTS, "p2_without_compile.py")],
+                         cwd=str(tmp_path), env=env, capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and "none.json" in bad.stderr
