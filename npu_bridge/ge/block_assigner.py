@@ -590,6 +590,16 @@ class BlockAssigner:
                 conflict = p_attrs and child._attrs and parent.conflicts_with(child)
                 can_block = not conflict and (child.tenants[0].lb > p_end
                                               or p_begin > child.tenants[-1].end)
+                if (p_zero and child.continuous) or (child.is_zero_copy and parent.continuous):
+                    j += 1
+                    continue
+                if parent.continuous or child.continuous:
+                    if can_block:
+                        mb._add_continuous_life_reuse_block(parent, child)
+                        if parent.child_block:
+                            break       # nested into the continuous child: done as a parent
+                    j += 1
+                    continue
                 if p_zero or child.is_zero_copy:
                     if can_block:
                         mb._add_zero_copy_life_reuse_block(parent, child)
