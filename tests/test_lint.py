@@ -1017,3 +1017,17 @@ def test_protobuf_findings_name_their_source_and_nbl012_stays_pythons_type_error
         NPURunConfig(precison_mode="allow_fp32_to_fp16")
     assert found["NBL012"] == str(info.value).replace("'precison_mode';",
                                                       "'precison_mode' (TypeError at run time);")
+
+
+def test_checkpoint_and_summary_steps_not_multiples_of_the_loop_are_npb172_on_literals():
+    # issue 25 item 5: NPUEstimator warned at run time (NPB172), lint did not on plain literals
+    from npu_bridge.ge import npu_failures
+    src = ("from npu_bridge.npu_init import *\n"
+           "a = NPURunConfig(iterations_per_loop=10, save_checkpoints_steps=15, save_summary_steps=20)\n"
+           "b = NPURunConfig(iterations_per_loop=30)\n"
+           "c = NPURunConfig(iterations_per_loop=30, save_checkpoints_secs=60)\n"
+           "d = NPURunConfig(iterations_per_loop=n, save_checkpoints_steps=15)\n")
+    found = [(f.line, f.col, f.code, f.message) for f in lint.lint_source(src, "t.py")]
+    expect = npu_failures.loop_cadence_findings(10, {"save_checkpoints_steps": 15}) + \
+        npu_failures.loop_cadence_findings(30, {"save_checkpoints_steps": 100})   # the default
+    assert found == [(2, 42, "NPB172", expect[0].message), (3, 18, "NPB172", expect[1].message)]

@@ -158,7 +158,7 @@ def test_steps_n_runs_n_training_steps_then_stops(tmp_path):
     out = proc.stdout
     assert out.count("loss ") == 1 and "ok" not in out.split("\n")   # one step ran, then stopped
     assert "script stopped before training step 2 of graph Session#1/2 (--steps 1)" in out
-    assert "graph Session#1/2: " in out
+    assert "graph Session#1/2 (training step): " in out
 
 
 def test_negative_steps_is_a_usage_error(tmp_path):

@@ -390,8 +390,10 @@ def _check_entries(group, entries, cat, product, env, used=None):
             else:
                 pm[converted[0]] = converted[1]
                 placeholders.discard(opt.key)
+        if "NPURunConfig" in group.classes:
+            out.extend(_loop_cadence(entries))
         if not pm and not (group.classes - {"NPURunConfig"}):
-            return []
+            return out
         classes = frozenset(group.classes)
         make = lambda m: _ResolveInput(m, classes)  # noqa: E731
     diags = _resolve(make(pm), product, env, user_set, used)
@@ -411,6 +413,28 @@ def _check_entries(group, entries, cat, product, env, used=None):
         where = positions.get(key) or group.class_pos.get(option, (group.line, group.col))
         out.append((where[0], where[1], diag.code, diag.severity, diag.message, option))
     return out
+
+
+def _loop_cadence(entries):
+    """NPB172 for literal `save_checkpoints_steps` / `save_summary_steps` of an NPURunConfig
+    that are not multiples of its literal `iterations_per_loop` (the rule NPUEstimator applies
+    at run time: `npu_failures.loop_cadence_findings`, the same function). Unset
+    save_checkpoints_steps is the class's default 100 unless save_checkpoints_secs is given."""
+    from npu_bridge.ge import npu_failures
+    given = {e.key: e for e in entries}
+    ipl = given.get("iterations_per_loop")
+    if ipl is None or type(ipl.value) is not int:
+        return []
+    steps, where = {}, {}
+    for name in ("save_checkpoints_steps", "save_summary_steps"):
+        e = given.get(name)
+        if e is not None and type(e.value) is int:
+            steps[name], where[name] = e.value, (e.line, e.col)
+    if "save_checkpoints_steps" not in given and "save_checkpoints_secs" not in given:
+        steps["save_checkpoints_steps"] = 100   # NPURunConfig's default cadence
+        where["save_checkpoints_steps"] = (ipl.line, ipl.col)
+    return [(where[d.option][0], where[d.option][1], d.code, d.severity, d.message, d.option)
+            for d in npu_failures.loop_cadence_findings(ipl.value, steps)]
 
 
 def _bool_int_finding(cat, entry):
