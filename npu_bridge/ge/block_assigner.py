@@ -322,6 +322,7 @@ class BlockAssigner:
         self.life_time = 0
         self.stats = {HBM: [prep.theory_precharge, 0, 0, 0]}   # theory, min, no_reuse, total
         self.mem_offsets = {}
+        self.sym_size = {}         # symbol sizes this run changed (separate-clean inputs)
         self.zero_copy_blocks = []
         self.ranges = []
 
@@ -398,16 +399,17 @@ class BlockAssigner:
             bisect.insort(new, e, key=lambda x: x[0])
 
     def _apply(self, node, kind, index, block_size, real, op_reuse, zero_copy, sym=None,
-               ws_no_reuse=False, memory_type=HBM, continuous=False):
+               ws_no_reuse=False, memory_type=HBM, continuous=False, lives=None):
         """ApplyMemory (bma L1369-1460)."""
         p = self.p
         pre = p.pre.get(sym, False) if kind == "out" else True
         no_reuse = bool(node.attrs.get("no_reuse_mem_flag")) or (kind == "ws" and ws_no_reuse)
-        life_begin = p.id[node.name]
+        life_begin, life_end = lives or (p.id[node.name], 0)
         if no_reuse or not pre:
             life_begin = mb.MIN_LIFE
         post = p.post.get(sym, True) if kind == "out" else True
-        life_end = mb.MAX_LIFE if (kind == "out" and not post) else 0
+        if kind == "out" and not post:
+            life_end = mb.MAX_LIFE
         is_reuse_memory = p.reuse and not no_reuse and op_reuse
         tenant = mb.Tenant(node.name, p.id[node.name], kind, index, False, life_begin,
                            p.tenant_attrs(node, kind, index))
@@ -458,10 +460,18 @@ class BlockAssigner:
         max_size = p.sym_size.get(sym, size)
         if cm.continuous_output(node):     # ApplyContinuousMemory: one block at output 0
             max_size = cm.output_total(node)
-        continuous = cm.feeds_continuous_input(p, node, i)
-        zero_copy = p.is_zero_copy(node, i) and not continuous
+        sep = cm.separate_clean_output(p, node, i)
+        lives = None
+        if sep is not None:                # bma L1985-2016: not flagged continuous
+            max_size, begin, end = sep
+            self.sym_size[sym] = max_size
+            lives = (begin, end) if op_reuse else None
+            continuous = False
+        else:
+            continuous = cm.feeds_continuous_input(p, node, i)
+        zero_copy = p.is_zero_copy(node, i) and not (continuous or sep is not None)
         block = self._apply(node, "out", i, self.block_size(max_size), max_size, op_reuse,
-                            zero_copy, sym, continuous=continuous)
+                            zero_copy, sym, continuous=continuous, lives=lives)
         block.is_zero_copy = block.is_zero_copy or zero_copy
         block.ref_count += max(out_count, p.ref_count(sym))
         return block
@@ -475,7 +485,8 @@ class BlockAssigner:
         if block.ref_count > 0:
             return
         if block.reuse_mem and block.tenants:
-            size = self.p.sym_size.get(sym, block.tenants[-1].real_size) if sym else \
+            size = self.sym_size.get(sym) or self.p.sym_size.get(sym, block.tenants[-1].real_size) \
+                if sym else \
                 block.tenants[-1].real_size
             size = mb.align(size)
             st = self.stats.setdefault(block.memory_type, [0, 0, 0, 0])
@@ -510,7 +521,8 @@ class BlockAssigner:
         for i, size in enumerate(node.outputs):
             if i > 0 and cm.continuous_output(node):
                 continue      # bma L1573-1576: only output 0 of a continuous output gets a block
-            if zero_mem or size == 0 or i in var_outs:     # IsNoNeedAssignMemory: a variable's
+            if zero_mem or size == 0 or i in var_outs or \
+                    cm.separate_clean_output(p, node, i) == "none":     # IsNoNeedAssignMemory: a variable's
                 continue
             if atomic and i in atomic_outs and not p.is_zero_copy(node, i):
                 continue      # IsAtomicOutputMemory: laid out by the atomic assigner

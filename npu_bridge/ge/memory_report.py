@@ -8,10 +8,16 @@ from npu_bridge.ge import graph_roles
 from npu_bridge.ge import memory_plan as mp
 
 
+def planned(rec):
+    """The record's captured graphs that have a plan (`GraphEntry`s; a graph that could not
+    be planned has none)."""
+    return [e for e in (rec.get("graphs") or ()) if e["plan"] is not None]
+
+
 def roles(rec):
     """The role (`graph_roles.ROLES`) of each captured graph of record `rec`, in capture
     order (the order of `session_plan(rec).graphs`)."""
-    return [getattr(e["captured"], "role", graph_roles.OTHER) for e in rec.get("graphs") or ()]
+    return [getattr(e["captured"], "role", graph_roles.OTHER) for e in planned(rec)]
 
 
 def named(summary, name, role):
@@ -26,7 +32,7 @@ def session_plan(rec, options=None, assumptions=None):
     """The `SessionPlan` of the record's captured graphs (None when none were captured).
     `options` (a `MemoryOptions`) replaces the record's own (the `memory` command's
     comparisons); the graphs are planned again when `options` or `assumptions` is given."""
-    entries = rec.get("graphs") or ()
+    entries = planned(rec)
     if not entries:
         return None
     own = rec.get("_memory_options") or mp.MemoryOptions.from_ge(rec["options"])

@@ -76,16 +76,44 @@ class StepsDone(BaseException):
                          "not run" % (steps + 1, graph, steps))
 
 
-@dataclasses.dataclass(frozen=True)
 class GraphEntry:
     """One captured GE graph of a record: `captured` (`graph_capture.Captured`), `plan`
-    (`memory_plan.GraphPlan`), `sig` (what tells two captures of one subgraph apart)."""
-    captured: Any
-    plan: Any
-    sig: Any = None
+    (`memory_plan.GraphPlan`, or None when it could not be planned), `sig` (what tells two
+    captures of one subgraph apart). `make`: when given, `plan` is made by `make(entry)` on
+    first access (the capture stays on the run's path, planning does not: `settle`)."""
+    __slots__ = ("captured", "sig", "_plan", "_make")
+
+    def __init__(self, captured, plan=None, sig=None, make=None):
+        self.captured, self.sig, self._plan, self._make = captured, sig, plan, make
+
+    @property
+    def plan(self):
+        if self._make is not None:
+            with _plan_lock:
+                make, self._make = self._make, None
+                if make is not None:
+                    self._plan = make(self)
+        return self._plan
 
     def __getitem__(self, key):   # the dict form older callers read ("captured", "plan")
         return getattr(self, key)
+
+
+_plan_lock = threading.RLock()
+_settlers = []
+
+
+def on_settle(fn):
+    """Register `fn()`, called by `settle()` (once per function)."""
+    if fn not in _settlers:
+        _settlers.append(fn)
+
+
+def settle():
+    """Finish the work deferred off the script's runs (the memory plans of captured graphs and
+    their findings: `npu_bridge.hooks.graph_capture`); `records()` calls it first."""
+    for fn in list(_settlers):
+        fn()
 
 
 _DICT_KEYS = {"_memory_options": "memory_options", "_seen": "seen"}
@@ -225,7 +253,9 @@ def record_of(error):
 
 
 def records():
-    """A copy of the list of records so far, in order (the records themselves, not copies)."""
+    """A copy of the list of records so far, in order (the records themselves, not copies),
+    their deferred work done (`settle`)."""
+    settle()
     with _lock:
         return list(_records)
 

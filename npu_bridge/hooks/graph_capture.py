@@ -442,13 +442,10 @@ def _plan_new(rec, key, cap):
             cause = (d.code,) if d.code in _failures.PER_SESSION else (d.code, cap.graph.name)
             _records.add_runtime_diagnostic(rec, cause, d)
         return
-    try:
-        plan = mp.plan_graph(cap.graph, _options_of(rec))
-    except ValueError:   # a graph this walk could not order: no plan rather than a failed run
-        return
-    # one GE graph per distinct subgraph content of a session
+    # one GE graph per distinct subgraph content of a session; planned later (`_settle`:
+    # before the records are read), so a run pays the capture only
     sig = (frozenset(n.name for n in cap.graph.nodes), cap.graph.inputs, cap.graph.outputs)
-    entry = _records.GraphEntry(cap, plan, sig)
+    entry = _records.GraphEntry(cap, None, sig, make=lambda e: _plan_entry(rec, e))
     with _lock:
         graphs = rec.graphs
         same = next((e for e in graphs if e.sig == sig), None)
@@ -457,16 +454,53 @@ def _plan_new(rec, key, cap):
             return
         graphs.append(entry)
         _seen[key] = entry
-    findings = _failures.graph_findings(cap.graph.name, cap.facts, plan, rec.options,
-                                        _options_of(rec), os.environ)
-    for d in findings:
+        _pending.append((rec, entry))
+
+
+_pending = []   # (record, GraphEntry) captured, not yet planned
+
+
+def _plan_entry(rec, entry):
+    """The plan of a captured graph (None: this walk could not order it) and its findings."""
+    cap = entry.captured
+    try:
+        plan = mp.plan_graph(cap.graph, _options_of(rec))
+    except ValueError:   # a graph this walk could not order: no plan rather than a failed run
+        return None
+    for d in _failures.graph_findings(cap.graph.name, cap.facts, plan, rec.options,
+                                      _options_of(rec), os.environ):
         # a configuration's finding (NPB172) once per session, a graph's once per graph
         cause = (d.code,) if d.code in _failures.PER_SESSION else (d.code, cap.graph.name)
         _records.add_runtime_diagnostic(rec, cause, d)
-    if len(graphs) > 1:
-        from npu_bridge.ge import memory_report
-        for d in _failures.session_findings(rec.name, memory_report.session_plan(rec)):
-            _records.add_runtime_diagnostic(rec, (d.code,), d)
+    return plan
+
+
+def _settle():
+    """Plan the graphs captured since the last call, drop those that could not be planned,
+    and make the session findings (NPB178) of the records that have several graphs."""
+    with _lock:
+        todo, _pending[:] = list(_pending), []
+    touched = {}
+    for rec, entry in todo:
+        try:
+            plan = entry.plan
+        except Exception as err:   # pylint: disable=broad-except  (the report comes first)
+            plan = None
+            if len(unplanned) < 16:
+                unplanned.append("%s: %s: %s" % (rec.name, type(err).__name__, err))
+        if plan is None:
+            with _lock:
+                if entry in rec.graphs:
+                    rec.graphs.remove(entry)
+        touched[id(rec)] = rec
+    for rec in touched.values():
+        if len(rec.graphs) > 1:
+            from npu_bridge.ge import memory_report
+            for d in _failures.session_findings(rec.name, memory_report.session_plan(rec)):
+                _records.add_runtime_diagnostic(rec, (d.code,), d)
+
+
+_records.on_settle(_settle)
 
 
 def captured_name(rec, key):
@@ -514,3 +548,4 @@ def reset():
     with _lock:
         _seen.clear()
         _fast_seen.clear()
+        _pending[:] = []

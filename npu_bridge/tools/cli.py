@@ -264,14 +264,16 @@ def _cmd_run(args):
 
     # at_exit: the script's non-daemon threads are waited for and its atexit handlers run
     # (python's order) before the summary, so what they do is in the run
-    result = _runner.run_script(args.script, args.args, product=args.product,
-                                on_os_exit=finish, at_exit=True, stop=stop)
-    if os.getpid() != pid:
-        # A child the script forked (os.fork, multiprocessing) ended without os._exit: it
-        # exits as it would under python; the run, its summary and report are the parent's.
-        return result.script_exit_code
-    code = finish(result)
-    stop.uninstall()
+    try:
+        result = _runner.run_script(args.script, args.args, product=args.product,
+                                    on_os_exit=finish, at_exit=True, stop=stop)
+        if os.getpid() != pid:
+            # A child the script forked (os.fork, multiprocessing) ended without os._exit: it
+            # exits as it would under python; the run, its summary and report are the parent's.
+            return result.script_exit_code
+        code = finish(result)
+    finally:
+        stop.uninstall()   # the handlers the process had before (a script's own stays)
     if result.signal:
         # stopped: end now, as the signal would have, without waiting again for the
         # script's threads at interpreter exit (one that never ends would hang the job)

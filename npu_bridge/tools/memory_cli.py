@@ -74,7 +74,7 @@ def plan_lines(rec, assumptions, top=5, show_all=False):
                                           "on" if o.reuse else "off", mp.mib(o.graph_budget),
                                           o.graph_budget_source, mp.mib(o.var_budget),
                                           o.var_budget_source)]
-    entries = rec.get("graphs") or ()
+    entries = memory_report.planned(rec)
     rows = [{"role": r, "feature_map": g.feature_map, "variables": g.variables,
              "nodes": g.nodes, "verdict": v.to_dict(), "at": i}
             for i, (g, v, r) in enumerate(zip(base.graphs, base.verdicts,
