@@ -5,6 +5,9 @@
    capture itself (the walk over the graph) is printed too.
 1b. plan_10k: `plan_graph` of a generated 10,000-node graph (`generated_graph`), the fastest
    of --repeats; bound 2 s.
+1c. plan_10k_train: `mem_assign.assign` of a generated 10,000-node training graph
+   (bench/gen_memgraph.py, seed 0: forward, backward, updates, residual branches), the
+   fastest of --repeats; bound 2 s.
 2. first_run: session creation + the first training run of tf_slim `resnet_v1_50` (batch 32,
    --image x --image pixels; 112 by default so the CPU step stays short) with capture on
    (`npu-bridge run`'s setting: the graph captured and planned at that run) against off,
@@ -18,9 +21,10 @@
 Prints the raw figures, then:
     plan_resnet50 ratio=R (baseline=1 s bound, shim=T)
     plan_10k ratio=R (baseline=2 s bound, shim=T)
+    plan_10k_train ratio=R (baseline=2 s bound, shim=T)
     first_run ratio=R (baseline=off, shim=on)
     later_steps ratio=R (baseline=off per step, shim=on per step)
-Usage: python bench/bench_memory.py [--repeats N] [--image N] [--steps N]
+Usage: python bench/bench_memory.py [--repeats N] [--image N] [--steps N] [--only ROW,...]
 """
 import argparse
 import os
@@ -28,6 +32,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import _common  # noqa: E402
+import gen_memgraph  # noqa: E402
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 import numpy as np  # noqa: E402
@@ -38,6 +43,7 @@ from tf_slim.nets import resnet_v1  # noqa: E402
 
 from npu_bridge.hooks import graph_capture as _graph_capture  # noqa: E402
 from npu_bridge.ge import records as _records  # noqa: E402
+from npu_bridge.ge import mem_assign as _mem_assign  # noqa: E402
 from npu_bridge.ge import memory_plan as mp  # noqa: E402
 
 v1 = tf.compat.v1
@@ -127,6 +133,20 @@ def bench_plan_10k(repeats, n=10000):
         _common.spread(times)))
     best = min(times)
     _common.report("plan_10k", best / 2.0, "2 s bound", _common.fmt_seconds(best))
+
+
+def bench_plan_training(repeats, nodes=10000):
+    graph = gen_memgraph.training_graph(nodes, seed=0)
+    times = []
+    for _ in range(repeats):
+        t0 = _common.clock()
+        plan = _mem_assign.assign(graph)
+        times.append(_common.clock() - t0)
+    print("generated training graph: %d GE nodes, %d edges; total_hbm %s (%s), theory_min %s; "
+          "plan %s" % (len(graph.nodes), len(graph.edges), mp.mib(plan.total_hbm), plan.strategy,
+                       mp.mib(plan.theory_min), _common.spread(times)))
+    best = min(times)
+    _common.report("plan_10k_train", best / 2.0, "2 s bound", _common.fmt_seconds(best))
 
 
 def bench_first_run(repeats, image):
@@ -219,11 +239,20 @@ def main(argv=None):
     ap.add_argument("--repeats", type=int, default=4)
     ap.add_argument("--image", type=int, default=112)
     ap.add_argument("--steps", type=int, default=200)
+    ap.add_argument("--only", default="", help="comma list of rows to run (plan_resnet50, "
+                    "plan_10k, plan_10k_train, first_run, later_steps); default all")
     args = ap.parse_args(argv)
-    bench_plan(max(2, args.repeats // 2))
-    bench_plan_10k(max(2, args.repeats // 2))
-    bench_first_run(args.repeats, args.image)
-    bench_later_steps(args.repeats, args.steps)
+    only = set(filter(None, args.only.split(",")))
+    if not only or "plan_resnet50" in only:
+        bench_plan(max(2, args.repeats // 2))
+    if not only or "plan_10k" in only:
+        bench_plan_10k(max(2, args.repeats // 2))
+    if not only or "plan_10k_train" in only:
+        bench_plan_training(max(2, args.repeats // 2))
+    if not only or "first_run" in only:
+        bench_first_run(args.repeats, args.image)
+    if not only or "later_steps" in only:
+        bench_later_steps(args.repeats, args.steps)
 
 
 if __name__ == "__main__":

@@ -46,6 +46,7 @@ BOUNDS = {
     "plan_resnet50": ("<=", 1.0, "memory plan of the tf_slim resnet_v1_50 training graph (batch 32), seconds / 1 s"),
     "plan_10k": ("<=", 1.0, "memory plan of a generated 10,000-node graph, seconds / 2 s"),
     "first_run": ("<=", 1.05, "resnet_v1_50 session creation + first run, graph capture on / off (plans made at report time)"),
+    "plan_10k_train": ("<=", 1.0, "memory plan (mem_assign.assign) of a generated 10,000-node training graph with backward pass and updates (bench/gen_memgraph.py), seconds / 2 s"),
     "later_steps": ("<=", 1.05, "MLP steps after the first run, capture on / off"),
     "precision_mlp": ("<=", 2.0, "MLP step under --precision emulate (allow_mix_precision) / the float32 step"),
     "precision_cnn": ("<=", 2.0, "CNN step under --precision emulate (allow_mix_precision) / the float32 step"),

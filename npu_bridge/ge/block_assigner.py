@@ -16,6 +16,7 @@ below), binary_block_mem_assigner.cc and max_block_mem_assigner.cc:
   reusable region (laid out by `mem_assign`).
 Times are op ids (positions in GE's topological order); sizes bytes.
 """
+import bisect
 import math
 
 from npu_bridge.ge import continuous_mem as cm
@@ -144,6 +145,18 @@ class Prepared:
                     s = "%s_out_%d" % (nm, i)
                 self.sym[("out", nm, i)] = s
                 self.anchors.setdefault(s, []).append(("out", nm, i))
+        # per symbol, what ApplyOutMemory asks for each output (GetAllRefCount and the
+        # NetOutput consumers of IsZeroCopyBlock), counted once here
+        self.sym_refs, self.sym_netout = {}, {}
+        for s, anchors in self.anchors.items():
+            refs = netout = 0
+            for kind, nm, i in anchors:
+                if kind == "in":
+                    if (nm, i) in self.in_src:
+                        refs += 1
+                    if self.by[nm].type == NETOUTPUT:
+                        netout += 1
+            self.sym_refs[s], self.sym_netout[s] = refs, netout
         self.sym_size = {}
         for nm in self.order:
             node = self.by[nm]
@@ -211,12 +224,10 @@ class Prepared:
 
     def ref_count(self, s):
         """GetAllRefCount (bma L1776-1803): connected input anchors of the symbol."""
-        return sum(1 for kind, nm, i in self.anchors.get(s, ()) if kind == "in"
-                   and (nm, i) in self.in_src)
+        return self.sym_refs.get(s, 0)
 
     def netoutput_inputs(self, s):
-        return sum(1 for kind, nm, _ in self.anchors.get(s, ())
-                   if kind == "in" and self.by[nm].type == NETOUTPUT)
+        return self.sym_netout.get(s, 0)
 
     def is_zero_copy(self, node, i):
         """IsZeroCopyBlock (bma L1287-1351) for a static root graph whose nodes all support
@@ -302,11 +313,16 @@ class BlockAssigner:
         self.s = strategy
         self.blocks = []
         self.symbol_blocks = {}
-        self.reusable = []
+        # the released blocks (GE's reusable_blocks_ list), bucketed by nominal size: level 1
+        # takes only a block of exactly the requested size, so the scan of one bucket, in
+        # release order, finds the block the scan of the whole list finds
+        self.buckets = {}          # size -> [(release seq, block)] in release order
+        self.released = 0
         self.pending = []          # workspaces and suspended outputs of the current node
         self.life_time = 0
         self.stats = {HBM: [prep.theory_precharge, 0, 0, 0]}   # theory, min, no_reuse, total
         self.mem_offsets = {}
+        self.sym_size = {}         # symbol sizes this run changed (separate-clean inputs)
         self.zero_copy_blocks = []
         self.ranges = []
 
@@ -355,24 +371,45 @@ class BlockAssigner:
 
     # ------------------------------------------------------------ level 1
     def _pick(self, block_size, life_begin, attrs):
-        items = self.reusable
+        items = self.buckets.get(block_size)
+        if not items:
+            return None
         seq = range(len(items)) if self.s.first_release else range(len(items) - 1, -1, -1)
         for k in seq:
-            if mb.can_reuse(items[k], block_size, life_begin, attrs):
-                return items.pop(k)
+            if mb.can_reuse(items[k][1], block_size, life_begin, attrs):
+                return items.pop(k)[1]
         return None
 
+    def _add_reusable(self, block):
+        self.buckets.setdefault(block.size, []).append((self.released, block))
+        self.released += 1
+
+    def _resized(self, block, old):
+        """A block's nominal size grew while it may sit among the released ones: move its
+        entries to the bucket of the new size, keeping release order."""
+        items = self.buckets.get(old)
+        if not items or block.size == old:
+            return
+        moved = [e for e in items if e[1] is block]
+        if not moved:
+            return
+        items[:] = [e for e in items if e[1] is not block]
+        new = self.buckets.setdefault(block.size, [])
+        for e in moved:
+            bisect.insort(new, e, key=lambda x: x[0])
+
     def _apply(self, node, kind, index, block_size, real, op_reuse, zero_copy, sym=None,
-               ws_no_reuse=False, memory_type=HBM, continuous=False):
+               ws_no_reuse=False, memory_type=HBM, continuous=False, lives=None):
         """ApplyMemory (bma L1369-1460)."""
         p = self.p
         pre = p.pre.get(sym, False) if kind == "out" else True
         no_reuse = bool(node.attrs.get("no_reuse_mem_flag")) or (kind == "ws" and ws_no_reuse)
-        life_begin = p.id[node.name]
+        life_begin, life_end = lives or (p.id[node.name], 0)
         if no_reuse or not pre:
             life_begin = mb.MIN_LIFE
         post = p.post.get(sym, True) if kind == "out" else True
-        life_end = mb.MAX_LIFE if (kind == "out" and not post) else 0
+        if kind == "out" and not post:
+            life_end = mb.MAX_LIFE
         is_reuse_memory = p.reuse and not no_reuse and op_reuse
         tenant = mb.Tenant(node.name, p.id[node.name], kind, index, False, life_begin,
                            p.tenant_attrs(node, kind, index))
@@ -404,7 +441,10 @@ class BlockAssigner:
         sym = p.sym[("out", node.name, i)]
         block = self.symbol_blocks.get(sym)
         if block is not None:
+            old = block.size
             block.set_size(self.block_size(size))
+            if block.size != old:
+                self._resized(block, old)
             block.set_symbol_life_end(self.life_time)
             block.set_life_end(self.life_time)
             block.add_tenant(mb.Tenant(node.name, p.id[node.name], "out", i, True,
@@ -420,10 +460,18 @@ class BlockAssigner:
         max_size = p.sym_size.get(sym, size)
         if cm.continuous_output(node):     # ApplyContinuousMemory: one block at output 0
             max_size = cm.output_total(node)
-        continuous = cm.feeds_continuous_input(p, node, i)
-        zero_copy = p.is_zero_copy(node, i) and not continuous
+        sep = cm.separate_clean_output(p, node, i)
+        lives = None
+        if sep is not None:                # bma L1985-2016: not flagged continuous
+            max_size, begin, end = sep
+            self.sym_size[sym] = max_size
+            lives = (begin, end) if op_reuse else None
+            continuous = False
+        else:
+            continuous = cm.feeds_continuous_input(p, node, i)
+        zero_copy = p.is_zero_copy(node, i) and not (continuous or sep is not None)
         block = self._apply(node, "out", i, self.block_size(max_size), max_size, op_reuse,
-                            zero_copy, sym, continuous=continuous)
+                            zero_copy, sym, continuous=continuous, lives=lives)
         block.is_zero_copy = block.is_zero_copy or zero_copy
         block.ref_count += max(out_count, p.ref_count(sym))
         return block
@@ -437,7 +485,8 @@ class BlockAssigner:
         if block.ref_count > 0:
             return
         if block.reuse_mem and block.tenants:
-            size = self.p.sym_size.get(sym, block.tenants[-1].real_size) if sym else \
+            size = self.sym_size.get(sym) or self.p.sym_size.get(sym, block.tenants[-1].real_size) \
+                if sym else \
                 block.tenants[-1].real_size
             size = mb.align(size)
             st = self.stats.setdefault(block.memory_type, [0, 0, 0, 0])
@@ -448,7 +497,7 @@ class BlockAssigner:
             block.set_life_end(back.out_stream[1])
         if not block.post_reuse_flag or no_release:
             block.set_life_end(mb.MAX_LIFE)
-        self.reusable.append(block)
+        self._add_reusable(block)
         back.out_stream = None
 
     def _release_pending(self):
@@ -472,7 +521,8 @@ class BlockAssigner:
         for i, size in enumerate(node.outputs):
             if i > 0 and cm.continuous_output(node):
                 continue      # bma L1573-1576: only output 0 of a continuous output gets a block
-            if zero_mem or size == 0 or i in var_outs:     # IsNoNeedAssignMemory: a variable's
+            if zero_mem or size == 0 or i in var_outs or \
+                    cm.separate_clean_output(p, node, i) == "none":     # IsNoNeedAssignMemory: a variable's
                 continue
             if atomic and i in atomic_outs and not p.is_zero_copy(node, i):
                 continue      # IsAtomicOutputMemory: laid out by the atomic assigner
@@ -516,31 +566,89 @@ class BlockAssigner:
 
     # ------------------------------------------------------------ level 2
     def _level2(self):
-        """ReuseBlocksByLifeTime (bma L2779-2823)."""
+        """ReuseBlocksByLifeTime (bma L2779-2823). Every pair GE compares is compared here,
+        in GE's order; the checks of AddLifeReuseBlock that decide a pair without changing
+        any block (mem_block.add_life_reuse_block's first lines, CanBlockLifeReuse, a parent
+        without children that the child cannot fit) are made inline, the rest through
+        mem_block."""
         key = mb.sort_key(self.s.ascending)
         blocks = self.blocks
         std_sort(blocks, key)
+        memory_priority = self.p.memory_priority
+        pad = mb.MEM_ALIGN
         i = 0
         while i < len(blocks):
             parent = blocks[i]
-            if parent.child_block:
+            # AddLifeReuseBlock returns false at once for every child of such a parent
+            if parent.child_block or not parent.reuse_mem or not parent.tenants:
                 i += 1
                 continue
+            ptype = parent.memory_type
+            p_zero = parent.is_zero_copy
+            p_attrs = parent._attrs
+            p_begin = parent.tenants[0].lb
+            p_end = parent.tenants[-1].end
+            p_align = parent.align_size()
+            p_index = mb._span_index(parent)
+            p_lbs, p_ends = p_index or ((), ())
             j = i + 1
             n = len(blocks)
             while j < n:
                 child = blocks[j]
-                if child.child_block:   # AddLifeReuseBlock refuses it first thing (CanNotLifeReuse)
+                if (child.child_block or not child.reuse_mem or child.children
+                        or not child.tenants or child.memory_type != ptype):
                     j += 1
                     continue
+                conflict = p_attrs and child._attrs and parent.conflicts_with(child)
+                can_block = not conflict and (child.tenants[0].lb > p_end
+                                              or p_begin > child.tenants[-1].end)
+                if (p_zero and child.continuous) or (child.is_zero_copy and parent.continuous):
+                    j += 1
+                    continue
+                if parent.continuous or child.continuous:
+                    if can_block:
+                        mb._add_continuous_life_reuse_block(parent, child)
+                        if parent.child_block:
+                            break       # nested into the continuous child: done as a parent
+                    j += 1
+                    continue
+                if p_zero or child.is_zero_copy:
+                    if can_block:
+                        mb._add_zero_copy_life_reuse_block(parent, child)
+                        if parent.child_block:
+                            break       # nested into the zero-copy child: done as a parent
+                    j += 1
+                    continue
+                if can_block and not parent.children:
+                    size = child.align_size()
+                    if parent.child_offset + size > p_align + (pad if size != pad else 0):
+                        j += 1          # it does not fit: nothing changes
+                        continue
+                if not can_block:
+                    if conflict:
+                        j += 1          # CanIntervalLifeReuse refuses conflicting types
+                        continue
+                    t = child.tenants[0]
+                    if (len(child.tenants) == 1 and not t.ref_input and p_index
+                            and t.lb <= t.end and parent.stream == child.stream
+                            and parent.same_stream and child.same_stream):
+                        # one tenant whose life overlaps the parent's span: it crosses a
+                        # parent tenant (CanIntervalLifeReuse refuses) or none (nothing
+                        # moves; go on as AddLifeReuseBlock does)
+                        q = bisect.bisect_left(p_ends, t.lb)
+                        if q < len(p_ends) and p_lbs[q] <= t.end:
+                            j += 1
+                            continue
+                        can_block = True
                 clones = []
-                mb.add_life_reuse_block(parent, child, clones)
+                if can_block or mb._can_interval_life_reuse(parent, child, clones):
+                    mb.nest_life_reuse_block(parent, child, clones)
                 if clones:
                     blocks[j + 1:j + 1] = clones
-                    low = min([parent.align_size()] + [c.align_size() for c in clones])
+                    low = min([p_align] + [c.align_size() for c in clones])
                     nxt = j + 1 + len(clones)
                     if (nxt < len(blocks) and low < blocks[nxt].align_size()) or \
-                            self.p.memory_priority:
+                            memory_priority:
                         std_sort(blocks, key, j + 1)
                     n = len(blocks)
                 j += 1

@@ -2,7 +2,7 @@
 assigner models and what they change. Source: hicann/ge ffdcbc9,
 compiler/graph/build/memory/block_mem_assigner.cc ("bma") and memory_block.cc ("mb").
 
-Modelled:
+Modelled (separately cleaned inputs below too):
 - the attributes count only on a node with more than one input (continuous input) or output
   (continuous output) anchor (mem_layout_conflict_util.cc IsContinuousInput L684-691,
   IsContinuousOutput L698-705): with one, the node is planned as any other.
@@ -18,8 +18,9 @@ Written, refused until a GE case checks them (exit 2 naming them):
 - continuous output (ATTR_NAME_CONTINUOUS_OUTPUT, padded): one block at output 0 of the sum of
   the 512-aligned output sizes, the other outputs get none; it may take a freed block at level
   1 (continuous flag not set, bma ApplyContinuousMemory L1523-1631).
-Refused by name (exit 2): no-padding continuous memory, inputs cleaned separately
-(need_gentask_atomic, bma L816-845), a continuous output feeding a continuous input (handled by
+- inputs cleaned separately (need_gentask_atomic + atomic_input_index): see
+  separate_clean_output.
+Refused by name (exit 2): no-padding continuous memory, a continuous output feeding a continuous input (handled by
 ContinuousMemMng, continuous_mem.cc), continuous outputs that are ref outputs (bma L1529-1545),
 a continuous output of several outputs (not yet: their joint life end).
 """
@@ -46,7 +47,12 @@ def unmodelled(graph):
             out.append("continuous memory: continuous output feeding a continuous input (ContinuousMemMng; nodes "
                        "%s -> %s)" % (src, dst))
     for n in graph.nodes:
-        if continuous_input(n, graph.node_inputs(n)):
+        n_in = graph.node_inputs(n)
+        if ("atomic_input_index" in n.attrs or n.attrs.get("need_gentask_atomic")) and \
+                not separate_clean(n, n_in):
+            out.append("atomic-clean inputs (ATOMIC_ATTR_INPUT_INDEX / need_gentask_atomic) "
+                       "other than a separately cleaned continuous input (node %s)" % n.name)
+        if continuous_input(n, n_in) and not separate_clean(n, n_in):
             # the level-1/level-2/layout rules below are written but no GE case checks them yet
             out.append("continuous memory: padded continuous input of several inputs "
                        "(node %s)" % n.name)
@@ -90,3 +96,56 @@ def order_input_blocks(prep, blocks, symbol_blocks):
             continue
         blocks = [b for b in blocks if b not in mine] + mine
     return blocks
+
+
+def separate_clean(node, n_in):
+    """MemReuseUtils::IsSeparateCleanContinuousInputNode (mem_reuse_strategy.cc): a continuous
+    input node that cleans its own inputs (need_gentask_atomic and ATOMIC_ATTR_INPUT_INDEX)."""
+    return continuous_input(node, n_in) and bool(node.attrs.get("need_gentask_atomic")) and \
+        "atomic_input_index" in node.attrs
+
+
+def separate_clean_output(prep, node, i):
+    """How output `i` of `node` meets separately cleaned continuous inputs, one stream:
+    None (plain), "none" (no block: it feeds such a node at an input other than 0, and no
+    continuous input at 0; bma GetNoNeedAssignMemoryFlag L124-175), or (size, life_begin,
+    life_end): it feeds input 0 of one, so it gets one block for all that node's inputs, the
+    sum of their 512-aligned sizes (bma GetOutputTotalSizeAndOutCount L1841-1866), living from
+    the earliest of their producers to the last reader of any of them (IsContinuousMemoryReuse
+    L925-938, CalNodeAsContinuousInputMaxLife L856-920; one stream: GetDiffStreamMinLifeTime
+    takes the producer's id, block_mem_stream.cc L40-48)."""
+    peers = prep.out_peers.get((node.name, i), ())
+    first = None
+    for dst, idx in peers:       # IsOutNodeSetContinuousInput: the first continuous peer decides
+        d = prep.by[dst]
+        if not continuous_input(d, prep.n_in[dst]):
+            continue
+        if separate_clean(d, prep.n_in[dst]) and idx == 0:
+            first = d
+        break
+    if first is None:
+        if any(idx != 0 and separate_clean(prep.by[dst], prep.n_in[dst]) for dst, idx in peers) \
+                and not any(idx == 0 and continuous_input(prep.by[dst], prep.n_in[dst])
+                            for dst, idx in peers):
+            return "none"
+        return None
+    total, begin, end = 0, prep.id[node.name], 0
+    for dst, idx in peers:
+        d = prep.by[dst]
+        if not continuous_input(d, prep.n_in[dst]):
+            continue
+        size = 0
+        for k in range(prep.n_in[dst]):
+            src = prep.in_src.get((dst, k))
+            if src is None:
+                continue
+            size += -(-max(prep.by[src[0]].outputs[src[1]], 0) // 512) * 512
+        total = max(total, size)
+    for k in range(prep.n_in[first.name]):
+        src = prep.in_src.get((first.name, k))
+        if src is None:
+            continue
+        begin = min(begin, prep.id[src[0]])
+        readers = [prep.id[r] for r, _ in prep.out_peers.get(src, ())]
+        end = max([end, prep.id[src[0]]] + readers)
+    return total, begin, end

@@ -29,6 +29,10 @@ REF_OUTPUT0_TYPES = frozenset(("Merge", "Reshape"))
 # attributes the planner reads (GE attribute names; `ref_output_to_input` stands for
 # TensorUtils::SetReuseInput + SetReuseInputIndex on the output desc)
 MODELLED_ATTRS = {
+    "need_gentask_atomic": "bool: with atomic_input_index on a continuous-input node, it "
+                           "cleans its own inputs (continuous_mem.py)",
+    "atomic_input_index": "list: inputs cleaned (ATOMIC_ATTR_INPUT_INDEX); only modelled with "
+                          "need_gentask_atomic on a continuous-input node",
     "continuous_input": "bool: the node needs its inputs side by side, padded "
                         "(ATTR_NAME_CONTINUOUS_INPUT; continuous_mem.py)",
     "continuous_output": "bool: the node's outputs side by side, padded "
@@ -55,8 +59,6 @@ NOT_MODELLED_ATTRS = {
     "_output_reuse_input": "no-padding continuous memory (ATTR_NAME_OUTPUT_REUSE_INPUT)",
     "_reuse_input_on_dim_index": "no-padding continuous memory "
                                  "(ATTR_NAME_REUSE_INPUT_ON_DIM_INDEX)",
-    "need_gentask_atomic": "continuous inputs cleaned separately (need_gentask_atomic)",
-    "atomic_input_index": "atomic-clean inputs (ATOMIC_ATTR_INPUT_INDEX)",
     "_batch_label": "batch labels (multi-batch graphs)",
     "batch_label": "batch labels (multi-batch graphs)",
     "_output_memory_type": "memory types (ATTR_NAME_OUTPUT_MEM_TYPE_LIST)",

@@ -292,11 +292,52 @@ def _can_interval_life_reuse(parent, child, clones):
     tenants = child.tenants
     crossing = []
     pre_cross = False
-    for pos, t in enumerate(tenants):
-        cross = (t.ref_input and pre_cross) or (not t.ref_input and
-                                               _cross_life_time_node(parent, tenants, pos))
-        crossing.append(cross)
-        pre_cross = cross
+    p_begin, p_end = parent.tenants[0].lb, parent.tenants[-1].end
+    idx = _span_index(parent)
+    if len(tenants) == 1:
+        # one tenant: it crosses (all crossed: refused) or not (nothing moves); a lone ref
+        # tenant never crosses (it follows a crossing tenant before it, and there is none)
+        t = tenants[0]
+        if t.ref_input:
+            return True
+        if idx and t.lb <= t.end:
+            if t.end < p_begin or t.lb > p_end:
+                return True
+            lbs, ends = idx
+            q = bisect.bisect_left(ends, t.lb)
+            return not (q < len(ends) and lbs[q] <= t.end)
+    if idx:
+        # _cross_life_time_node inline: with the parent's tenants in order, a tenant
+        # crosses one of them when the first ending at or after its begin starts by its end
+        lbs, ends = idx
+        last = len(ends)
+        left = bisect.bisect_left
+        for pos, t in enumerate(tenants):
+            if t.ref_input:
+                cross = pre_cross
+            else:
+                cross = False
+                if not (t.end < p_begin or t.lb > p_end):
+                    if t.lb <= t.end:
+                        q = left(ends, t.lb)
+                        cross = q < last and lbs[q] <= t.end
+                    else:
+                        cross = _crosses(parent, t)
+                if not cross and t.next_is_ref_input:
+                    for r in tenants[pos + 1:]:
+                        if not r.ref_input:
+                            break
+                        if _crosses(parent, r):
+                            cross = True
+                            break
+            crossing.append(cross)
+            pre_cross = cross
+    else:
+        for pos, t in enumerate(tenants):
+            cross = (t.ref_input and pre_cross) or (not t.ref_input and
+                                                   _cross_life_time_node(parent, tenants, pos))
+            crossing.append(cross)
+            pre_cross = cross
     if not any(crossing):
         return True
     if all(crossing):
@@ -372,11 +413,14 @@ def add_life_reuse_block(this, block, clones, depth=0, child_reuse=False):
     """AddLifeReuseBlock (mb L486-572): nest `block` inside `this` (or one of its children)
     where their lives allow and it fits within `this`'s size + 512. Returns True when handled."""
     depth += 1
+    tt, bt = this.tenants, block.tenants
     if (not this.reuse_mem or (not child_reuse and this.child_block) or not block.reuse_mem
             or block.child_block or this.memory_type != block.memory_type or depth > MAX_DEPTH
-            or block.children or not this.tenants or not block.tenants):
+            or block.children or not tt or not bt):
         return False
-    can_block = _can_block_life_reuse(this, block) or _can_block_life_reuse(block, this)
+    # CanBlockLifeReuse both ways, inline
+    conflict = this._attrs and block._attrs and _conflict(this._attrs, block._attrs)
+    can_block = not conflict and (bt[0].lb > tt[-1].end or tt[0].lb > bt[-1].end)
     if (this.is_zero_copy and block.continuous) or (block.is_zero_copy and this.continuous):
         return False
     if this.continuous or block.continuous:
@@ -387,11 +431,54 @@ def add_life_reuse_block(this, block, clones, depth=0, child_reuse=False):
         if can_block:
             _add_zero_copy_life_reuse_block(this, block)
         return True
-    if not can_block and not _can_interval_life_reuse(this, block, clones):
-        return False
-    for c in this.children:
-        if add_life_reuse_block(c, block, clones, depth, True):
-            return True
+    if not can_block:
+        if conflict or not _can_interval_life_reuse(this, block, clones):
+            return False      # CanIntervalLifeReuse refuses conflicting types first thing
+    elif not this.children:
+        size = block.align_size()      # nest_life_reuse_block's size check, without the call
+        if this.child_offset + size > this.align_size() + (MEM_ALIGN if size != MEM_ALIGN
+                                                            else 0):
+            return False
+    return nest_life_reuse_block(this, block, clones, depth)
+
+
+def nest_life_reuse_block(this, block, clones, depth=1):
+    """The tail of AddLifeReuseBlock, once `block`'s life allows it inside `this`: into one
+    of `this`'s children first (AddLifeReuseBlock on each, its checks inline), else beside
+    them when it fits (size + 512)."""
+    if this.children and depth < MAX_DEPTH:
+        mtype = block.memory_type
+        b_attrs = block._attrs
+        b_zero, b_cont = block.is_zero_copy, block.continuous
+        for c in this.children:
+            # add_life_reuse_block(c, block, clones, depth, True); the checks of `block`
+            # alone passed on the way here and hold until it is nested
+            tt = c.tenants
+            if not c.reuse_mem or c.memory_type != mtype or not tt:
+                continue
+            bt = block.tenants
+            conflict = c._attrs and b_attrs and _conflict(c._attrs, b_attrs)
+            can_block = not conflict and (bt[0].lb > tt[-1].end or tt[0].lb > bt[-1].end)
+            if (c.is_zero_copy and b_cont) or (b_zero and c.continuous):
+                continue
+            if c.continuous or b_cont:
+                if can_block:
+                    _add_continuous_life_reuse_block(c, block)
+                return True
+            if c.is_zero_copy or b_zero:
+                if can_block:
+                    _add_zero_copy_life_reuse_block(c, block)
+                return True
+            if not can_block:
+                if conflict or not _can_interval_life_reuse(c, block, clones):
+                    continue
+            elif not c.children:
+                size = block.align_size()
+                if c.child_offset + size > c.align_size() + (MEM_ALIGN if size != MEM_ALIGN
+                                                              else 0):
+                    continue
+            if nest_life_reuse_block(c, block, clones, depth + 1):
+                return True
     size = block.align_size()
     limit = this.align_size() + (MEM_ALIGN if size != MEM_ALIGN else 0)
     if this.child_offset + size > limit:

@@ -16,7 +16,7 @@ import sys
 import pytest
 
 from npu_bridge.ge import block_assigner as ba
-from npu_bridge.ge.ge_graph import GeGraph
+from npu_bridge.ge.ge_graph import GeGraph, NotModelled
 from npu_bridge.ge.topo_order import topological_order
 from npu_bridge.tools import cli
 
@@ -25,8 +25,7 @@ HANDED = os.path.join(REPO, "tests", "data", "ge_memtests.json")
 OURS = sorted(glob.glob(os.path.join(REPO, "tests", "data", "ge_cases", "*.json")))
 # handed cases whose features the planner refuses, with the feature named in the message
 REFUSED = {"graph_multi_stream_memory_reuse": "multi-stream",
-           "graph_not_first_continuous_input_as_symbol_reuse": "no-padding continuous memory",
-           "graph_continuous_input_memory_reuse": "continuous memory"}
+           "graph_not_first_continuous_input_as_symbol_reuse": "no-padding continuous memory"}
 
 
 def _handed():
@@ -58,7 +57,7 @@ def test_handed_ge_case(case, tmp_path):
 def test_handed_cases_present():
     cases = _handed()
     assert len(cases) == 8
-    assert sum(1 for c in cases if c["test"].rsplit(":", 1)[1] not in REFUSED) == 5
+    assert sum(1 for c in cases if c["test"].rsplit(":", 1)[1] not in REFUSED) == 6
 
 
 @pytest.mark.parametrize("path", OURS, ids=os.path.basename)
@@ -156,3 +155,23 @@ def test_continuous_attributes_count_only_on_several_anchors(tmp_path):
     two_out["nodes"][3]["outputs"] = [1024, 1024]
     code, out, err = _run(tmp_path, two_out)
     assert code == 2 and "continuous output of several outputs (node D" in err
+
+
+def test_separately_cleaned_continuous_inputs_share_as_ge_checks():
+    """graph_continuous_input_memory_reuse (mem_assigner_unittest.cc L3648-3666) also checks
+    that A:0 and D:0 share memory: each feeds input 0 of a node cleaning its continuous inputs
+    itself, so each holds one 4096-byte block for both inputs (B:0, E:0 get none), and D's
+    output takes A's freed block."""
+    case = [c for c in _handed() if c["test"].endswith(":graph_continuous_input_memory_reuse")][0]
+    graph = GeGraph.from_case(case)
+    prep = ba.Prepared(graph, topological_order(graph)[0])
+    run = ba.BlockAssigner(prep, ba.strategies(False)[0]).assign()
+    where = {(t.node, t.kind, t.index): b for b in run.blocks for t in b.tenants}
+    assert where[("A", "out", 0)] is where[("D", "out", 0)]
+    assert where[("A", "out", 0)].size == 4096
+    assert ("B", "out", 0) not in where and ("E", "out", 0) not in where
+    lone = json.loads(json.dumps(case))
+    del lone["nodes"][2]["attrs"]["need_gentask_atomic"]
+    with pytest.raises(NotModelled, match="atomic-clean inputs .* other than a separately "
+                       "cleaned continuous input .node C."):
+        GeGraph.from_case(lone)
