@@ -5,7 +5,6 @@ once TensorFlow is imported, the check-only Session patch; this file imports no 
 Layers and notes: docs/design.md.
 """
 import importlib as _importlib
-import sys as _sys
 
 from npu_bridge.hooks import tf1_mode as _tf1_mode
 
@@ -42,13 +41,9 @@ def __getattr__(name):
 def _check_sessions():
     """Session configs that carry an NpuOptimizer are resolved, checked, recorded and guarded
     (as the real adapter library does once any npu_bridge module is loaded); the defaults
-    `npu_init` adds stay with `npu_init` (`_session_patch.patch(inject_defaults=False)`)."""
-    for name in ("npu_bridge.hooks.session_patch", "npu_bridge.hooks.session_guard"):
-        loading = _sys.modules.get(name)
-        if loading is not None and getattr(loading.__spec__, "_initializing", False):
-            # the patch's own modules are importing TensorFlow: they patch once loaded
-            loading.patch_when_loaded = True   # pylint: disable=protected-access
-            return
+    `npu_init` adds stay with `npu_init` (`_session_patch.patch(inject_defaults=False)`).
+    The patch's modules import no TensorFlow of their own (npu_bridge.hooks.lazy), so this
+    never runs while one of them is half loaded."""
     from npu_bridge.hooks import session_patch as _session_patch
     _session_patch.patch(inject_defaults=False)
 

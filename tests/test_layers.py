@@ -230,3 +230,77 @@ def test_the_checks_see_a_crossing(tmp_path):
     found = sorted(private_crossings(str(tmp_path)))
     assert found == [("npu_bridge.hooks.patch", "_CACHE", "npu_bridge.tools.cli"),
                      ("npu_bridge.hooks.patch", "_helper", "npu_bridge.tools.cli")], found
+
+
+def _load_time_imports(path, module, known):
+    """The modules of ours `module` imports while it loads: its import statements outside
+    functions and classes' methods (under `if`/`try` too), each resolved to a known module
+    (`from a.b import c` is a.b.c when that is a module, else a.b)."""
+    tree, imps = imports(path, module, known)
+    lines, stack = set(), list(tree.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            lines.add(node.lineno)
+        elif isinstance(node, (ast.If, ast.Try, ast.With, ast.ClassDef)):
+            for name in ("body", "orelse", "finalbody"):
+                stack.extend(getattr(node, name, ()))
+            stack.extend(s for h in getattr(node, "handlers", ()) for s in h.body)
+    out = set()
+    for line, target, _ in imps:
+        while line in lines and target and target not in known:
+            target = target.rpartition(".")[0]
+        if line in lines and target and target != module:
+            out.add(target)
+    return out
+
+
+def import_cycles(repo=REPO):
+    """The cycles (sorted module lists) of the load-time import graph of our modules."""
+    known = modules(repo)
+    graph = {m: _load_time_imports(p, m, known) for m, p in known.items()}
+    index, low, stack, on, found = {}, {}, [], set(), []
+
+    def visit(v):   # Tarjan's strongly connected components
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                found.append(sorted(comp))
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_no_import_cycle():
+    """No module needs another to be half loaded (issue 23: session_patch, session_guard and
+    graph_capture imported each other, and npu_bridge/__init__ read CPython's private
+    `__spec__._initializing` to cope)."""
+    assert import_cycles() == []
+
+
+def test_the_cycle_check_sees_a_cycle(tmp_path):
+    pkg = tmp_path / "npu_bridge"
+    (pkg / "hooks").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "hooks" / "__init__.py").write_text("")
+    (pkg / "hooks" / "a.py").write_text("from npu_bridge.hooks import b\n")
+    (pkg / "hooks" / "b.py").write_text("try:\n    import npu_bridge.hooks.a\nexcept ImportError:\n"
+                                        "    pass\n\n\ndef later():\n    from npu_bridge.hooks import c\n")
+    (pkg / "hooks" / "c.py").write_text("from npu_bridge.hooks import b\n")
+    assert import_cycles(str(tmp_path)) == [["npu_bridge.hooks.a", "npu_bridge.hooks.b"]]

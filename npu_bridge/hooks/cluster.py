@@ -10,36 +10,14 @@ import threading
 import time
 import zlib
 
-# Defined before TensorFlow is imported: importing it installs the Session patch
-# (npu_bridge._check_sessions), which wraps BaseSession.run with this.
-def wrap_run(original):
-    """``BaseSession.run`` that gives collective runs their key in a multi-rank process and
-    turns a collective timeout into an error naming the collective and the missing ranks."""
-    def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
-        if not _session_state.is_cluster(self):
-            return original(self, fetches, feed_dict, options, run_metadata)
-        key = run_key(self, fetches)
-        if not key:
-            return original(self, fetches, feed_dict, options, run_metadata)
-        start_barrier()
-        try:
-            return original(self, fetches, feed_dict, _with_key(options, key), run_metadata)
-        except (tf.errors.DeadlineExceededError, tf.errors.UnavailableError,
-                tf.errors.AbortedError, tf.errors.CancelledError, tf.errors.InternalError) as err:
-            raise explain(err, self.graph, fetches) from err
-
-    run._npu_bridge_original = original
-    run.__doc__ = original.__doc__
-    run.__name__ = original.__name__
-    return run
-
-
-import tensorflow as tf  # noqa: E402 (after wrap_run, see above)
-from tensorflow.core.protobuf import config_pb2
-from tensorflow.python.ops import collective_ops
-
 from hccl.manage import ranktable as _ranks
 from npu_bridge.hooks import state as _session_state
+from npu_bridge.hooks.lazy import LazyModule
+
+# TensorFlow, loaded on first use (npu_bridge.hooks.lazy): the Session patch imports this module
+tf = LazyModule("tensorflow")
+config_pb2 = LazyModule("tensorflow.core.protobuf.config_pb2")
+collective_ops = LazyModule("tensorflow.python.ops.collective_ops")
 
 WORLD_KEY = 1
 RUN_KEY_WORLD = 0x5eed
@@ -57,6 +35,25 @@ _built = {}            # (group key, instance key) -> description
 _group_names = {}      # group key -> the group name it was derived from (group_key)
 _run_keys = {}         # (graph id, graph version, fetch ids) -> run key or 0
 _RUN_KEYS_LIMIT = 4096
+
+
+def wrap_run(original):
+    """``BaseSession.run`` that gives collective runs their key in a multi-rank process and
+    turns a collective timeout into an error naming the collective and the missing ranks."""
+    def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
+        if not _session_state.is_cluster(self):
+            return original(self, fetches, feed_dict, options, run_metadata)
+        key = run_key(self, fetches)
+        if not key:
+            return original(self, fetches, feed_dict, options, run_metadata)
+        start_barrier()
+        try:
+            return original(self, fetches, feed_dict, _with_key(options, key), run_metadata)
+        except (tf.errors.DeadlineExceededError, tf.errors.UnavailableError,
+                tf.errors.AbortedError, tf.errors.CancelledError, tf.errors.InternalError) as err:
+            raise explain(err, self.graph, fetches) from err
+
+    return run
 
 
 class CollectiveError(RuntimeError):
@@ -225,7 +222,13 @@ _SCOPES = {"allreduce": "HcomAllReduce", "allreduce (gradient)": "HcomAllReduceG
            "send": "HcomSend"}
 _MERGE = {"sum": "Add", "prod": "Mul", "max": "Max", "min": "Min"}
 # CollectiveReduce's CPU kernels: float types, int32, int64; smaller ints go through int32.
-_WIDEN = {tf.int8: tf.int32, tf.int16: tf.int32, tf.uint8: tf.int32, tf.uint16: tf.int32}
+_WIDEN = {"int8": "int32", "int16": "int32", "uint8": "int32", "uint16": "int32"}
+
+
+def _widen(dtype):
+    """The dtype a collective of `dtype` runs in, or None (its own)."""
+    wide = _WIDEN.get(dtype.name)
+    return tf.as_dtype(wide) if wide else None
 
 
 def all_reduce(tensor, reduction, group, kind="allreduce"):
@@ -233,7 +236,7 @@ def all_reduce(tensor, reduction, group, kind="allreduce"):
     members = _members_checked(group, kind)
     gkey = group_key(group)
     tensor = tf.convert_to_tensor(tensor)
-    wide = _WIDEN.get(tensor.dtype)
+    wide = _widen(tensor.dtype)
     value = tf.cast(tensor, wide) if wide else tensor
     with tf.name_scope(_SCOPES.get(kind, "HcomAllReduce")) as scope:
         ikey = _instance(gkey, kind, "%s of %s" % (scope.rstrip("/"), tensor.op.name), group, members)
@@ -249,7 +252,7 @@ def all_gather(tensor, group, kind="allgather"):
     members = _members_checked(group, kind)
     gkey = group_key(group)
     tensor = tf.convert_to_tensor(tensor)
-    wide = _WIDEN.get(tensor.dtype)
+    wide = _widen(tensor.dtype)
     value = tf.cast(tensor, wide) if wide else tensor
     with tf.name_scope("HcomAllGather") as scope:
         ikey = _instance(gkey, kind, "%s of %s" % (scope.rstrip("/"), tensor.op.name), group, members)
@@ -266,7 +269,7 @@ def broadcast(tensor, root, group, kind="broadcast"):
     if not tensor.shape.is_fully_defined():
         raise CollectiveError("hccl_ops.%s of %r: its shape %s is not fully known; the receiving "
                               "ranks need the static shape" % (kind, tensor.op.name, tensor.shape))
-    wide = _WIDEN.get(tensor.dtype)
+    wide = _widen(tensor.dtype)
     dtype = wide or tensor.dtype
     with tf.name_scope(_SCOPES.get(kind, "HcomBroadcast")) as scope:
         ikey = _instance(gkey, kind, "%s of %s" % (scope.rstrip("/"), tensor.op.name), group, members)
@@ -299,7 +302,7 @@ def receive(shape, dtype, root, group):
     if not shape.is_fully_defined():
         raise CollectiveError("hccl_ops.receive: shape %s is not fully known" % shape)
     gkey = group_key(group)
-    wide = _WIDEN.get(dtype)
+    wide = _widen(dtype)
     with tf.name_scope("HcomReceive") as scope:
         ikey = _instance(gkey, "receive", scope.rstrip("/"), group, members)
         out = collective_ops.broadcast_recv(shape, wide or dtype, len(members), gkey, ikey)
@@ -418,9 +421,6 @@ def wrap_make_callable_from_options(original):
                             run_metadata=run_metadata)[0]
         return call
 
-    make._npu_bridge_original = original
-    make.__doc__ = original.__doc__
-    make.__name__ = original.__name__
     return make
 
 

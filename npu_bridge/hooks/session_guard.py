@@ -5,26 +5,45 @@ different graph of the process executes (seed memoryconfig_constructor_zh.txt). 
 the process's one `ConcurrencyGuard`; `graph_key` says what GE compiles as one graph. What
 counts as a graph, and why QueueRunner ops do not, is in docs/design.md ("The Session patch").
 """
+import functools
 import threading
 import weakref
 
-import tensorflow as tf
-from tensorflow.python.framework import ops as _ops
-
 from npu_bridge.ge import records as _records
 from npu_bridge.hooks import state as _state
+from npu_bridge.hooks.lazy import LazyModule
+
+tf = LazyModule("tensorflow")
+_ops = LazyModule("tensorflow.python.framework.ops")
 
 POLICY_KEY = "ge.exec.staticMemoryPolicy"
 # Code of the run-time concurrency refusal (npu_bridge.ge.diagnostics.CODES).
 CONCURRENT_GRAPHS_CODE = "NPB123"
 
-_QUEUE_RUNNERS = tf.compat.v1.GraphKeys.QUEUE_RUNNERS
+_QUEUE_RUNNERS = "queue_runners"   # tf.compat.v1.GraphKeys.QUEUE_RUNNERS
 _QR_CACHE_ATTR = "_npu_queue_runner_ops"
-SINGLE_FETCH = (_ops.Operation, tf.Tensor)
-# The exact classes of a graph's ops and tensors: run()'s fast path for one fetch, no feeds
-# (the key graph_key gives them); anything else goes through graph_key.
-SINGLE_FETCH_TYPES = frozenset(t for t in (_ops.Operation, getattr(_ops, "SymbolicTensor", None))
-                               if t is not None)
+
+
+@functools.lru_cache(maxsize=None)
+def single_fetch():
+    """(tf.Operation, tf.Tensor): what `graph_key` keys by itself."""
+    return (_ops.Operation, tf.Tensor)
+
+
+@functools.lru_cache(maxsize=None)
+def single_fetch_types():
+    """The exact classes of a graph's ops and tensors: run()'s fast path for one fetch, no
+    feeds (the key graph_key gives them); anything else goes through graph_key."""
+    return frozenset(t for t in (_ops.Operation, getattr(_ops, "SymbolicTensor", None))
+                     if t is not None)
+
+
+def __getattr__(name):   # the constants of older callers, TensorFlow loaded on first read
+    if name == "SINGLE_FETCH":
+        return single_fetch()
+    if name == "SINGLE_FETCH_TYPES":
+        return single_fetch_types()
+    raise AttributeError("module %r has no attribute %r" % (__name__, name))
 
 
 def _flat_ids(fetches, out, depth=0):
@@ -45,7 +64,7 @@ def graph_key(graph, fetches, feed_dict, session=None):
     Each session has a GE session of its own, which builds its own graphs (hicann/tensorflow
     SessionManager: one GE session per TF session), so the same subgraph run by two sessions
     is two GE graphs."""
-    if isinstance(fetches, SINGLE_FETCH):
+    if isinstance(fetches, single_fetch()):
         fetch_ids = id(fetches)
     else:
         flat = []
@@ -257,9 +276,3 @@ def in_collection(graph, runner):
 
 GUARD = ConcurrencyGuard()
 
-
-# Imported first (before TensorFlow), this module's `import tensorflow` ran
-# `npu_bridge._check_sessions` while it was half loaded; that left the patch to us.
-if globals().pop("patch_when_loaded", False):
-    from npu_bridge.hooks import session_patch as _session_patch
-    _session_patch.patch(inject_defaults=False)

@@ -14,19 +14,20 @@ import sys
 import threading
 import weakref
 
-from tensorflow.core.protobuf import config_pb2
-from tensorflow.core.protobuf import rewriter_config_pb2
-from tensorflow.python.client import session as _session_lib
-from tensorflow.python.framework import ops as _ops
-from tensorflow.python.training import queue_runner_impl as _queue_runner_impl
-
 from npu_bridge.hooks import cluster as _cluster, session_guard
+from npu_bridge.hooks.lazy import LazyModule
 from npu_bridge.ge import records as _records
 from npu_bridge.ge.config_schema import ESTIMATOR_GRAPPLER_OPTIMIZERS as _ESTIMATOR_GRAPPLER
-from npu_bridge.hooks import loops as _loops, state as _state
+from npu_bridge.hooks import loops as _loops, patching as _patching, state as _state
 from npu_bridge.ge.initialization import GE_INIT_CODE, GE_INITIALIZATION, guarded_policy
-from npu_bridge.hooks.session_guard import CONCURRENT_GRAPHS_CODE, GUARD, SINGLE_FETCH_TYPES as \
-    _SINGLE_FETCH_TYPES, graph_key
+from npu_bridge.hooks.session_guard import CONCURRENT_GRAPHS_CODE, GUARD, graph_key
+
+# TensorFlow, loaded on first use (npu_bridge.hooks.lazy): importing this module imports none
+config_pb2 = LazyModule("tensorflow.core.protobuf.config_pb2")
+rewriter_config_pb2 = LazyModule("tensorflow.core.protobuf.rewriter_config_pb2")
+_session_lib = LazyModule("tensorflow.python.client.session")
+_ops = LazyModule("tensorflow.python.framework.ops")
+_queue_runner_impl = LazyModule("tensorflow.python.training.queue_runner_impl")
 # npu_bridge.ge's resolver is imported on first use (`RESOLUTIONS.ge()`): any `import
 # npu_bridge` installs this patch once TensorFlow is imported, and a script whose sessions
 # carry no NpuOptimizer should not pay for loading the option catalog.
@@ -40,13 +41,12 @@ __all__ = ["patch", "unpatch", "is_patched", "injects_defaults", "clear_caches",
            "GE_INIT_CODE", "CONCURRENT_GRAPHS_CODE", "RESOLUTIONS", "ResolutionCache"]
 
 _NPU_OPTIMIZER = "NpuOptimizer"
-_OFF = rewriter_config_pb2.RewriterConfig.OFF
-_JIT_OFF = config_pb2.OptimizerOptions.OFF
 # The environment variables npu_bridge.ge.resolve reads (its docstring): part of the cache key.
 _RESOLVER_ENV = ("NPU_BRIDGE_PRODUCT", "GE_USE_STATIC_MEMORY", "ASCEND_WORK_PATH")
 _RUN = _state.RUN
 _guard_policy = _state.guard_policy
 _patch_lock = threading.Lock()   # patch() / unpatch(); the patch's state is on the wrappers
+_TAG = "session"   # its changes in npu_bridge.hooks.patching
 
 # ---------------------------------------------------------------------------------------------
 # ConfigProto handling
@@ -66,24 +66,25 @@ def apply_npu_session_defaults(config, _has_npu_optimizer=None):
     memory_optimization OFF, as the real one), sets allow_soft_placement, clears
     log_device_placement, turns remapping OFF and the XLA global_jit_level OFF.
     """
+    off, jit_off = rewriter_config_pb2.RewriterConfig.OFF, config_pb2.OptimizerOptions.OFF
     graph_options = config.graph_options
     rewrite = graph_options.rewrite_options
     if _has_npu_optimizer is None:
         _has_npu_optimizer = find_npu_optimizer(config) is not None
     if not _has_npu_optimizer:
         rewrite.custom_optimizers.add().name = _NPU_OPTIMIZER
-        rewrite.memory_optimization = _OFF
+        rewrite.memory_optimization = off
     # Writes only where needed: a protobuf write costs more than a read, and the same
     # config is often passed again and again.
     if not config.allow_soft_placement:
         config.allow_soft_placement = True
     if config.log_device_placement:
         config.log_device_placement = False
-    if rewrite.remapping != _OFF:
-        rewrite.remapping = _OFF
+    if rewrite.remapping != off:
+        rewrite.remapping = off
     optimizer_options = graph_options.optimizer_options
-    if optimizer_options.global_jit_level != _JIT_OFF:
-        optimizer_options.global_jit_level = _JIT_OFF
+    if optimizer_options.global_jit_level != jit_off:
+        optimizer_options.global_jit_level = jit_off
     return config
 
 
@@ -126,9 +127,10 @@ def cpu_session_config(config):
     if names != list(rewrite.optimizers):
         del rewrite.optimizers[:]
         rewrite.optimizers.extend(names)
-    if rewrite.remapping == _OFF:
+    off = rewriter_config_pb2.RewriterConfig.OFF
+    if rewrite.remapping == off:
         rewrite.remapping = rewriter_config_pb2.RewriterConfig.DEFAULT
-    if rewrite.memory_optimization == _OFF:
+    if rewrite.memory_optimization == off:
         rewrite.memory_optimization = rewriter_config_pb2.RewriterConfig.DEFAULT_MEM_OPT
     return cpu
 
@@ -423,9 +425,6 @@ def _wrap_init(original):
                                              else None))
 
     __init__.inject_defaults = False
-    __init__._npu_bridge_original = original
-    __init__.__doc__ = original.__doc__
-    __init__.__name__ = original.__name__
     return __init__
 
 
@@ -464,14 +463,12 @@ def _wrap_create_threads(original):
             GUARD.note_runner(graph, self)
         return original(self, sess, coord, daemon, start)
 
-    create_threads._npu_bridge_original = original
-    create_threads.__doc__ = original.__doc__
-    create_threads.__name__ = original.__name__
     return create_threads
 
 
 def _wrap_run(original):
     stock = original
+    single = session_guard.single_fetch_types()   # (TensorFlow is loaded when patching)
 
     def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
         if _RUN.capture:   # npu-bridge run / memory: the GE graph of this fetch set
@@ -488,7 +485,7 @@ def _wrap_run(original):
             return original(self, fetches, feed_dict, options, run_metadata)
         if policy is not None:
             # every guarded run pays this: graph_key's own answer for one fetch, no feeds
-            if type(fetches) in _SINGLE_FETCH_TYPES and not feed_dict:
+            if type(fetches) in single and not feed_dict:
                 key = (id(self), id(graph), id(fetches), None)
             else:
                 key = graph_key(graph, fetches, feed_dict, self)
@@ -502,9 +499,6 @@ def _wrap_run(original):
                 guard.leave(key)
         return _run_loop(original, self, loops, fetches, feed_dict, options, run_metadata)
 
-    run._npu_bridge_original = original
-    run.__doc__ = original.__doc__
-    run.__name__ = original.__name__
     return run
 
 
@@ -561,9 +555,6 @@ def _wrap_make_callable(original):
         guarded_callable._npu_fetches = (fetches, feed_list)
         return guarded_callable
 
-    make_callable._npu_bridge_original = original
-    make_callable.__doc__ = original.__doc__
-    make_callable.__name__ = original.__name__
     return make_callable
 
 
@@ -579,9 +570,6 @@ def _wrap_partial_run(original):
         finally:
             GUARD.leave(key)
 
-    partial_run._npu_bridge_original = original
-    partial_run.__doc__ = original.__doc__
-    partial_run.__name__ = original.__name__
     return partial_run
 
 
@@ -594,9 +582,6 @@ def _wrap_close(original):
             if known is not None and known.ge_number is not None:
                 GE_INITIALIZATION.leave(known.ge_number)
 
-    close._npu_bridge_original = original
-    close.__doc__ = original.__doc__
-    close.__name__ = original.__name__
     return close
 
 
@@ -614,9 +599,7 @@ def _run_loop(original, sess, loops, fetches, feed_dict, options, run_metadata):
 def _wrap_run_and_cluster(original):
     """`_wrap_run` over `_cluster.wrap_run` (multi-rank runs: docs/collectives.md); unpatch
     gives back `original`."""
-    run = _wrap_run(_cluster.wrap_run(original))
-    run._npu_bridge_original = original
-    return run
+    return _wrap_run(_cluster.wrap_run(original))
 
 
 def _targets():
@@ -648,11 +631,14 @@ def patch(inject_defaults=True):
     also the NpuOptimizer and rewrite defaults of `apply_npu_session_defaults`, and sessions
     without a config or NpuOptimizer resolved with all defaults. A check-only patch is upgraded
     by `patch()`; never downgraded."""
+    # TensorFlow first, outside the lock: when this imports it, its import installs the
+    # check-only patch (`npu_bridge._check_sessions`), and this call then upgrades it
+    targets = _targets()
     with _patch_lock:
         installed = not is_patched()
         if installed:
-            for cls, name, wrapper in _targets():
-                setattr(cls, name, wrapper(cls.__dict__[name]))
+            for cls, name, make in targets:
+                _patching.wrap(cls, name, make, _TAG)
         if inject_defaults:
             for init in _inits():
                 init.inject_defaults = True
@@ -663,17 +649,14 @@ def unpatch():
     """Restore the original Session methods. Returns True if a patch was removed.
 
     Sessions created while patched keep their NPU config but are no longer guarded."""
+    _targets()   # (TensorFlow first, outside the lock: see `patch`)
     with _patch_lock:
-        if not is_patched():
-            return False
-        for cls, name, _ in _targets():
-            setattr(cls, name, cls.__dict__[name]._npu_bridge_original)
-        return True
+        return _patching.undo(_TAG) > 0
 
 
 def is_patched():
     """True while Session.__init__ is wrapped by this module."""
-    return hasattr(_session_lib.Session.__dict__["__init__"], "_npu_bridge_original")
+    return _patching.wrapped(_session_lib.Session, "__init__")
 
 
 def injects_defaults():
@@ -685,8 +668,3 @@ def clear_caches():
     """Forget cached resolutions and logged diagnostics (tests; a changed catalog)."""
     RESOLUTIONS.clear()
 
-
-# Imported first (before TensorFlow), this module's own `import tensorflow` ran
-# `npu_bridge._check_sessions` while it was half loaded; that left the patch to us.
-if globals().pop("patch_when_loaded", False):
-    patch(inject_defaults=False)

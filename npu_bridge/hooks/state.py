@@ -9,6 +9,7 @@
 - `LOOPS`: the iteration-loop registry, `tf.Graph` -> {loop op: iterations per loop}
   (`npu_bridge.hooks.loops`).
 - `LOGGED`: keys of run-time diagnostics already logged once.
+- `PATCHES`: every change made to TensorFlow and its libraries (`npu_bridge.hooks.patching`).
 The process-wide caches and guards stay the objects their modules own: `RESOLUTIONS`
 (`session_patch`), `GE_INITIALIZATION` (`npu_bridge.ge.initialization`), `GUARD`
 (`session_guard`).
@@ -21,7 +22,7 @@ from typing import Any, Optional
 from npu_bridge.ge.records import RUN  # noqa: F401  (re-exported: the run's context)
 
 __all__ = ["SessionState", "of", "attach", "mark_cluster", "is_cluster", "RUN", "LOOPS",
-           "LOGGED", "lock"]
+           "LOGGED", "PATCHES", "lock"]
 
 
 @dataclasses.dataclass
@@ -48,10 +49,11 @@ class SessionState:
     cluster: bool = False
 
 
-lock = threading.Lock()   # writes of _SESSIONS, LOOPS and LOGGED
+lock = threading.Lock()   # writes of _SESSIONS, LOOPS, LOGGED and PATCHES
 _SESSIONS = weakref.WeakKeyDictionary()
 LOOPS = weakref.WeakKeyDictionary()   # tf.Graph -> {op: N}; a dropped graph takes its loops
 LOGGED = set()
+PATCHES = []   # (tag, kind, owner, name, previous): npu_bridge.hooks.patching's changes, in order
 
 
 def of(session):
