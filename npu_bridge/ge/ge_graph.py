@@ -8,6 +8,7 @@ The JSON case format (docs/memory.md "A graph given as data") is the one of
 naming them (never a made-up figure); malformed input raises `GraphError` listing every
 problem at once.
 """
+import difflib
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
@@ -25,6 +26,11 @@ PASS_THROUGH_TYPES = frozenset(("NetOutput", "While", "_While", "StatelessWhile"
 
 REF_OUTPUT0_TYPES = frozenset(("Merge", "Reshape"))
 """graph_utils.cc IsRefFromInput: output 0 is input 0."""
+
+NODE_KEYS = frozenset(("name", "type", "inputs", "outputs", "workspace", "stream", "attrs",
+                       "input_sizes"))
+"""The keys a node of the case format may have (`input_sizes`, GE's test input sizes, is
+accepted and not read: the planner takes sizes from the producers' outputs)."""
 
 # attributes the planner reads (GE attribute names; `ref_output_to_input` stands for
 # TensorUtils::SetReuseInput + SetReuseInputIndex on the output desc)
@@ -166,9 +172,13 @@ class GeGraph:
                 problems.append("%s: 'name' must be a non-empty string" % where)
                 continue
             where = "node %r" % nm
-            if nm in seen:
-                problems.append("%s: name used twice" % where)
             seen.add(nm)
+            for key in raw:
+                if key not in NODE_KEYS:
+                    near = difflib.get_close_matches(key, NODE_KEYS, n=1)
+                    problems.append("%s: unknown key %r%s (a node has: %s)" % (
+                        where, key, "; did you mean %r?" % near[0] if near else "",
+                        ", ".join(sorted(NODE_KEYS))))
             outs = raw.get("outputs", [])
             ws = raw.get("workspace", [])
             for label, vals, low in (("outputs", outs, 0), ("workspace", ws, -1)):
@@ -240,6 +250,9 @@ class GeGraph:
         option keys and values), as texts; empty when the graph is sound."""
         out = []
         by = {n.name: n for n in self.nodes}
+        names = [n.name for n in self.nodes]
+        for nm in sorted({nm for nm in names if names.count(nm) > 1}):
+            out.append("node %r: name used twice" % nm)
         fed = {}
         for src, o, dst, i in self.edges:
             if src not in by:
@@ -311,7 +324,16 @@ class GeGraph:
                 if indeg[d] == 0:
                     ready.append(d)
         if done != len(self.nodes):
-            left = sorted(k for k, v in indeg.items() if v > 0)
+            # Kahn's leftovers include nodes only fed by a cycle; peel those off backwards
+            left = {k for k, v in indeg.items() if v > 0}
+            peeled = True
+            while peeled:
+                peeled = False
+                for k in sorted(left):
+                    if not any(d in left for d in succ[k]):
+                        left.discard(k)
+                        peeled = True
+            left = sorted(left)
             raise GraphError(["the graph has a cycle through %s" % ", ".join(left[:10])])
 
     def unmodelled(self):

@@ -117,6 +117,31 @@ def test_bad_files_name_every_problem(tmp_path):
     assert cli.main(["memory", "--graph", str(tmp_path / "missing.json")]) == 2
 
 
+def test_a_misspelt_node_key_is_refused_not_ignored(tmp_path):
+    # a typo ('workspaces') once dropped a 1 MiB workspace and planned 16 KiB with exit 0
+    bad = {"nodes": [{"name": "a", "type": "X", "outputs": [1024],
+                      "workspaces": [1048576]}], "edges": []}
+    code, out, err = _run(tmp_path, bad)
+    assert code == 2 and out == ""
+    assert "node 'a': unknown key 'workspaces'" in err and "did you mean 'workspace'" in err, err
+
+
+def test_a_node_name_used_twice_is_named_without_a_cycle_message(tmp_path):
+    bad = {"nodes": [{"name": "a", "type": "X", "outputs": [512]},
+                     {"name": "a", "type": "Y", "outputs": [512]}], "edges": []}
+    code, out, err = _run(tmp_path, bad)
+    assert code == 2 and "node 'a': name used twice" in err and "cycle" not in err, err
+
+
+def test_a_cycle_names_only_its_own_nodes(tmp_path):
+    nodes = [{"name": nm, "type": "X", "inputs": 1, "outputs": [512]} for nm in "abc"]
+    nodes.append({"name": "out", "type": "X", "inputs": 1, "outputs": [512]})
+    bad = {"nodes": nodes, "edges": [["a", 0, "b", 0], ["b", 0, "c", 0], ["c", 0, "a", 0],
+                                     ["c", 0, "out", 0]]}
+    code, out, err = _run(tmp_path, bad)
+    assert code == 2 and "the graph has a cycle through a, b, c\n" in err, err
+
+
 def test_unmodelled_features_are_refused_by_name(tmp_path):
     base = {"nodes": [{"name": "a", "type": "Op", "outputs": [1024]},
                       {"name": "b", "type": "Op", "inputs": 1, "outputs": [1024]}],
