@@ -164,3 +164,32 @@ def test_steps_n_runs_n_training_steps_then_stops(tmp_path):
 def test_negative_steps_is_a_usage_error(tmp_path):
     proc = _memory(["--steps", "-1", EXAMPLE], str(tmp_path), timeout=120)
     assert proc.returncode == 2 and "--steps -1: give 0 or more training steps" in proc.stderr
+
+
+def test_memory_json_stdout_is_json_even_when_the_script_prints(tmp_path):
+    """`memory --format json SCRIPT | jq`: the script's own output (print, and a write to
+    file descriptor 1) goes to stderr, stdout carries the JSON object alone."""
+    script = tmp_path / "chatty.py"
+    script.write_text(
+        "import os\n"
+        "import tensorflow as tf\n"
+        "from npu_bridge.npu_init import *\n"
+        "print('hello from the script')\n"
+        "os.write(1, b'raw write\\n')\n"
+        "x = tf.constant([[1.0, 2.0]])\n"
+        "w = tf.Variable([[1.0], [2.0]])\n"
+        "loss = tf.reduce_sum(tf.matmul(x, w))\n"
+        "train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)\n"
+        "config = tf.ConfigProto()\n"
+        "custom_op = config.graph_options.rewrite_options.custom_optimizers.add()\n"
+        "custom_op.name = 'NpuOptimizer'\n"
+        "with tf.Session(config=config) as sess:\n"
+        "    sess.run(tf.global_variables_initializer())\n"
+        "    print('loss', sess.run([train, loss])[1])\n")
+    proc = _memory(["--format", "json", str(script)], str(tmp_path), timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    data = json.loads(proc.stdout)
+    assert data["sessions"], data
+    for text in ("hello from the script", "raw write", "loss 4.5"):
+        assert text in proc.stderr and text not in proc.stdout
+    assert "no GE graph ran" not in proc.stdout   # the notes agree with the sessions

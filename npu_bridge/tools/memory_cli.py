@@ -122,6 +122,23 @@ def budget_label(options, variables):
         mp.mib(variables))
 
 
+def _run_with_stdout_on_stderr(run, *args, **kwargs):
+    """Call run(...) with file descriptor 1 (and so `print`, C code and child processes) on
+    stderr; fd 1 is restored afterwards, whatever the script did."""
+    sys.stdout.flush()
+    saved = os.dup(1)
+    try:
+        os.dup2(2, 1)
+        return run(*args, **kwargs)
+    finally:
+        try:
+            sys.stdout.flush()
+        except (OSError, ValueError):   # the script closed or broke sys.stdout
+            pass
+        os.dup2(saved, 1)
+        os.close(saved)
+
+
 def plot(plan, options, path, variables=0):
     """Draw `plan` (a static `GraphPlan`). Above: GE's block layout over the schedule, each
     tensor a rectangle at its offset (MiB) from its first to its last step in GE's
@@ -200,7 +217,11 @@ def run(args, finish_run):
     _records.RUN.steps_run = 0
     assumptions = mp.Assumptions(workspace_bytes=args.workspace,
                                  float32_as_fp16=True if args.fp16 else None)
-    result = _runner.run_script(args.script, args.args, product=args.product)
+    if args.format == "json":   # stdout carries the JSON alone: the script's output to stderr
+        result = _run_with_stdout_on_stderr(_runner.run_script, args.script, args.args,
+                                            product=args.product)
+    else:
+        result = _runner.run_script(args.script, args.args, product=args.product)
     lines = []
     worst = None
     bad = False
@@ -220,7 +241,7 @@ def run(args, finish_run):
         for g in s.graphs:
             if not g.dynamic and (worst is None or g.feature_map > worst[0].feature_map):
                 worst = (g, s.options, s.variables)
-    if not lines:
+    if not lines and not sessions:
         lines.append("no GE graph ran (no NPU session was run)")
     if result.steps_done:
         lines.append("script " + result.steps_done)
