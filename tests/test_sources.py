@@ -16,7 +16,8 @@ REPOSITORIES = ("hicann/tensorflow", "hicann/ge", "mirror-cann/ge")
 # What a source names, in the words sources use for each allowed kind.
 KINDS = ("seed", "vendor", "docs/en/", "CANN", " docs", "adapter", "hicann/tensorflow",
          "hicann/ge", "mirror-cann/ge", "GE", "reference ", "project rule", "npu_bridge/",
-         "docs/options.md", "docs/reference.md")
+         "docs/options.md", "docs/reference.md",
+         "tensorflow core/framework/")   # TensorFlow's own protos (AttrValue: NBL010/NBL011)
 # A repository named as a URL or as owner/name:path (how the forks were cited).
 REPO_URL = re.compile(r"(?:github|gitee|gitcode|gitlab)\.com/([\w.-]+/[\w.-]+)")
 REPO_PATH = re.compile(r"(?<![\w./-])([A-Za-z][\w.-]*/[\w.-]+):(?=[A-Za-z_./])")
