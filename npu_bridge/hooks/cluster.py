@@ -47,12 +47,12 @@ def wrap_run(original):
     def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
         if not _session_state.is_cluster(self):
             return original(self, fetches, feed_dict, options, run_metadata)
-        key = run_key(self, fetches)
+        key, groups = _run_info(self, fetches)
         if not key:
             return original(self, fetches, feed_dict, options, run_metadata)
         start_barrier()
         try:
-            check_groups(self.graph, fetches)
+            check_groups(groups)
             return original(self, fetches, feed_dict, _with_key(options, key), run_metadata)
         except (tf.errors.DeadlineExceededError, tf.errors.UnavailableError,
                 tf.errors.AbortedError, tf.errors.CancelledError, tf.errors.InternalError) as err:
@@ -205,8 +205,9 @@ def _collision(group, members, gkey, what):
         "of the groups (hccl.manage.api.create_group)" % (group, list(members), gkey, what))
 
 
-def check_groups(graph, fetches):
-    """Before the first run of a group's collectives in this process: every member gathers
+def check_groups(groups):
+    """Before the first run of the collectives of ``groups`` (group keys, ``collective_groups``)
+    in this process: for each group every member gathers
     ``(fingerprint of name and ranks, rank)`` over the group's key, in a graph and session of
     its own (the stock Session, not the patch's). TensorFlow's group leader (rank 0's server)
     resolves a key to the first ``group_size`` ranks that ask for it, so two groups of other
@@ -215,11 +216,11 @@ def check_groups(graph, fetches):
     another size), is a ``CollectiveError`` naming the group, its ranks and the key. A member
     that never runs the group's collectives makes this wait as a collective would (the run's
     deadline, explained by ``wrap_run``). Checked once per key and process."""
-    with _lock:
-        pending = set(_group_names) - _checked_keys
-    if not pending:
+    if not _group_names:
         return
-    for gkey in sorted(collective_groups(graph, fetches) & pending):
+    with _lock:
+        pending = [k for k in sorted(groups) if k in _group_names and k not in _checked_keys]
+    for gkey in pending:
         _check_group(gkey)
 
 
@@ -449,6 +450,11 @@ def collective_groups(graph, fetches):
 def run_key(session, fetches):
     """The ``collective_graph_key`` for a run of ``fetches``: 0 (none) when it executes no
     collective; the world key when one is over the world group; else one from its groups."""
+    return _run_info(session, fetches)[0]
+
+
+def _run_info(session, fetches):
+    """``(run_key, group keys)`` of a run of ``fetches`` (cached per graph version and fetches)."""
     graph = session.graph
     try:
         key = (id(graph), graph.version, tuple(id(x) for x in _flatten(fetches, [])))
@@ -458,17 +464,17 @@ def run_key(session, fetches):
     if found is None:
         groups = collective_groups(graph, fetches)
         if not groups:
-            found = 0
+            run = 0
         elif WORLD_KEY in groups:
-            found = RUN_KEY_WORLD
+            run = RUN_KEY_WORLD
         else:
-            found = 0x100000 + zlib.crc32(repr(sorted(groups)).encode()) % (2 ** 30)   # int64 field
+            run = 0x100000 + zlib.crc32(repr(sorted(groups)).encode()) % (2 ** 30)   # int64 field
         if key is not None:
             if len(_run_keys) > _RUN_KEYS_LIMIT:
                 _run_keys.clear()
-            _run_keys[key] = (found, fetches)   # fetches kept: their ids stay theirs
-        return found
-    return found[0]
+            _run_keys[key] = (run, groups, fetches)   # fetches kept: their ids stay theirs
+        return run, groups
+    return found[0], found[1]
 
 
 def wrap_make_callable_from_options(original):
