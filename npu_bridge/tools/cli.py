@@ -343,7 +343,7 @@ def _finish_run(args, cwd, report_path, result):
         product=args.product, strict=args.strict, environment_set=result.environment_set,
         records=_records.records(), script_exit_code=result.script_exit_code, exit_code=0,
         exception=result.exception, config_error=result.config_error, notes=result.notes,
-        signal=getattr(result, "signal", None))
+        signal=getattr(result, "signal", None), unattached=_records.waiting())
     summary = data["summary"]
     failing = FAIL_ON[getattr(args, "fail_on", None) or "error"]
     if args.strict:
