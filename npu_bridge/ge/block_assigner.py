@@ -587,7 +587,7 @@ class BlockAssigner:
                     not cm.continuous_output(node) and not p.is_zero_copy(node, i):
                 continue      # IsAtomicOutputMemory: laid out by the atomic assigner
             if op_reuse and atomic and plan.set_input:
-                op_reuse = False       # bma L2386-2388: atomic can't be reused
+                op_reuse = False       # bma L2382-2384: atomic can't be reused
             block = self._apply_out(node, i, op_reuse, plan)
             if block is None:
                 continue
