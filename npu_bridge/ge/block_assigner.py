@@ -260,6 +260,13 @@ class Prepared:
         return sorted(s for s in out if s > 0)
 
 
+def _nestable(block):
+    """Whether `block` may still be nested at level 2 (AddLifeReuseBlock refuses a block
+    already nested or with children, for good, and one that is not reusable or empty)."""
+    return not block.child_block and not block.children and block.reuse_mem and \
+        bool(block.tenants)
+
+
 def binary_ranges(sizes):
     """BinaryBlockMemAssigner::GetMemoryRanges + PlanRanges (binary_block_mem_assigner.cc
     L27-130): the range ceilings, ascending."""
@@ -626,11 +633,14 @@ class BlockAssigner:
 
     # ------------------------------------------------------------ level 2
     def _level2(self):
-        """ReuseBlocksByLifeTime (bma L2779-2823). Every pair GE compares is compared here,
-        in GE's order; the checks of AddLifeReuseBlock that decide a pair without changing
-        any block (mem_block.add_life_reuse_block's first lines, CanBlockLifeReuse, a parent
-        without children that the child cannot fit) are made inline, the rest through
-        mem_block."""
+        """ReuseBlocksByLifeTime (bma L2779-2823): each block in GE's order as the parent of
+        every later block, as GE compares them. Work is saved where no result can change:
+        the later blocks GE's AddLifeReuseBlock refuses at once (already nested, or with
+        children: for good) are kept out of `pend`, the list of blocks still able to be
+        nested, in GE's order; the checks that decide a pair without changing any block
+        (CanBlockLifeReuse, a parent without children that the child cannot fit, a
+        one-tenant child crossing the parent, no room in the parent's whole tree:
+        `mem_block.walk_need`) are made inline; the rest goes through mem_block."""
         key = mb.sort_key(self.s.ascending)
         blocks = self.blocks
         std_sort(blocks, key)
@@ -640,12 +650,13 @@ class BlockAssigner:
         if simple:
             ctx = None          # one stream: mem_block's inline same-stream rules
         pad = mb.MEM_ALIGN
+        pend = [b for b in blocks if _nestable(b)]
         i = 0
         while i < len(blocks):
             parent = blocks[i]
+            i += 1
             # AddLifeReuseBlock returns false at once for every child of such a parent
             if parent.child_block or not parent.reuse_mem or not parent.tenants:
-                i += 1
                 continue
             ptype = parent.memory_type
             p_zero = parent.is_zero_copy
@@ -655,13 +666,23 @@ class BlockAssigner:
             p_align = parent.align_size()
             p_index = mb._span_index(parent)
             p_lbs, p_ends = p_index or ((), ())
-            j = i + 1
-            n = len(blocks)
-            while j < n:
-                child = blocks[j]
-                if (child.child_block or not child.reuse_mem or child.children
-                        or not child.tenants or child.memory_type != ptype):
-                    j += 1
+            # pend[r:] is still to be compared with this parent; pend[:w] is kept for the
+            # next parents (the parent itself and blocks nested meanwhile are dropped)
+            r = w = 0
+            done = False
+            while r < len(pend):
+                child = pend[r]
+                r += 1
+                if child is parent or child.child_block or child.children:
+                    continue
+                if child.memory_type != ptype:
+                    pend[w] = child
+                    w += 1
+                    continue
+                need = mb.walk_need(child)
+                if need and (parent.room if parent.children else mb.own_room(parent)) < need:
+                    pend[w] = child     # no room anywhere in parent's tree: nothing changes
+                    w += 1
                     continue
                 conflict = p_attrs and child._attrs and parent.conflicts_with(child)
                 if simple:
@@ -670,30 +691,34 @@ class BlockAssigner:
                 else:
                     can_block = mb._can_block(parent, child, conflict, ctx)
                 if (p_zero and child.continuous) or (child.is_zero_copy and parent.continuous):
-                    j += 1
+                    pend[w] = child
+                    w += 1
                     continue
-                if parent.continuous or child.continuous:
+                if parent.continuous or child.continuous or p_zero or child.is_zero_copy:
                     if can_block:
-                        mb._add_continuous_life_reuse_block(parent, child)
+                        if parent.continuous or child.continuous:
+                            mb._add_continuous_life_reuse_block(parent, child)
+                        else:
+                            mb._add_zero_copy_life_reuse_block(parent, child)
                         if parent.child_block:
-                            break       # nested into the continuous child: done as a parent
-                    j += 1
-                    continue
-                if p_zero or child.is_zero_copy:
-                    if can_block:
-                        mb._add_zero_copy_life_reuse_block(parent, child)
-                        if parent.child_block:
-                            break       # nested into the zero-copy child: done as a parent
-                    j += 1
+                            # nested into the child: done as a parent
+                            pend[w:] = pend[r:]
+                            done = True
+                            break
+                    if _nestable(child):
+                        pend[w] = child
+                        w += 1
                     continue
                 if can_block and not parent.children:
                     size = child.align_size()
                     if parent.child_offset + size > p_align + (pad if size != pad else 0):
-                        j += 1          # it does not fit: nothing changes
+                        pend[w] = child     # it does not fit: nothing changes
+                        w += 1
                         continue
                 if not can_block:
                     if conflict:
-                        j += 1          # CanIntervalLifeReuse refuses conflicting types
+                        pend[w] = child     # CanIntervalLifeReuse refuses conflicting types
+                        w += 1
                         continue
                     t = child.tenants[0]
                     if (len(child.tenants) == 1 and not t.ref_input and p_index
@@ -705,22 +730,30 @@ class BlockAssigner:
                         # moves; go on as AddLifeReuseBlock does)
                         q = bisect.bisect_left(p_ends, t.lb)
                         if q < len(p_ends) and p_lbs[q] <= t.end:
-                            j += 1
+                            pend[w] = child
+                            w += 1
                             continue
                         can_block = True
                 clones = []
                 if can_block or mb._can_interval_life_reuse(parent, child, clones):
-                    mb.nest_life_reuse_block(parent, child, clones, 1, ctx)
+                    mb.nest_life_reuse_block(parent, child, clones, 1, ctx, need)
+                if _nestable(child):
+                    pend[w] = child
+                    w += 1
                 if clones:
+                    # GE inserts the clones right after the child and compares them next
+                    j = blocks.index(child, i)
                     blocks[j + 1:j + 1] = clones
                     low = min([p_align] + [c.align_size() for c in clones])
                     nxt = j + 1 + len(clones)
                     if (nxt < len(blocks) and low < blocks[nxt].align_size()) or \
                             memory_priority:
                         std_sort(blocks, key, j + 1)
-                    n = len(blocks)
-                j += 1
-            i += 1
+                        pend[r:] = [b for b in blocks[j + 1:] if _nestable(b)]
+                    else:
+                        pend[r:r] = clones
+            if not done:
+                del pend[w:]
 
     # ------------------------------------------------------------ run
     def assign(self):

@@ -87,6 +87,12 @@ class Block:
         self.diff_stream_prior = False
         self.used_by_diff_streams = False
         self.symbols = []
+        # level-2 bookkeeping of the nesting walk (not GE's): the block nested into, the
+        # depth in its tree (a top-level block is 1) and, once it has children, the largest
+        # room of its reachable subtree (`subtree_room`)
+        self.up = None
+        self.depth = 1
+        self.room = None
         self._max_real = 0
         self._attrs = frozenset()
         self._idx = None
@@ -471,6 +477,7 @@ def _add_zero_copy_life_reuse_block(this, block):
     parent.child_offset += child.align_size()
     child.child_block = True
     parent.is_reuse_zero_copy = child.is_reuse_zero_copy and parent.is_reuse_zero_copy
+    _nested(parent, child)
 
 
 def _add_continuous_life_reuse_block(this, block):
@@ -494,6 +501,7 @@ def _add_continuous_life_reuse_block(this, block):
     parent.children.append(child)
     parent.child_offset += child.align_size()
     child.child_block = True
+    _nested(parent, child)
 
 
 def add_life_reuse_block(this, block, clones, depth=0, child_reuse=False, ctx=None):
@@ -532,7 +540,58 @@ def add_life_reuse_block(this, block, clones, depth=0, child_reuse=False, ctx=No
     return nest_life_reuse_block(this, block, clones, depth, ctx)
 
 
-def nest_life_reuse_block(this, block, clones, depth=1, ctx=None):
+INF_ROOM = 1 << 62
+
+
+def own_room(block):
+    """Bytes a block nested here may need beyond 512 padding (GE's fit test, below, is
+    `child_offset + size <= AlignSize + 512`, or + 0 for a 512-byte block): AlignSize -
+    child_offset; -1 beyond GE's depth limit (never visited); INF_ROOM for a continuous or
+    zero-copy block, whose walk may end without a fit (AddContinuous/ZeroCopyLifeReuseBlock)."""
+    if block.continuous or block.is_zero_copy:
+        return INF_ROOM
+    if block.depth > MAX_DEPTH:
+        return -1
+    return block.align_size() - block.child_offset
+
+
+def subtree_room(block):
+    """The largest `own_room` in `block`'s subtree (block included)."""
+    return block.room if block.children else own_room(block)
+
+
+def walk_need(block):
+    """The room a nesting walk for `block` needs somewhere below to change anything: its
+    size less the padding the fit test allows; 0 (walk everything) when the walk may change
+    `block` without nesting it (CanIntervalLifeReuse splits a block of several tenants) or
+    end on a special rule (a continuous or zero-copy block)."""
+    if len(block.tenants) != 1 or block.continuous or block.is_zero_copy:
+        return 0
+    size = block.align_size()
+    return size - MEM_ALIGN if size != MEM_ALIGN else size
+
+
+def _nested(parent, child):
+    """After `child` is nested into `parent`: its place in the tree, and the subtree rooms
+    of `parent` and up (the walk's pruning: a subtree without room for a one-tenant block
+    returns False and changes nothing, so it need not be walked)."""
+    if child.up is None:
+        child.up = parent
+        child.depth = parent.depth + 1
+    node = parent
+    while node is not None:
+        r = own_room(node)
+        for c in node.children:
+            cr = c.room if c.children else own_room(c)
+            if cr > r:
+                r = cr
+        if r == node.room:
+            break
+        node.room = r
+        node = node.up
+
+
+def nest_life_reuse_block(this, block, clones, depth=1, ctx=None, need=None):
     """The tail of AddLifeReuseBlock, once `block`'s life allows it inside `this`: into one
     of `this`'s children first (AddLifeReuseBlock on each, its checks inline), else beside
     them when it fits (size + 512)."""
@@ -541,7 +600,11 @@ def nest_life_reuse_block(this, block, clones, depth=1, ctx=None):
         mtype = block.memory_type
         b_attrs = block._attrs
         b_zero, b_cont = block.is_zero_copy, block.continuous
+        if need is None:
+            need = walk_need(block)
         for c in this.children:
+            if need and (c.room if c.children else own_room(c)) < need:
+                continue        # nothing below c can take it, and the walk there changes nothing
             # add_life_reuse_block(c, block, clones, depth, True); the checks of `block`
             # alone passed on the way here and hold until it is nested
             tt = c.tenants
@@ -571,7 +634,7 @@ def nest_life_reuse_block(this, block, clones, depth=1, ctx=None):
                 if c.child_offset + size > c.align_size() + (MEM_ALIGN if size != MEM_ALIGN
                                                               else 0):
                     continue
-            if nest_life_reuse_block(c, block, clones, depth + 1, ctx):
+            if nest_life_reuse_block(c, block, clones, depth + 1, ctx, need):
                 return True
     size = block.align_size()
     limit = this.align_size() + (MEM_ALIGN if size != MEM_ALIGN else 0)
@@ -581,6 +644,7 @@ def nest_life_reuse_block(this, block, clones, depth=1, ctx=None):
     this.is_reuse_zero_copy = block.is_reuse_zero_copy and this.is_reuse_zero_copy
     this.child_offset += size
     block.child_block = True
+    _nested(this, block)
     return True
 
 

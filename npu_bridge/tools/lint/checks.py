@@ -4,7 +4,8 @@ diagnostic is mapped back to the line of the entry it is about, as a `Finding`."
 import dataclasses
 import itertools
 
-from npu_bridge.ge import argtypes as _argtypes, plugin_args as _plugin_args
+from npu_bridge.ge import argtypes as _argtypes, config_schema as _config_schema
+from npu_bridge.ge import plugin_args as _plugin_args
 from npu_bridge.ge.diagnostics import CODES, make
 from npu_bridge.tools.lint.literals import (SCALAR_FIELDS, LiteralAttr, LiteralList, _NOT_LITERAL,
                                       _attr_for_field, _misfit_reason, _placeholder)
@@ -54,14 +55,16 @@ class Finding:
 
 
 class _ResolveInput:
-    """What an `NPURunConfig` hands the resolver: its parameter_map and the classes used."""
+    """What an `NPURunConfig` hands the resolver: its parameter_map, the classes used and its
+    own RunConfig arguments (None: no NPURunConfig)."""
 
-    def __init__(self, parameter_map, used_classes):
+    def __init__(self, parameter_map, used_classes, arguments=None):
         self._pm = parameter_map
         self._used = frozenset(used_classes)
+        self._arguments = arguments
 
     def _npu_resolve_input(self):
-        return self._pm, self._used
+        return self._pm, self._used, self._arguments
 
 
 
@@ -180,6 +183,8 @@ def _config_entry_to_attr(cat, entry):
     return opt.key, LiteralAttr(field, typed)
 
 
+_RUN_ARGS = frozenset(_config_schema.BY_NAME["NPURunConfig"].base_args)
+
 # Infos about how lint resolved, not about the script (no target product; the stand-in
 # configuration lint builds has no NpuOptimizer): said once in lint's summary, not per group.
 CONTEXT_CODES = frozenset(("NPB110", "NPB116"))
@@ -216,11 +221,12 @@ def _resolve(config, product, env, user_set=None, used=None):
     when it raises. `used` (a set): gets the resolution's `_target`."""
     from npu_bridge.ge import NpuConfigError, resolve
     if isinstance(config, _ResolveInput):
-        pm, classes = config._npu_resolve_input()
+        pm, classes, arguments = config._npu_resolve_input()
+        arguments = arguments and tuple((k, repr(v)) for k, v in arguments.items())
     else:
-        pm, classes = config, None
+        pm, classes, arguments = config, None, None
     memo = (tuple((k, _attr_id(a)) for k, a in pm.items()), classes, product,
-            tuple(sorted(env.items())), user_set)
+            tuple(sorted(env.items())), user_set, arguments)
     found = _RESOLVED.get(memo)
     if found is None:
         try:
@@ -396,12 +402,15 @@ def _check_entries(group, entries, cat, product, env, used=None):
             else:
                 pm[converted[0]] = converted[1]
                 placeholders.discard(opt.key)
-        if "NPURunConfig" in group.classes:
-            out.extend(_loop_cadence(entries))
+        arguments = None
+        if "NPURunConfig" in group.classes:   # its RunConfig arguments (the "run_config" rules)
+            given = {e.key: e.value for e in entries if e.key in _RUN_ARGS}
+            positions.update((e.key, (e.line, e.col)) for e in entries if e.key in given)
+            arguments = _config_schema.run_config_arguments(given)
         if not pm and not (group.classes - {"NPURunConfig"}):
             return out
         classes = frozenset(group.classes)
-        make = lambda m: _ResolveInput(m, classes)  # noqa: E731
+        make = lambda m: _ResolveInput(m, classes, arguments)  # noqa: E731
     diags = _resolve(make(pm), product, env, user_set, used)
     if placeholders:
         other = {k: (_placeholder(v.WhichOneof("value"), one=True) if k in placeholders else v)
@@ -419,28 +428,6 @@ def _check_entries(group, entries, cat, product, env, used=None):
         where = positions.get(key) or group.class_pos.get(option, (group.line, group.col))
         out.append((where[0], where[1], diag.code, diag.severity, diag.message, option))
     return out
-
-
-def _loop_cadence(entries):
-    """NPB172 for literal `save_checkpoints_steps` / `save_summary_steps` of an NPURunConfig
-    that are not multiples of its literal `iterations_per_loop` (the rule NPUEstimator applies
-    at run time: `npu_failures.loop_cadence_findings`, the same function). Unset
-    save_checkpoints_steps is the class's default 100 unless save_checkpoints_secs is given."""
-    from npu_bridge.ge import npu_failures
-    given = {e.key: e for e in entries}
-    ipl = given.get("iterations_per_loop")
-    if ipl is None or type(ipl.value) is not int:
-        return []
-    steps, where = {}, {}
-    for name in ("save_checkpoints_steps", "save_summary_steps"):
-        e = given.get(name)
-        if e is not None and type(e.value) is int:
-            steps[name], where[name] = e.value, (e.line, e.col)
-    if "save_checkpoints_steps" not in given and "save_checkpoints_secs" not in given:
-        steps["save_checkpoints_steps"] = 100   # NPURunConfig's default cadence
-        where["save_checkpoints_steps"] = (ipl.line, ipl.col)
-    return [(where[d.option][0], where[d.option][1], d.code, d.severity, d.message, d.option)
-            for d in npu_failures.loop_cadence_findings(ipl.value, steps)]
 
 
 def _bool_int_finding(cat, entry):
