@@ -1055,3 +1055,20 @@ def test_npb172_with_the_cadence_given_as_none_is_the_run_times():
     [b] = _run_time_npb172(iterations_per_loop=30, save_checkpoints_secs=None)
     assert a == b and "save_checkpoints_steps=100 is not a multiple" in a
     assert found == [(2, "NPB172", a), (3, "NPB172", b)]
+
+
+def test_a_check_is_one_handler_in_a_list_wired_in_one_place(monkeypatch):
+    # issue 23 item 3: lint's checks are lists of handlers (pyflakes' way); files.py runs the
+    # producers of lint/registry.py and nothing else
+    from npu_bridge.ge.diagnostics import make
+    from npu_bridge.tools.lint import npu_calls, registry
+    src = "import tensorflow as tf\nmy_call(1)\n"
+    assert lint.lint_source(src, "t.py") == []
+    handler = npu_calls.CallCheck(frozenset({"my_call"}), "my_call",
+                                  lambda node, name, walk: make("NPB176", name, None, deps="x"))
+    monkeypatch.setattr(npu_calls, "CALL_CHECKS", npu_calls.CALL_CHECKS + (handler,))
+    [f] = lint.lint_source(src, "t.py")
+    assert (f.line, f.col, f.code, f.option) == (2, 1, "NPB176", "my_call")
+    monkeypatch.setattr(registry, "PRODUCERS", registry.PRODUCERS + (
+        lambda parsed: [(1, 1, "NBL001", "error", "from a producer", "")],))
+    assert [f.code for f in lint.lint_source(src, "t.py")] == ["NBL001", "NPB176"]
