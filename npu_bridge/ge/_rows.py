@@ -2131,7 +2131,7 @@ CROSS_RULES = [
     {'kind': 'env_policy', 'level': 'ge', 'if': [('ge.exec.staticMemoryPolicy', 'set')],
      'option': 'ge.exec.staticMemoryPolicy', 'env': 'GE_USE_STATIC_MEMORY',
      'allowed': [0, 1, 2, 3, 4], 'code': 'NPB121', 'invalid_code': 'NPB150', 'failure': 'docs',
-     'source': 'reference README'},
+     'source': 'reference README (GE merge rule)'},
     {'kind': 'policy_parallel', 'level': 'ge', 'if': [('ge.exec.staticMemoryPolicy', 'set')],
      'option': 'ge.exec.staticMemoryPolicy', 'allowed': [2, 4],
      'others': [('ge.graphMaxParallelModelNum', 'set')], 'code': 'NPB120', 'failure': 'docs',

@@ -26,6 +26,7 @@ SoC names (what `soc_config` / `ge.socVersion` hold) are matched by the patterns
   `Ascend950DT_xxxx` (later names) are the Ascend 950 parts: `ascend-950`.
 """
 import contextlib
+import difflib
 import re
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -216,11 +217,21 @@ def check_product_arg(where, product):
                         % (where, product, type(product).__name__, ", ".join(PRODUCT_IDS)))
 
 
+_SPELLING = {"soc_config": 'parameter_map["soc_config"].s = b"%s"', "--product": "--product %s",
+             "$" + "NPU_BRIDGE_PRODUCT": "NPU_BRIDGE_PRODUCT=%s", "product=": 'product="%s"'}
+
+
 def unknown_product(option, name, where):
     """NPB111 for `name`, an unknown product id or SoC name given as `option` (`where`: how
-    it was given, e.g. "--product"), listing the known ones."""
+    it was given, e.g. "--product"), listing the known ones: `known` the SoC name forms for a
+    soc_config, else the product ids; `fix` the closest known name spelled as `where` takes
+    it (None when none is close)."""
+    names = tuple(SOC_MEMORY) if where == "soc_config" else PRODUCT_IDS + tuple(SOC_MEMORY)
+    close = difflib.get_close_matches(str(name), names, n=1, cutoff=0.6)
+    fix = _SPELLING.get(where, "%s") % close[0] if close else None
     return make("NPB111", option, name, where=where, ids=", ".join(PRODUCT_IDS),
-                socs=", ".join(KNOWN_SOC_FORMS))
+                socs=", ".join(KNOWN_SOC_FORMS), fix=fix,
+                known=", ".join(KNOWN_SOC_FORMS if where == "soc_config" else PRODUCT_IDS))
 
 
 # ---------------------------------------------------------------- the target of a resolution

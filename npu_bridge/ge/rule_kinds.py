@@ -127,6 +127,16 @@ def _invalid(row, option, value, reason):
                 shown=repr(value) if isinstance(value, str) else _text(value))
 
 
+def legacy_runs_as(row, value):
+    """What GE runs a legacy value of `row` as (the rule table's `legacy_value` rows on the
+    row's GE keys: static_memory_policy 1 runs as 2), or None (NPB103's fix)."""
+    keys = {route.key for route in row.routes} | {row.ge_key}
+    for rule in catalog.CROSS_RULES:
+        if rule.kind == "legacy_value" and rule.option in keys and value in rule.allowed:
+            return rule.default
+    return None
+
+
 def _check(row, option, value):
     """Full check of one value. Returns (value to forward, diagnostics)."""
     kind = row.rule
@@ -141,7 +151,7 @@ def _check(row, option, value):
             note = row.legacy_values[value]
             return value, (make("NPB103", option, value, shown=_text(value), note=note,
                                 allowed=", ".join(_text(v) for v in row.allowed),
-                                where=row.source),)
+                                where=row.source, runs_as=legacy_runs_as(row, value)),)
         close = (catalog.close_names(value, [v for v in row.allowed if isinstance(v, str)], n=1)
                  if isinstance(value, str) else [])
         reason = "not one of the allowed values" + (
