@@ -3,7 +3,7 @@
 1. plan_resnet50: `memory_plan.plan_graph` of the captured tf_slim `resnet_v1_50` training
    graph (batch 32, 224x224x3, momentum optimizer), the fastest of --repeats; bound 1 s. The
    capture itself (the walk over the graph) is printed too.
-1b. plan_10k: `plan_graph` of a generated 10,000-node graph (`generated_graph`), the fastest
+1b. plan_10k: `plan_graph` of a generated 10,000-node graph (`gen_memgraph.generated_graph`), the fastest
    of --repeats; bound 2 s.
 1c. plan_10k_train: `mem_assign.assign` of a generated 10,000-node training graph
    (bench/gen_memgraph.py, seed 0: forward, backward, updates, residual branches), the
@@ -102,26 +102,8 @@ def bench_plan(repeats):
     _common.report("plan_resnet50", best / 1.0, "1 s bound", _common.fmt_seconds(best))
 
 
-def generated_graph(n=10000, seed=0):
-    """A generated `memory_plan.Graph` of `n` nodes in topological order (seeded): each node
-    reads one or two recent nodes (distance exponential, mean 5, so lives overlap as in a real
-    network) and has one output of one of five shapes (float32/float16, 4 KiB to 9 MiB)."""
-    import random
-    rng = random.Random(seed)
-    shapes = [((64, 1024), "float32"), ((64, 4096), "float32"), ((256, 256), "float16"),
-              ((1024,), "float32"), ((32, 3, 224, 224), "float16")]
-    nodes = [mp.Node("x", "Data", (shapes[0],))]
-    for i in range(1, n):
-        reads = 1 if rng.random() < 0.6 else 2
-        ins = tuple(sorted({(nodes[max(0, i - 1 - int(rng.expovariate(0.2)))].name, 0)
-                            for _ in range(reads)}))
-        nodes.append(mp.Node("n%d" % i, rng.choice(("Mul", "Add", "Relu", "MatMul", "Conv2D")),
-                             (rng.choice(shapes),), ins))
-    return mp.Graph("generated%d" % n, tuple(nodes), ("x",), (("n%d" % (n - 1), 0),))
-
-
 def bench_plan_10k(repeats, n=10000):
-    graph = generated_graph(n)
+    graph = gen_memgraph.generated_graph(n)
     options = mp.MemoryOptions(train=True)
     times = []
     for _ in range(repeats):

@@ -5,7 +5,8 @@ backward pass in reverse (gradients that read the forward activations, so those 
 optimizer updates that are their variable's memory (`ref_output_to_input`), a few
 atomic-clean outputs, and a NetOutput. Deterministic for (nodes, seed).
 
-`training_graph(nodes, seed=0, options=None) -> GeGraph` with about `nodes` nodes.
+`training_graph(nodes, seed=0, options=None) -> GeGraph` with about `nodes` nodes;
+`generated_graph(n=10000, seed=0) -> memory_plan.Graph` (shapes and dtypes: the plan_10k row).
 Usage: python bench/gen_memgraph.py NODES [--seed S]   (prints nodes, edges)
 """
 import argparse
@@ -14,6 +15,7 @@ import random
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from npu_bridge.ge import memory_plan as mp  # noqa: E402
 from npu_bridge.ge.ge_graph import GeGraph, GeNode  # noqa: E402
 
 _SIZES = [512, 4096, 65536, 262144, 1 << 20, 4 << 20, 16 << 20, 25088 * 4, 802816 * 4,
@@ -73,6 +75,23 @@ def training_graph(nodes, seed=0, options=None):
     opts = {"ge.graphRunMode": "1"}
     opts.update(options or {})
     return GeGraph("generated_%d" % nodes, out, edges, [], opts)
+
+
+def generated_graph(n=10000, seed=0):
+    """A generated `memory_plan.Graph` of `n` nodes in topological order (seeded): each node
+    reads one or two recent nodes (distance exponential, mean 5, so lives overlap as in a real
+    network) and has one output of one of five shapes (float32/float16, 4 KiB to 9 MiB)."""
+    rng = random.Random(seed)
+    shapes = [((64, 1024), "float32"), ((64, 4096), "float32"), ((256, 256), "float16"),
+              ((1024,), "float32"), ((32, 3, 224, 224), "float16")]
+    nodes = [mp.Node("x", "Data", (shapes[0],))]
+    for i in range(1, n):
+        reads = 1 if rng.random() < 0.6 else 2
+        ins = tuple(sorted({(nodes[max(0, i - 1 - int(rng.expovariate(0.2)))].name, 0)
+                            for _ in range(reads)}))
+        nodes.append(mp.Node("n%d" % i, rng.choice(("Mul", "Add", "Relu", "MatMul", "Conv2D")),
+                             (rng.choice(shapes),), ins))
+    return mp.Graph("generated%d" % n, tuple(nodes), ("x",), (("n%d" % (n - 1), 0),))
 
 
 def main(argv=None):

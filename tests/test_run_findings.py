@@ -1,8 +1,10 @@
 """A run-time finding made before any configuration was resolved reaches the run's report:
 `npu-bridge run` on a script that creates a loss-scale manager inside
 `tf.control_dependencies` (NPB176, npu_failure_cases.md row 7) reports the error whether the
-manager comes before the first session or after it (issue 23: before, it was lost). Each case
-is one subprocess (TensorFlow starts in it)."""
+manager comes before the first session or after it (issue 23: before, it was lost), and when
+the script never resolves a configuration at all (Keras fit, a graph run without a session the
+patch sees): then it is listed under the report's `unattached`. Each case is one subprocess
+(TensorFlow starts in it)."""
 import json
 import textwrap
 
@@ -25,8 +27,11 @@ SCRIPT = textwrap.dedent("""\
         with tf.control_dependencies([upd]):
             ExponentialUpdateLossScaleManager(2 ** 10, 100)
 
-    if sys.argv[1] == "before":
+    if sys.argv[1] in ("before", "never"):
         manager()
+    if sys.argv[1] == "never":   # no NPU configuration is ever resolved
+        print("script done", flush=True)
+        sys.exit(0)
     with v1.Session(config=config) as sess:
         if sys.argv[1] == "after":
             manager()
@@ -46,3 +51,18 @@ def test_loss_scale_manager_under_control_dependencies_is_reported(tmp_path, whe
     assert found[0]["severity"] == "error" and "AssignAdd" in found[0]["message"]
     assert data["summary"]["errors"] >= 1 and proc.returncode != 0
     assert "NPB176" in proc.stderr
+
+
+def test_a_finding_waiting_at_the_end_of_the_run_is_reported(tmp_path):
+    """No configuration ever comes for the manager's NPB176: it is reported at the run's end
+    (the report's `unattached`, counted in the summary, printed, exit code 1)."""
+    (tmp_path / "s.py").write_text(SCRIPT)
+    proc = run_cli.run(["--report", "r.json", "s.py", "never"], str(tmp_path), timeout=300)
+    assert "script done" in proc.stdout, proc.stderr
+    data = json.loads((tmp_path / "r.json").read_text())
+    assert data["configurations"] == []
+    found = [d for d in data["unattached"] if d["code"] == "NPB176"]
+    assert len(found) == 1, proc.stderr
+    assert found[0]["severity"] == "error" and "AssignAdd" in found[0]["message"]
+    assert data["summary"]["errors"] == 1 and proc.returncode == 1
+    assert "NPB176" in proc.stderr and "no NPU configuration" in proc.stderr

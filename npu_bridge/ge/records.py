@@ -239,6 +239,15 @@ def add_to_last(cause, diagnostic):
     return add_runtime_diagnostic(last, cause, diagnostic)
 
 
+def waiting():
+    """The findings still waiting for a configuration (`RUN.pending`: made before any was
+    resolved), `[Diagnostic]`, in order, left in place. At the end of a run these are the ones
+    no configuration ever came for (a loss-scale manager's NPB176 in a script that opens no
+    session): `npu-bridge run` reports them on their own (the report's `unattached`)."""
+    with RUN.lock:
+        return [diagnostic for _, diagnostic in RUN.pending]
+
+
 def link(error, rec):
     """Mark `error` (an exception) as coming from the record `rec`."""
     try:

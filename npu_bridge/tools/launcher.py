@@ -365,6 +365,7 @@ def merged_report(job, codes, exit_code, base):
     reports = job.rank_reports()
     configurations, totals = [], {"configurations": 0, "refused": 0, "errors": 0, "warnings": 0, "infos": 0}
     uncaught = []   # (when the rank ended, rank, its uncaught exception with merged indexes)
+    unattached = []   # each rank's findings no configuration came for, with its rank
     for rank in sorted(reports):
         rep = reports[rank]
         if not rep:
@@ -375,6 +376,7 @@ def merged_report(job, codes, exit_code, base):
             if unc.get("configuration"):
                 unc["configuration"] += len(configurations)
             uncaught.append((job.failed_at(rank), rank, unc))
+        unattached.extend(dict(d, rank=rank) for d in rep.get("unattached", ()))
         for conf in rep["configurations"]:
             conf = dict(conf)
             conf["rank"] = rank
@@ -385,6 +387,7 @@ def merged_report(job, codes, exit_code, base):
             totals[key] += rep["summary"].get(key, 0)
     base["summary"] = totals
     base["configurations"] = configurations
+    base["unattached"] = unattached
     base["outcome"]["exit_code"] = exit_code
     base["outcome"]["script_exit_code"] = max((exit_status(c) for c in codes.values()), default=0)
     # the exception of the rank that failed first (`failed_at`: the others' often follow from

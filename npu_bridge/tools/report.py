@@ -115,7 +115,7 @@ def _record_index(records, error):
 
 def build_run_report(*, script, argv, cwd, product, strict, environment_set, records,
                      script_exit_code, exit_code, exception=None, config_error=None, notes=(),
-                     signal=None):
+                     signal=None, unattached=()):
     """The report of one `npu-bridge run`, as an ordered dict (docs/report_schema.md).
 
     Args:
@@ -125,6 +125,8 @@ def build_run_report(*, script, argv, cwd, product, strict, environment_set, rec
       config_error: None or the `NpuConfigError` that escaped the script.
       signal: None or the name of the signal that stopped the run ("SIGTERM", "SIGHUP",
         "SIGINT"); its exit code is then 128 + the signal.
+      unattached: diagnostics made while no configuration was resolved, that none came for
+        by the run's end (`npu_bridge.ge.records.waiting()`); counted in the summary.
     """
     configurations = []
     for i, r in enumerate(records):
@@ -139,7 +141,8 @@ def build_run_report(*, script, argv, cwd, product, strict, environment_set, rec
         conf["precision"] = _precision.configuration_precision(r, _records.RUN.precision)
         conf["partition"] = _partition_report.configuration_partition(r)
         configurations.append(conf)
-    all_diags = [d for c in configurations for d in c["diagnostics"]]
+    unattached = [diagnostic_dict(d) for d in unattached]
+    all_diags = [d for c in configurations for d in c["diagnostics"]] + unattached
     uncaught = None
     if exception is not None:
         uncaught = {"type": exception[0], "message": exception[1], "diagnostics": [],
@@ -170,6 +173,7 @@ def build_run_report(*, script, argv, cwd, product, strict, environment_set, rec
         "summary": summary,
         "precision": {"emulate": bool(_records.RUN.precision)},
         "configurations": configurations,
+        "unattached": unattached,
         "notes": list(notes),
     }
 
@@ -594,6 +598,9 @@ def summary_lines(report, show_defaults=False, show_source=False):
             lines.extend(_precision.precision_lines(member))
             lines.extend(_partition_report.summary_lines(member, show_all=show_defaults))
     lines.extend(run_infos)
+    if report.get("unattached"):
+        lines.append("made while no NPU configuration was resolved, and none came after:")
+        lines.extend(diagnostic_lines(report["unattached"]))
     if not (report.get("precision") or {}).get("emulate"):
         lines.append(_precision.NOT_EMULATED_LINE)
     unc = report["outcome"]["uncaught"]
