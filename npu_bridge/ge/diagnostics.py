@@ -2,6 +2,7 @@
 diagnostic from its code's row (`CODES`: the table in npu_bridge/ge/codes.py, listed in
 `docs/diagnostics.md` by `tools/gen_catalog_doc.py`) and the call's fields.
 """
+import functools
 import re
 import string
 from types import MappingProxyType
@@ -137,6 +138,7 @@ def _checked(match):
         " (%s)" % match.group(1) if match.group(1) else "")
 
 
+@functools.lru_cache(maxsize=4096)
 def cite(text):
     """Name each source in `text` as a user finds it: a seed (`seed:x.txt`, `seed x.txt`)
     as `vendor page 'TITLE' (REPO PATH)`, and the project's reference files as the adapter
@@ -152,6 +154,12 @@ def cite(text):
     return text
 
 
+def _CITES(text):
+    """Whether `text` may name a source `name_pages` rewrites."""
+    return "seed" in text or "docs/" in text or "reference " in text
+
+
+@functools.lru_cache(maxsize=4096)
 def name_pages(text):
     """`cite`, and each adapter page path (`docs/en/tfadapter_1/apiref/...md`) named by its
     title and repository: what a diagnostic's message and provenance say."""
@@ -163,7 +171,8 @@ def name_pages(text):
 
 
 # The table (npu_bridge/ge/codes.py), its sources named as `name_pages` names them.
-CODES = MappingProxyType({code: row._replace(source=name_pages(row.source))
+CODES = MappingProxyType({code: row._replace(source=name_pages(row.source),
+                                       template=name_pages(row.template))
                           for code, row in _codes.CODES.items()})
 
 # Codes about a choice, reported only for an option the user set: never for a default a
@@ -207,48 +216,36 @@ def provenance_of(message):
     return getattr(message, "provenance", "") or ""
 
 
-class _Filler(string.Formatter):
-    """`str.format` with the format specs of the short and fix templates: `size` (bytes as
+def _spec_field(value, spec, fields):
+    """One field of a short or fix template, by its format spec: `size` (bytes as
     B/KiB/MiB/GiB with one decimal), `sizes` (a list of those, joined by " + "), `field` (a
-    parameter_map key's AttrValue field, from the catalog), `bare` (a clause without its
-    leading "; "), and `cut`: a field shortened,
-    when the filled text is longer than `SHORT_LIMIT`, to what fits (ending in "...")."""
-
-    def __init__(self, fields):
-        super().__init__()
-        self.cuts = []
-        self.fields = fields
-
-    def format_field(self, value, spec):
-        if spec == "size":
-            return _size(value)
-        if spec == "sizes":
-            return " + ".join(_size(v) for v in value)
-        if spec == "field":
-            return _field_of(value)
-        if spec == "lit":
-            return _literal(value, self._target_field())
-        if spec == "bare":   # a clause written to follow a message ("; write it as ...")
-            return str(value).lstrip("; ")
-        if spec == "cut":
-            text = str(value)
-            self.cuts.append(text)
-            return "\0%d\0" % (len(self.cuts) - 1)   # placed once the lengths are known
-        return super().format_field(value, spec)
+    parameter_map key's AttrValue field, from the catalog), `lit` (the value spelled for
+    the AttrValue field it goes to: `_target_field`), `bare` (a clause without its leading
+    "; "); any other spec as `format` takes it (`cut` is handled by `fill`)."""
+    if spec == "size":
+        return _size(value)
+    if spec == "sizes":
+        return " + ".join(_size(v) for v in value)
+    if spec == "field":
+        return _field_of(value)
+    if spec == "lit":
+        return _literal(value, _target_field(fields))
+    if spec == "bare":   # a clause written to follow a message ("; write it as ...")
+        return str(value).lstrip("; ")
+    return format(value, spec)
 
 
-    def _target_field(self):
-        """The AttrValue field a `lit` value is written to: the call's `want`, else the
-        catalog's field of the suggested key, else of the option."""
-        f = self.fields
-        if f.get("want"):
-            return f["want"]
-        for key in (f.get("suggestion"), f.get("option")):
-            try:
-                return _field_of(key)
-            except _NoFix:
-                continue
-        return None
+def _target_field(fields):
+    """The AttrValue field a `lit` value is written to: the call's `want`, else the
+    catalog's field of the suggested key, else of the option."""
+    if fields.get("want"):
+        return fields["want"]
+    for key in (fields.get("suggestion"), fields.get("option")):
+        try:
+            return _field_of(key)
+        except _NoFix:
+            continue
+    return None
 
 
 def _literal(value, field):
@@ -288,23 +285,54 @@ class _NoFix(LookupError):
     """A fix template names a field the call did not give (or a key without a field)."""
 
 
-_SLOT = re.compile("\0(\\d+)\0")
+@functools.lru_cache(maxsize=None)
+def _parsed(template):
+    """A template as `(literal, field name, spec, conversion)` parts (parsed once)."""
+    return tuple(string.Formatter().parse(template))
+
+
+_CONVERT = {"r": repr, "s": str, "a": ascii}
 
 
 def fill(template, fields, limit=SHORT_LIMIT):
-    """`template` filled with `fields` (see `_Filler`); the `cut` fields share what is left
-    of `limit` characters after the rest (each at least 12), longest cut first."""
-    filler = _Filler(fields)
-    text = filler.vformat(template, (), fields)
-    cuts = filler.cuts
-    if not cuts:
-        return text
-    fixed = len(_SLOT.sub("", text))
-    room = limit - fixed
-    cap = max(len(c) for c in cuts)
-    while cap > 12 and sum(min(len(c), cap) for c in cuts) > room:
-        cap -= 1
-    return _SLOT.sub(lambda m: _cut(cuts[int(m.group(1))], cap), text)
+    """`template` filled with `fields` (format specs: `_spec_field`); the fields marked
+    `cut` share what is left of `limit` characters after the rest (each at least 12, cut
+    to the same length, the longest first, ending in "...").
+
+    Raises:
+      KeyError: a field the template names is not in `fields`.
+    """
+    parts, cuts = [], []
+    for literal, name, spec, conversion in _parsed(template):
+        if literal:
+            parts.append(literal)
+        if name is None:
+            continue
+        value = fields[name]
+        if conversion:
+            value = _CONVERT[conversion](value)
+        if spec == "cut":
+            cuts.append((len(parts), str(value)))
+            parts.append("")
+        else:
+            parts.append(_spec_field(value, spec, fields))
+    if cuts:
+        room = limit - sum(len(p) for p in parts)
+        cap = None   # the largest length all cut fields can keep (water-filling)
+        lengths = sorted(len(text) for _, text in cuts)
+        for i, length in enumerate(lengths):
+            left = len(lengths) - i
+            if length * left > room:
+                cap = max(room // left, 12)
+                break
+            room -= length
+        if cap is not None:
+            for at, text in cuts:
+                parts[at] = _cut(text, cap)
+        else:
+            for at, text in cuts:
+                parts[at] = text
+    return "".join(parts)
 
 
 def _cut(text, cap):
@@ -328,8 +356,12 @@ def make(code, option, value, severity=None, **fields):
     row = CODES[code]
     if severity is not None and severity not in SEVERITIES:
         raise ValueError("severity %r of %s: allowed: %s" % (severity, code, ", ".join(SEVERITIES)))
-    every = dict(fields, option=option, value=value, source=row.source)
-    message = name_pages(row.template.format(**every))
+    # sources are named in the fields (cached: they repeat) and in the table's templates
+    every = {k: name_pages(v) if isinstance(v, str) and _CITES(v) else v
+             for k, v in fields.items()}
+    given_source = every.get("source")
+    every.update(option=option, value=value, source=row.source)
+    message = row.template.format(**every)
     short = fill(row.short, every) if row.short else message
     fix = ""
     if row.fix:
@@ -341,6 +373,6 @@ def make(code, option, value, severity=None, **fields):
     if row.cite:
         provenance = row.cite.format(**every)
     else:
-        provenance = fields.get("where") or fields.get("source") or row.source
-    message = Message(message, short, fix, name_pages(str(provenance)))
+        provenance = every.get("where") or given_source or row.source
+    message = Message(message, short, fix, str(provenance))
     return Diagnostic(code, severity or row.severity, option, value, message)
