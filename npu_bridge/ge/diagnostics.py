@@ -232,7 +232,7 @@ def _spec_field(value, spec, fields):
         return _literal(value, _target_field(fields))
     if spec == "bare":   # a clause written to follow a message ("; write it as ...")
         return str(value).lstrip("; ")
-    return format(value, spec)
+    return format(value, spec or "")
 
 
 def _target_field(fields):
