@@ -88,8 +88,9 @@ class Prepared:
         self.same_out = self.streams.same_out()
         self._io_flags()
         self._reuse_flags()
-        self.cascade = cm.cascade_begins(self)
-        self.no_assign = cm.ref_no_assign(self)
+        self.continuous_nodes = cm.has_continuous_inputs(graph)
+        self.cascade = cm.cascade_begins(self) if self.continuous_nodes else {}
+        self.no_assign = cm.ref_no_assign(self) if self.continuous_nodes else frozenset()
 
     # ------------------------------------------------------------ attributes
     def ref_input_of(self, node, i):
@@ -646,6 +647,8 @@ class BlockAssigner:
         memory_priority = self.p.memory_priority
         ctx = mb.StreamContext(self.p.streams, self.p.same_out, memory_priority)
         simple = ctx.simple
+        if simple:
+            ctx = None          # one stream: mem_block's inline same-stream rules
         pad = mb.MEM_ALIGN
         pend = [b for b in blocks if _nestable(b)]
         i = 0
