@@ -9,6 +9,7 @@ from types import MappingProxyType
 from typing import Any, NamedTuple
 
 from npu_bridge.ge import codes as _codes
+from npu_bridge.ge.text import size_text
 
 SEVERITIES = ("error", "warning", "info")
 SHOWN_PER_CODE = 5   # repeated diagnostics of one code shown in a message (all are kept)
@@ -269,8 +270,7 @@ def _literal(value, field):
 
 
 def _size(value):
-    from npu_bridge.ge.memory_plan import mib   # memory_plan imports products, which imports us
-    return mib(value) if isinstance(value, int) and not isinstance(value, bool) else str(value)
+    return size_text(value) if isinstance(value, int) and not isinstance(value, bool) else str(value)
 
 
 def _field_of(key):

@@ -26,7 +26,6 @@ SoC names (what `soc_config` / `ge.socVersion` hold) are matched by the patterns
   `Ascend950DT_xxxx` (later names) are the Ascend 950 parts: `ascend-950`.
 """
 import contextlib
-import difflib
 import re
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -34,6 +33,7 @@ from typing import Optional, Tuple
 
 from npu_bridge.ge import records as _records
 from npu_bridge.ge.diagnostics import make
+from npu_bridge.ge.text import close_names
 
 GIB = 1024 ** 3
 
@@ -227,7 +227,7 @@ def unknown_product(option, name, where):
     soc_config, else the product ids; `fix` the closest known name spelled as `where` takes
     it (None when none is close)."""
     names = tuple(SOC_MEMORY) if where == "soc_config" else PRODUCT_IDS + tuple(SOC_MEMORY)
-    close = difflib.get_close_matches(str(name), names, n=1, cutoff=0.6)
+    close = close_names(str(name), names, n=1)
     fix = _SPELLING.get(where, "%s") % close[0] if close else None
     return make("NPB111", option, name, where=where, ids=", ".join(PRODUCT_IDS),
                 socs=", ".join(KNOWN_SOC_FORMS), fix=fix,
