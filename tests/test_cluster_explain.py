@@ -35,7 +35,7 @@ def two_rank_job(tmp_path, monkeypatch, listening):
     job = types.SimpleNamespace(rank=0, size=2, job_dir=str(tmp_path), timeout=8.0,
                                 addresses=["127.0.0.1:1", address])
     monkeypatch.setattr(cluster, "job", lambda: job)
-    monkeypatch.setitem(cluster._built, (cluster.WORLD_KEY, 7),   # pylint: disable=protected-access
+    monkeypatch.setitem(cluster._CLUSTER.built, (cluster.WORLD_KEY, 7),   # pylint: disable=protected-access
                         "hccl_ops.allreduce HcomAllReduce_24 (group hccl_world_group, ranks [0, 1])")
     (tmp_path / "rank0.built").write_text(json.dumps([cluster.WORLD_KEY, 7, "allreduce"]) + "\n")
     return tmp_path

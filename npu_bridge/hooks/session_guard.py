@@ -21,7 +21,6 @@ POLICY_KEY = "ge.exec.staticMemoryPolicy"
 CONCURRENT_GRAPHS_CODE = "NPB123"
 
 _QUEUE_RUNNERS = "queue_runners"   # tf.compat.v1.GraphKeys.QUEUE_RUNNERS
-_QR_CACHE_ATTR = "_npu_queue_runner_ops"
 
 
 @functools.lru_cache(maxsize=None)
@@ -250,8 +249,12 @@ class ConcurrencyGuard:
 
 def _queue_runner_ops(graph, runners):
     """The ops the graph's QueueRunners run (each one's enqueue_ops, close_op, cancel_op), as
-    a frozenset cached on the graph and rebuilt when the collection's length changes."""
-    cached = getattr(graph, _QR_CACHE_ATTR, None)
+    a frozenset kept for the graph (`state.QUEUE_RUNNER_OPS`) and rebuilt when the
+    collection's length changes."""
+    try:
+        cached = _state.QUEUE_RUNNER_OPS.get(graph)
+    except TypeError:   # not weak-referenceable: not a tf.Graph
+        cached = None
     if cached is not None and cached[0] == len(runners):
         return cached[1]
     ops = set()
@@ -263,8 +266,8 @@ def _queue_runner_ops(graph, runners):
                 ops.add(op)
     cached = (len(runners), frozenset(ops))
     try:
-        setattr(graph, _QR_CACHE_ATTR, cached)
-    except AttributeError:
+        _state.QUEUE_RUNNER_OPS[graph] = cached
+    except TypeError:
         pass
     return cached[1]
 
