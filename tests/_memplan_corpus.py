@@ -247,7 +247,7 @@ def main(argv=None):
               % os.path.relpath(DATA, REPO))
         return 2
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO,
-                            capture_output=True, text=True).stdout.strip()
+                            capture_output=True, text=True).stdout.strip() or "unknown"
     plans = {}
     for key, graph, env in corpus():
         assert key not in plans, key

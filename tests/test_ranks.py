@@ -213,6 +213,34 @@ def test_ops_over_four_ranks_on_two_servers(tmp_path):
     assert "not_a_member" in results[0] and "server_address" in results[3]
 
 
+def _collision_runs(tmp_path, mode, ranks):
+    code, out = launch(["--no-report", "--ranks", str(ranks), "--collective-timeout", "20",
+                        os.path.join(HERE, "group_key_check.py")], tmp_path, 300,
+                       RANKS_OUT=str(tmp_path), RANKS_GROUPS=mode)
+    assert code == 0, out
+    return _rank_results(tmp_path, ranks)
+
+
+@pytest.mark.parametrize("mode,ranks", [("same_ranks", 2), ("other_ranks", 3)])
+def test_groups_of_two_processes_on_one_key_are_an_error_not_shared(tmp_path, mode, ranks):
+    # issue 25 item 5: group names hashed to one TensorFlow group key in different processes
+    # (no process sees both names) were paired by TensorFlow's group leader: an allreduce
+    # silently summed two groups' tensors. A rank gets its own group's sum or an error naming
+    # its group and the key; never another group's ranks in its sum.
+    results = _collision_runs(tmp_path, mode, ranks)
+    own_sum = {"same_ranks": {}, "other_ranks": {0: [3.0], 1: [3.0]}}[mode]   # A = [0, 1]
+    for r, res in enumerate(results):
+        err = res["error"] or ""
+        if res["value"] is not None:
+            assert res["value"] == own_sum.get(r), (r, res)
+            continue
+        assert err.startswith("CollectiveError: "), (r, err)
+        assert "HCCL group %r" % res["group"] in err and "TensorFlow group key" in err, (r, err)
+        assert "rename one of the groups" in err, (r, err)
+    # the group that came second (B: rank 1's in same_ranks, rank 2's in other_ranks) fails
+    assert results[-1]["error"], results
+
+
 # --- training over 4 ranks -------------------------------------------------------------------
 
 def _full_batch(steps=20, lr=0.1, features=4, rows=32):

@@ -39,9 +39,10 @@ def _wait_for(paths, proc, timeout=200):
         time.sleep(0.1)
 
 
-def _signal_run(argv, cwd, markers, sig, **env):
-    """Start `npu-bridge run ARGV`, wait for the files `markers`, send `sig`; (returncode, output)."""
-    proc = subprocess.Popen([sys.executable, "-m", "npu_bridge", "run"] + argv, cwd=str(cwd),
+def _signal_run(argv, cwd, markers, sig, command="run", **env):
+    """Start `npu-bridge COMMAND ARGV`, wait for the files `markers`, send `sig`; (returncode,
+    output)."""
+    proc = subprocess.Popen([sys.executable, "-m", "npu_bridge", command] + argv, cwd=str(cwd),
                             env=_env(**env), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             text=True)
     try:
@@ -74,6 +75,20 @@ def test_a_stop_signal_keeps_the_report_and_leaves_no_lock(tmp_path, sig):
     assert data["outcome"]["exit_code"] == data["outcome"]["script_exit_code"] == 128 + sig
     assert data["summary"]["configurations"] == 1   # what ran before the signal is kept
     assert sorted(os.listdir(tmp_path)) == ["long.py", "r.json", "started"]   # no lock left
+
+
+def test_a_stop_signal_to_memory_prints_the_plans_captured_so_far(tmp_path):
+    """`npu-bridge memory` on a script that trains for long: SIGTERM (a CI job's timeout) stops
+    it as Ctrl-C would and the plans of the graphs already run are printed, exit 128 + 15."""
+    (tmp_path / "long.py").write_text(SLEEPER)
+    marker = str(tmp_path / "started")
+    code, out = _signal_run(["--product", "atlas-a2-training", "long.py", marker], tmp_path,
+                            [marker], signal.SIGTERM, command="memory")
+    assert code == 128 + signal.SIGTERM, out
+    assert "never reached" not in out
+    assert "stopped by SIGTERM" in out, out
+    assert "Session#1 (product atlas-a2-training" in out, out   # the graph that ran is planned
+    assert sorted(os.listdir(tmp_path)) == ["long.py", "started"]
 
 
 def test_a_stop_signal_to_a_ranks_job_keeps_the_report(tmp_path):

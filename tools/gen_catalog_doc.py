@@ -10,7 +10,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, ROOT)
 
-from npu_bridge.ge import catalog, legacy, products, resolver  # noqa: E402
+from npu_bridge.ge import catalog, cross, legacy, products, resolver, rule_kinds  # noqa: E402
 from npu_bridge.ge.diagnostics import CODES, USER_SET_ONLY, cite  # noqa: E402
 
 
@@ -20,15 +20,6 @@ def _cell(value):
     if isinstance(value, bool):
         value = "true" if value else "false"
     return str(value).replace("|", "\\|").replace("\n", " ")
-
-
-def _cond(cond):
-    key, test = cond
-    if test == "set":
-        return "`%s` set" % key
-    if isinstance(test, bool):
-        return "`%s`=%s" % (key, "true" if test else "false")
-    return "`%s` in {%s}" % (key, ", ".join(str(v) for v in test))
 
 
 def render_options():
@@ -71,50 +62,25 @@ def render_options():
               "| class | products | source |", "| --- | --- | --- |"]
     for name, (ids, source) in catalog.CLASS_PRODUCTS.items():
         lines.append("| `%s` | %s | %s |" % (name, ", ".join(ids), cite(source)))
+    lines += ["", "## Value rule kinds", "",
+              "The `rule` column of a row names one of these (one class each in "
+              "`npu_bridge/ge/rule_kinds.py`): " + "; ".join(
+                  "`%s`: %s" % (name, kind.doc) for name, kind in rule_kinds.KINDS.items())
+              + "."]
     lines += ["", "## Cross-option rules", "",
-              "Generic kinds (`npu_bridge/ge/cross.py`) over the rows of `CROSS_RULES` in "
-              "`npu_bridge/ge/_rows.py`. `requires`: when a condition on the left holds, the "
-              "right one(s) must too; `excludes`: must not be set together; "
-              "`ascending_ranges`: each `a-b` group needs a < b, at most N groups; "
-              "`existing_dir`: must be an existing writable directory on the machine that runs "
-              "the script (a warning here: this machine is not that one); `memory_budget`: the "
-              "sizes (an unset one at its share) fit the product's on-chip memory; "
-              "`needs_value`: the option must hold one of the values; `notice`: an info when "
-              "the option holds another value; `legacy_value`: a legacy value and what GE runs; "
-              "`env_policy`: the environment variable merged into the policy; "
-              "`policy_parallel`: the policy with concurrent graphs; `weight_dir`: the "
-              "directory GE writes external weights to. Level `ge` rows read the effective GE "
-              "options of every resolution, `ge_direct` rows GE options given directly.", "",
+              "Rule kinds (one class each in `npu_bridge/ge/cross.py`) over the rows of "
+              "`CROSS_RULES` in `npu_bridge/ge/_rows.py`. " + "; ".join(
+                  "`%s`: %s" % (name, kind.doc) for name, kind in cross.KINDS.items())
+              + ". " + " ".join("Level `%s` rows run %s." % item for item in cross.LEVELS.items()),
+              "",
               "| kind | level | when | rule | real adapter | code (severity) | source |",
               "| --- | --- | --- | --- | --- | --- | --- |"]
-    for rule in catalog.CROSS_RULES:
-        when = " or ".join(_cond(c) for c in rule.when)
-        if rule.kind == "requires":
-            what = "needs " + (" or " if rule.any_of else " and ").join(_cond(c) for c in rule.needs)
-        elif rule.kind == "excludes":
-            what = "not with " + " or ".join(_cond(c) for c in rule.others)
-        elif rule.kind == "ascending_ranges":
-            what = "`%s`: ranges ascend, at most %s groups" % (rule.option, rule.max_groups)
-        elif rule.kind == "existing_dir":
-            what = "`%s` an existing writable directory" % rule.option
-        elif rule.kind == "memory_budget":
-            what = " + ".join("`%s` (unset: %d/%d)" % s for s in rule.shares) + \
-                " <= the product's memory"
-        elif rule.kind in ("needs_value", "policy_parallel", "legacy_value"):
-            what = "`%s` %s %s" % (rule.option, {"needs_value": "one of",
-                                                "policy_parallel": "guarded at",
-                                                "legacy_value": "legacy"}[rule.kind],
-                                   ", ".join(str(v) for v in rule.allowed))
-        elif rule.kind == "env_policy":
-            what = "`$%s` merged into `%s`" % (rule.env, rule.option)
-        elif rule.kind == "weight_dir":
-            what = "`%s`, else `$%s/tmp_weight_<pid>_<sessionid>`" % (rule.option, rule.env)
-        else:
-            what = "`%s` not %s" % (rule.option, ", ".join(repr(v) for v in rule.allowed))
+    for rule in cross.CROSS_RULES:
+        when = " or ".join(cross.doc_cond(c) for c in rule.when)
         severity = rule.severity or CODES[rule.code][0]
         lines.append("| %s | %s | %s | %s | %s | `%s` (%s) | %s |" % (
-            rule.kind, rule.level, _cell(when), _cell(what),
-            _cell(catalog.CROSS_FAILURES[rule.failure]), rule.code, severity,
+            rule.kind, rule.level, _cell(when), _cell(rule.describe()),
+            _cell(cross.FAILURES[rule.failure]), rule.code, severity,
             _cell(rule.source)))
     lines += ["", "## Several NpuOptimizer custom optimizers", "",
               "The real adapter (`tf_adapter/util/npu_attrs.cc`: `NpuAttrs::SetNpuOptimizerAttr`, "

@@ -2050,17 +2050,12 @@ CLASS_PRODUCTS = {'MemoryConfig': (['atlas-a3-training',
                   'seed:memoryconfig_constructor_zh.txt')}
 
 # Cross-option rules: the documented rules between options (reference option_values.json
-# `checked_by_adapter` and notes), one declarative row each, evaluated by the generic kinds of
-# `npu_bridge.ge.cross`; no code per option. Columns (see `catalog.CrossRule`):
-#   kind: 'requires' (when `if` holds, the `needs` conditions must hold: all, or one with
-#     'any': True), 'excludes' (when `if` holds, none of the `others` may hold),
-#     'ascending_ranges' (`option`'s 'a-b' groups need a < b; at most `max_groups` groups),
-#     'existing_dir' (`option` must name an existing writable directory on the machine that
-#     runs the script: only a warning here, the machine checking is not that one);
-#   if: [(key, test)], the rule applies when any holds; tests: 'set' (given, not empty),
-#     True / False (that bool), or a list of values;
-#   failure: what the real adapter does ('error': session creation fails, 'fatal': process
-#     abort, 'docs': only the vendor docs state it); code / severity: the diagnostic.
+# `checked_by_adapter` and notes), one declarative row each, evaluated by the rule kinds of
+# `npu_bridge.ge.cross` (one class per kind, which documents the kind's own columns); no code
+# per option. Every row: kind; if: [(key, test)], the rule applies when any holds (tests: 'set'
+# (given, not empty), True / False (that bool), or a list of values); failure: what the real
+# adapter does ('error': session creation fails, 'fatal': process abort, 'docs': only the
+# vendor docs state it); code / severity: the diagnostic; source; level.
 _OV = 'reference option_values.json checked_by_adapter'
 CROSS_RULES = [
     # level "parameter_map" (the default): on the parameter_map values, in this order
@@ -2097,7 +2092,7 @@ CROSS_RULES = [
     {'kind': 'requires', 'if': [('compile_hybrid_mode', [1])],
      'needs': [('input_shape', 'set'), ('dynamic_dims', 'set'), ('dynamic_node_type', [1])],
      'failure': 'error', 'code': 'NPB143', 'source': _OV + ' (compile_hybrid_mode)'},
-    {'kind': 'requires', 'if': [('modify_mixlist', 'set')], 'any': True,
+    {'kind': 'requires', 'if': [('modify_mixlist', 'set')], 'any_of': True,
      'needs': [('precision_mode', ['allow_mix_precision', 'allow_mix_precision_fp16',
                                    'allow_mix_precision_bf16']),
                ('precision_mode_v2', ['mixed_float16', 'mixed_bfloat16', 'mixed_hif8'])],
@@ -2126,15 +2121,15 @@ CROSS_RULES = [
     # options of every resolution, in this order (the static-memory policy rows build on the
     # policy the rows before them leave)
     {'kind': 'legacy_value', 'level': 'ge', 'if': [('ge.exec.staticMemoryPolicy', 'set')],
-     'option': 'ge.exec.staticMemoryPolicy', 'allowed': [1], 'default': 2, 'code': 'NPB103',
+     'option': 'ge.exec.staticMemoryPolicy', 'legacy': [1], 'runs_as': 2, 'code': 'NPB103',
      'failure': 'docs', 'source': 'seed memoryconfig_constructor_zh.txt'},
     {'kind': 'env_policy', 'level': 'ge', 'if': [('ge.exec.staticMemoryPolicy', 'set')],
      'option': 'ge.exec.staticMemoryPolicy', 'env': 'GE_USE_STATIC_MEMORY',
-     'allowed': [0, 1, 2, 3, 4], 'code': 'NPB121', 'invalid_code': 'NPB150', 'failure': 'docs',
+     'valid': [0, 1, 2, 3, 4], 'code': 'NPB121', 'invalid_code': 'NPB150', 'failure': 'docs',
      'source': 'reference README'},
     {'kind': 'policy_parallel', 'level': 'ge', 'if': [('ge.exec.staticMemoryPolicy', 'set')],
-     'option': 'ge.exec.staticMemoryPolicy', 'allowed': [2, 4],
-     'others': [('ge.graphMaxParallelModelNum', 'set')], 'code': 'NPB120', 'failure': 'docs',
+     'option': 'ge.exec.staticMemoryPolicy', 'guarded': [2, 4],
+     'parallel': 'ge.graphMaxParallelModelNum', 'code': 'NPB120', 'failure': 'docs',
      'source': 'seed memoryconfig_constructor_zh.txt'},
     {'kind': 'weight_dir', 'level': 'ge', 'if': [('ge.externalWeight', ['1', '2', 'true'])],
      'option': 'ge.externalWeightDir', 'env': 'ASCEND_WORK_PATH', 'code': 'NPB134',

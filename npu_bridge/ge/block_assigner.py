@@ -1,5 +1,6 @@
-"""GE's block memory assigner on one stream (no TensorFlow): symbols, level-1 reuse while
-walking the nodes, the level-2 pass, the final block sizes and the memory statistic.
+"""GE's block memory assigner (no TensorFlow): symbols, level-1 reuse while walking the
+nodes (freed blocks kept per stream; mem_stream.py has the streams and their edges), the
+level-2 pass, the final block sizes and the memory statistic.
 
 A paraphrase of compiler/graph/build/memory/block_mem_assigner.cc (hicann/ge ffdcbc9; "bma"
 below), binary_block_mem_assigner.cc and max_block_mem_assigner.cc:
@@ -21,6 +22,7 @@ import math
 
 from npu_bridge.ge import continuous_mem as cm
 from npu_bridge.ge import mem_block as mb
+from npu_bridge.ge import mem_stream as ms
 from npu_bridge.ge.ge_graph import DATA_TYPES, NETOUTPUT, PASS_THROUGH_TYPES, \
     REF_OUTPUT0_TYPES, ZERO_MEMORY_TYPES
 from npu_bridge.ge.stdsort import std_sort
@@ -82,8 +84,12 @@ class Prepared:
         self.no_reuse_ops = frozenset(items) if len(raw) <= 2000 and len(items) <= 10 \
             else frozenset()
         self._symbols()
+        self.streams = ms.Streams(self)      # PreparationForAssign, stream edges
+        self.same_out = self.streams.same_out()
         self._io_flags()
         self._reuse_flags()
+        self.cascade = cm.cascade_begins(self)
+        self.no_assign = cm.ref_no_assign(self)
 
     # ------------------------------------------------------------ attributes
     def ref_input_of(self, node, i):
@@ -189,10 +195,11 @@ class Prepared:
 
     def _reuse_flags(self):
         """InitReuseFlag (bma L989-1073)."""
-        self.pre, self.post = {}, {}
+        self.pre, self.post, self.prior = {}, {}, {}
         self.theory_precharge = 0
         for s, anchors in self.anchors.items():
             pre = post = True
+            prior = False
             for kind, nm, i in anchors:
                 node = self.by[nm]
                 in_flag = node.type in DATA_TYPES
@@ -202,6 +209,7 @@ class Prepared:
                     in_reuse = 0 <= k < len(self.input_reuse) and self.input_reuse[k]
                 if kind == "in":
                     continue
+                prior = (not self.streams.single) and self.streams.diff_stream_prior(nm)
                 out_flg, out_reuse = False, False
                 for dst, di in self.out_peers.get((nm, i), ()):
                     if self.by[dst].type == NETOUTPUT:
@@ -219,6 +227,8 @@ class Prepared:
                 if not pre and not post:
                     break
             self.pre[s], self.post[s] = pre, post
+            if prior:
+                self.prior[s] = True
             if not pre and post:
                 self.theory_precharge += mb.align(self.sym_size.get(s, 0))
 
@@ -247,6 +257,13 @@ class Prepared:
             out.extend(node.outputs)
             out.extend(max(w, 0) for w in node.workspace)
         return sorted(s for s in out if s > 0)
+
+
+def _nestable(block):
+    """Whether `block` may still be nested at level 2 (AddLifeReuseBlock refuses a block
+    already nested or with children, for good, and one that is not reusable or empty)."""
+    return not block.child_block and not block.children and block.reuse_mem and \
+        bool(block.tenants)
 
 
 def binary_ranges(sizes):
@@ -318,7 +335,7 @@ class BlockAssigner:
         # release order, finds the block the scan of the whole list finds
         self.buckets = {}          # size -> [(release seq, block)] in release order
         self.released = 0
-        self.pending = []          # workspaces and suspended outputs of the current node
+        self.pending = {}          # (memory type, stream) -> workspaces and suspended outputs
         self.life_time = 0
         self.stats = {HBM: [prep.theory_precharge, 0, 0, 0]}   # theory, min, no_reuse, total
         self.mem_offsets = {}
@@ -370,8 +387,8 @@ class BlockAssigner:
         return self.stats[HBM][3]
 
     # ------------------------------------------------------------ level 1
-    def _pick(self, block_size, life_begin, attrs):
-        items = self.buckets.get(block_size)
+    def _pick(self, stream, block_size, life_begin, attrs):
+        items = self.buckets.get((stream, block_size))
         if not items:
             return None
         seq = range(len(items)) if self.s.first_release else range(len(items) - 1, -1, -1)
@@ -381,62 +398,72 @@ class BlockAssigner:
         return None
 
     def _add_reusable(self, block):
-        self.buckets.setdefault(block.size, []).append((self.released, block))
+        """Into the released blocks of the block's stream (reusable_blocks_[type][stream])."""
+        self.buckets.setdefault((block.stream, block.size), []).append((self.released, block))
         self.released += 1
 
     def _resized(self, block, old):
         """A block's nominal size grew while it may sit among the released ones: move its
         entries to the bucket of the new size, keeping release order."""
-        items = self.buckets.get(old)
+        items = self.buckets.get((block.stream, old))
         if not items or block.size == old:
             return
         moved = [e for e in items if e[1] is block]
         if not moved:
             return
         items[:] = [e for e in items if e[1] is not block]
-        new = self.buckets.setdefault(block.size, [])
+        new = self.buckets.setdefault((block.stream, block.size), [])
         for e in moved:
             bisect.insort(new, e, key=lambda x: x[0])
 
     def _apply(self, node, kind, index, block_size, real, op_reuse, zero_copy, sym=None,
                ws_no_reuse=False, memory_type=HBM, continuous=False, lives=None):
-        """ApplyMemory (bma L1369-1460)."""
+        """ApplyMemory (bma L1369-1460): a freed block of the node's stream, else a new one."""
         p = self.p
+        stream = p.streams.stream[node.name]
         pre = p.pre.get(sym, False) if kind == "out" else True
         no_reuse = bool(node.attrs.get("no_reuse_mem_flag")) or (kind == "ws" and ws_no_reuse)
         life_begin, life_end = lives or (p.id[node.name], 0)
         if no_reuse or not pre:
             life_begin = mb.MIN_LIFE
+        elif kind == "out" and p.cascade.get(node.name, life_begin) < life_begin:
+            life_begin = p.cascade[node.name]      # GetContinuousNodeLifeTimeBegin
         post = p.post.get(sym, True) if kind == "out" else True
         if kind == "out" and not post:
             life_end = mb.MAX_LIFE
+        same_out = kind == "out" and (node.name, index) in p.same_out
         is_reuse_memory = p.reuse and not no_reuse and op_reuse
         tenant = mb.Tenant(node.name, p.id[node.name], kind, index, False, life_begin,
-                           p.tenant_attrs(node, kind, index))
+                           p.tenant_attrs(node, kind, index), stream=stream)
         block = None
-        if is_reuse_memory and pre and not zero_copy and not continuous:
-            block = self._pick(block_size, life_begin, tenant.attrs)
+        if is_reuse_memory and pre and not zero_copy and not continuous and not same_out:
+            block = self._pick(stream, block_size, life_begin, tenant.attrs)
         if block is None:
-            block = mb.Block(block_size, is_reuse_memory, memory_type, node.stream)
+            block = mb.Block(block_size, is_reuse_memory, memory_type, stream)
             self.blocks.append(block)
         if kind == "out":
             block.symbols.append(sym)
             block.post_reuse_flag = block.post_reuse_flag and post
+            block.diff_stream_prior = p.prior.get(sym, False)
         block.add_tenant(tenant, real, real)
+        if same_out:
+            block.same_stream = False
         if continuous:
             block.continuous = True
         block.reuse_mem = block.reuse_mem and (block.post_reuse_flag or pre)
         if life_end != 0:
-            block.set_life_end(mb.DEFAULT_LIFE if life_end == mb.MAX_LIFE else life_end)
+            block.set_life_end(mb.DEFAULT_LIFE if life_end == mb.MAX_LIFE else life_end, stream)
             block.set_symbol_life_end(life_end)
         if (not block.reuse_mem) or pre:
             self._stat(real, block.reuse_mem, memory_type)
         return block
 
-    def _apply_out(self, node, i, op_reuse):
-        """ApplyOutMemory (bma L1912-2034)."""
+    def _apply_out(self, node, i, op_reuse, plan):
+        """ApplyOutMemory (bma L1912-2034); `plan`: continuous_mem.plan_output's verdict."""
         p = self.p
-        size = node.outputs[i]
+        # GetOutputTotalSizeAndOutCount (bma L1805-1870): an input of a separately cleaned
+        # continuous input node asks for all that node's inputs, a ref output too
+        size = cm.separate_total(p, node, i) if plan.separate else node.outputs[i]
         out_count = len(p.out_peers.get((node.name, i), ()))
         sym = p.sym[("out", node.name, i)]
         block = self.symbol_blocks.get(sym)
@@ -445,11 +472,13 @@ class BlockAssigner:
             block.set_size(self.block_size(size))
             if block.size != old:
                 self._resized(block, old)
-            block.set_symbol_life_end(self.life_time)
+            # CalExitSymbolNodeLifeTime (bma L1872-1908)
+            life, begin = cm.exit_symbol_life(p, node, i, self.life_time)
+            block.set_symbol_life_end(life)
             block.set_life_end(self.life_time)
-            block.add_tenant(mb.Tenant(node.name, p.id[node.name], "out", i, True,
-                                       p.id[node.name], p.tenant_attrs(node, "out", i),
-                                       block.symbol_life_end()), size, size)
+            block.add_tenant(mb.Tenant(node.name, p.id[node.name], "out", i, True, begin,
+                                       p.tenant_attrs(node, "out", i), block.symbol_life_end(),
+                                       p.streams.stream[node.name]), size, size)
             block.reuse_mem = block.reuse_mem and not node.attrs.get("no_reuse_mem_flag") \
                 and op_reuse
             if out_count == 0:
@@ -460,52 +489,80 @@ class BlockAssigner:
         max_size = p.sym_size.get(sym, size)
         if cm.continuous_output(node):     # ApplyContinuousMemory: one block at output 0
             max_size = cm.output_total(node)
-        sep = cm.separate_clean_output(p, node, i)
-        lives = None
-        if sep is not None:                # bma L1985-2016: not flagged continuous
-            max_size, begin, end = sep
+        lives = plan.lives if op_reuse else None
+        if plan.separate:                  # bma L1985-2016: one block for all inputs
+            max_size = size
             self.sym_size[sym] = max_size
-            lives = (begin, end) if op_reuse else None
-            continuous = False
-        else:
-            continuous = cm.feeds_continuous_input(p, node, i)
-        zero_copy = p.is_zero_copy(node, i) and not (continuous or sep is not None)
+        continuous = plan.set_input and not plan.separate
+        zero_copy = p.is_zero_copy(node, i) and not plan.set_input
         block = self._apply(node, "out", i, self.block_size(max_size), max_size, op_reuse,
                             zero_copy, sym, continuous=continuous, lives=lives)
         block.is_zero_copy = block.is_zero_copy or zero_copy
         block.ref_count += max(out_count, p.ref_count(sym))
         return block
 
-    def _release(self, block, sym, no_release=False):
-        """ReleaseMemory (bma L2131-2209), one stream."""
+    def _release(self, block, sym, stream=None, no_release=False):
+        """ReleaseMemory (bma L2131-2209): one reader (of `stream`) is done with the block;
+        at the last the block joins its stream's released blocks with its life end
+        (SetReleaseBlockLifeEnd, block_mem_zero_copy.cc L183-215)."""
         if block.ref_count <= 0 or not block.reuse_mem:
             return
-        block.set_out_stream_life_time(self.life_time, self.life_time)
+        stream = block.stream if stream is None else stream
+        back = block.tenants[-1]
+        max_life = by_symbol = self.life_time
+        if not block.used_by_diff_streams:
+            block.used_by_diff_streams = block.stream != stream and back.kind != "ws"
+        if block.used_by_diff_streams:
+            t = next(x for x in reversed(block.tenants) if not x.ref_input)
+            streams = set()
+            max_life, by_symbol = self.p.streams.max_life(t.node, t.index, by_symbol, streams)
+            if back.ref_input:
+                back.out_count = max(back.out_count, len(streams))
+        block.set_out_stream_life_time(by_symbol, max_life, stream)
         block.ref_count -= 1
         if block.ref_count > 0:
             return
         if block.reuse_mem and block.tenants:
-            size = self.sym_size.get(sym) or self.p.sym_size.get(sym, block.tenants[-1].real_size) \
-                if sym else \
-                block.tenants[-1].real_size
+            if sym in self.sym_size:
+                size = self.sym_size[sym]
+            else:
+                size = self.p.sym_size.get(sym, back.real_size) if sym else back.real_size
             size = mb.align(size)
             st = self.stats.setdefault(block.memory_type, [0, 0, 0, 0])
             if st[0] >= size:
                 st[0] -= size
-        back = block.tenants[-1]
-        if back.out_stream is not None:
-            block.set_life_end(back.out_stream[1])
+        outs = back.out_stream or {}
+        if len(outs) == 1:
+            (out_stream, (out_time, end)), = outs.items()
+            at = block.stream
+            if block.stream != out_stream and end == mb.MAX_LIFE:
+                at, end = stream, out_time     # cannot come back: the end on the reader's stream
+            block.set_life_end(end, at)
+            if block.diff_stream_prior and block.stream != stream:
+                block.set_life_end(out_time, stream)
+        else:
+            end = max([e for _, e in outs.values()] or [0])
+            if end == mb.MAX_LIFE:
+                block.same_stream = False
+            block.set_life_end(end, block.stream)
         if not block.post_reuse_flag or no_release:
-            block.set_life_end(mb.MAX_LIFE)
+            back.diff_life = None
+            block.set_life_end(mb.MAX_LIFE, block.stream)
         self._add_reusable(block)
         back.out_stream = None
+        block.used_by_diff_streams = False
 
     def _release_pending(self):
-        for block in self.pending:
-            t = block.tenants[-1]
-            sym = block.symbols[-1] if t.kind == "out" and block.symbols else ""
-            self._release(block, sym)
-        self.pending = []
+        """ReleaseMemorys (bma L2211-2226): per memory type, per stream in id order."""
+        for key in sorted(self.pending):
+            for block in self.pending[key]:
+                t = block.tenants[-1]
+                sym = block.symbols[-1] if t.kind == "out" and block.symbols else ""
+                self._release(block, sym)
+        self.pending = {}
+
+    def _suspend(self, block):
+        self.pending.setdefault((block.memory_type, block.stream), []).append(block)
 
     def _node(self, nm):
         p = self.p
@@ -521,18 +578,26 @@ class BlockAssigner:
         for i, size in enumerate(node.outputs):
             if i > 0 and cm.continuous_output(node):
                 continue      # bma L1573-1576: only output 0 of a continuous output gets a block
-            if zero_mem or size == 0 or i in var_outs or \
-                    cm.separate_clean_output(p, node, i) == "none":     # IsNoNeedAssignMemory: a variable's
+            if zero_mem or size == 0:
                 continue
-            if atomic and i in atomic_outs and not p.is_zero_copy(node, i):
+            plan = cm.plan_output(p, node, i)
+            if plan.no_block or i in var_outs:     # IsNoNeedAssignMemory: a variable's
+                continue
+            if atomic and i in atomic_outs and not plan.set_input and \
+                    not cm.continuous_output(node) and not p.is_zero_copy(node, i):
                 continue      # IsAtomicOutputMemory: laid out by the atomic assigner
-            block = self._apply_out(node, i, op_reuse)
+            if op_reuse and atomic and plan.set_input:
+                op_reuse = False       # bma L2382-2384: atomic can't be reused
+            block = self._apply_out(node, i, op_reuse, plan)
             if block is None:
                 continue
+            if plan.streams:
+                block.tenants[-1].out_count = max(block.tenants[-1].out_count,
+                                                  len(plan.streams))
             self.symbol_blocks[p.sym[("out", nm, i)]] = block
             if block.ref_count == 0:      # CheckAndReleaseSuspendedBlock
                 block.ref_count = 1
-                self.pending.append(block)
+                self._suspend(block)
         atomic_ws = p.atomic_workspace_indexes(node) if atomic else set()
         flags = list(node.attrs.get("workspace_reuse_flag") or [])
         scope = node.attrs.get("workspace_no_reuse_scope") or []
@@ -551,10 +616,11 @@ class BlockAssigner:
                                 ws_no_reuse=no_reuse, memory_type=memory_type)
             block.ref_count += 1
             if not no_reuse:
-                self.pending.append(block)
+                self._suspend(block)
         anchors = [(i, p.in_src[(nm, i)]) for i in range(p.n_in[nm]) if (nm, i) in p.in_src]
         if p.memory_priority:
             anchors.sort(key=lambda a: p.id[a[1][0]])
+        stream = p.streams.stream[nm]
         for _, (src, o) in anchors:
             if p.by[src].type in NO_RELEASE_PRODUCERS:
                 continue
@@ -562,26 +628,32 @@ class BlockAssigner:
             block = self.symbol_blocks.get(sym)
             if block is None:
                 continue
-            self._release(block, sym)
+            self._release(block, sym, stream)
 
     # ------------------------------------------------------------ level 2
     def _level2(self):
-        """ReuseBlocksByLifeTime (bma L2779-2823). Every pair GE compares is compared here,
-        in GE's order; the checks of AddLifeReuseBlock that decide a pair without changing
-        any block (mem_block.add_life_reuse_block's first lines, CanBlockLifeReuse, a parent
-        without children that the child cannot fit) are made inline, the rest through
-        mem_block."""
+        """ReuseBlocksByLifeTime (bma L2779-2823): each block in GE's order as the parent of
+        every later block, as GE compares them. Work is saved where no result can change:
+        the later blocks GE's AddLifeReuseBlock refuses at once (already nested, or with
+        children: for good) are kept out of `pend`, the list of blocks still able to be
+        nested, in GE's order; the checks that decide a pair without changing any block
+        (CanBlockLifeReuse, a parent without children that the child cannot fit, a
+        one-tenant child crossing the parent, no room in the parent's whole tree:
+        `mem_block.walk_need`) are made inline; the rest goes through mem_block."""
         key = mb.sort_key(self.s.ascending)
         blocks = self.blocks
         std_sort(blocks, key)
         memory_priority = self.p.memory_priority
+        ctx = mb.StreamContext(self.p.streams, self.p.same_out, memory_priority)
+        simple = ctx.simple
         pad = mb.MEM_ALIGN
+        pend = [b for b in blocks if _nestable(b)]
         i = 0
         while i < len(blocks):
             parent = blocks[i]
+            i += 1
             # AddLifeReuseBlock returns false at once for every child of such a parent
             if parent.child_block or not parent.reuse_mem or not parent.tenants:
-                i += 1
                 continue
             ptype = parent.memory_type
             p_zero = parent.is_zero_copy
@@ -591,68 +663,94 @@ class BlockAssigner:
             p_align = parent.align_size()
             p_index = mb._span_index(parent)
             p_lbs, p_ends = p_index or ((), ())
-            j = i + 1
-            n = len(blocks)
-            while j < n:
-                child = blocks[j]
-                if (child.child_block or not child.reuse_mem or child.children
-                        or not child.tenants or child.memory_type != ptype):
-                    j += 1
+            # pend[r:] is still to be compared with this parent; pend[:w] is kept for the
+            # next parents (the parent itself and blocks nested meanwhile are dropped)
+            r = w = 0
+            done = False
+            while r < len(pend):
+                child = pend[r]
+                r += 1
+                if child is parent or child.child_block or child.children:
+                    continue
+                if child.memory_type != ptype:
+                    pend[w] = child
+                    w += 1
+                    continue
+                need = mb.walk_need(child)
+                if need and (parent.room if parent.children else mb.own_room(parent)) < need:
+                    pend[w] = child     # no room anywhere in parent's tree: nothing changes
+                    w += 1
                     continue
                 conflict = p_attrs and child._attrs and parent.conflicts_with(child)
-                can_block = not conflict and (child.tenants[0].lb > p_end
-                                              or p_begin > child.tenants[-1].end)
+                if simple:
+                    can_block = not conflict and (child.tenants[0].lb > p_end
+                                                  or p_begin > child.tenants[-1].end)
+                else:
+                    can_block = mb._can_block(parent, child, conflict, ctx)
                 if (p_zero and child.continuous) or (child.is_zero_copy and parent.continuous):
-                    j += 1
+                    pend[w] = child
+                    w += 1
                     continue
-                if parent.continuous or child.continuous:
+                if parent.continuous or child.continuous or p_zero or child.is_zero_copy:
                     if can_block:
-                        mb._add_continuous_life_reuse_block(parent, child)
+                        if parent.continuous or child.continuous:
+                            mb._add_continuous_life_reuse_block(parent, child)
+                        else:
+                            mb._add_zero_copy_life_reuse_block(parent, child)
                         if parent.child_block:
-                            break       # nested into the continuous child: done as a parent
-                    j += 1
-                    continue
-                if p_zero or child.is_zero_copy:
-                    if can_block:
-                        mb._add_zero_copy_life_reuse_block(parent, child)
-                        if parent.child_block:
-                            break       # nested into the zero-copy child: done as a parent
-                    j += 1
+                            # nested into the child: done as a parent
+                            pend[w:] = pend[r:]
+                            done = True
+                            break
+                    if _nestable(child):
+                        pend[w] = child
+                        w += 1
                     continue
                 if can_block and not parent.children:
                     size = child.align_size()
                     if parent.child_offset + size > p_align + (pad if size != pad else 0):
-                        j += 1          # it does not fit: nothing changes
+                        pend[w] = child     # it does not fit: nothing changes
+                        w += 1
                         continue
                 if not can_block:
                     if conflict:
-                        j += 1          # CanIntervalLifeReuse refuses conflicting types
+                        pend[w] = child     # CanIntervalLifeReuse refuses conflicting types
+                        w += 1
                         continue
                     t = child.tenants[0]
                     if (len(child.tenants) == 1 and not t.ref_input and p_index
                             and t.lb <= t.end and parent.stream == child.stream
-                            and parent.same_stream and child.same_stream):
+                            and parent.same_stream and child.same_stream
+                            and not parent.tenants[-1].diff_life and not t.diff_life):
                         # one tenant whose life overlaps the parent's span: it crosses a
                         # parent tenant (CanIntervalLifeReuse refuses) or none (nothing
                         # moves; go on as AddLifeReuseBlock does)
                         q = bisect.bisect_left(p_ends, t.lb)
                         if q < len(p_ends) and p_lbs[q] <= t.end:
-                            j += 1
+                            pend[w] = child
+                            w += 1
                             continue
                         can_block = True
                 clones = []
                 if can_block or mb._can_interval_life_reuse(parent, child, clones):
-                    mb.nest_life_reuse_block(parent, child, clones)
+                    mb.nest_life_reuse_block(parent, child, clones, 1, ctx, need)
+                if _nestable(child):
+                    pend[w] = child
+                    w += 1
                 if clones:
+                    # GE inserts the clones right after the child and compares them next
+                    j = blocks.index(child, i)
                     blocks[j + 1:j + 1] = clones
                     low = min([p_align] + [c.align_size() for c in clones])
                     nxt = j + 1 + len(clones)
                     if (nxt < len(blocks) and low < blocks[nxt].align_size()) or \
                             memory_priority:
                         std_sort(blocks, key, j + 1)
-                    n = len(blocks)
-                j += 1
-            i += 1
+                        pend[r:] = [b for b in blocks[j + 1:] if _nestable(b)]
+                    else:
+                        pend[r:r] = clones
+            if not done:
+                del pend[w:]
 
     # ------------------------------------------------------------ run
     def assign(self):

@@ -1,17 +1,19 @@
-"""The option catalog: one declarative row per NPU/GE option, given a typed shape (`Option`,
-`Route`) and looked up here; every other part reads these rows. Column meanings: docs/design.md
-"Module notes".
+"""The option catalog: one declarative row per NPU/GE option (`_rows.ROWS`, plain data), given
+a typed shape here (`Option`, `Route`: their columns are documented on the classes) and looked
+up by any name (`find`). Every other part reads these rows; no option has code of its own. A
+misspelled column fails the import with a ValueError naming the row and the close column.
 """
 import difflib
 from dataclasses import dataclass, field as _field, fields as _fields
 from types import MappingProxyType
 from typing import Any, Mapping, Optional, Tuple
 
-from npu_bridge.ge import _rows
+from npu_bridge.ge import _rows, rule_kinds
+from npu_bridge.ge.text import close_names, value_text  # noqa: F401  (catalog's own names too)
 
 LEVELS = ("global", "session", "graph")
-RULE_KINDS = ("bool", "enum", "range", "clamp", "regex", "int_string", "path", "write_dir", "json",
-              "any")
+RULE_KINDS = tuple(rule_kinds.KINDS)
+"""The names of the value rule kinds (`rule_kinds.KINDS`, one class each)."""
 ESTIMATOR_WRITE_MODES = ("always", "when_set", "never")
 
 
@@ -19,12 +21,15 @@ ESTIMATOR_WRITE_MODES = ("always", "when_set", "never")
 class Route:
     """One place the adapter forwards a value to.
 
-    level: "global" | "session" | "graph" | "adapter".
-    key: the GE option key (or the adapter's own name for level "adapter").
-    when: "always" (adapter default sent when the key is absent), "present" (only when the
-      key is in the parameter_map), "nonempty" (only when the value is not empty).
-    fmt: "auto" (ints decimal, bools "1"/"0", strings as is), "truefalse" (bools as
-      "true"/"false"), or "map" (use `value_map`).
+    Attributes:
+      level: "global" (GEInitialize), "session" (ge::Session), "graph" (AddGraph) or
+        "adapter" (kept by the adapter).
+      key: the GE option key (or the adapter's own name for level "adapter").
+      when: "always" (adapter default sent when the key is absent), "present" (only when the
+        key is in the parameter_map), "nonempty" (only when the value is not empty).
+      fmt: "auto" (ints decimal, bools "1"/"0", strings as is), "truefalse" (bools as
+        "true"/"false"), or "map" (use `value_map`).
+      value_map: {value text: GE text} for fmt "map".
     """
     level: str
     key: str
@@ -35,7 +40,63 @@ class Route:
 
 @dataclass(frozen=True, slots=True)
 class Option:
-    """One catalog row (see the module docstring for the columns)."""
+    """One catalog row. Two kinds: parameter_map rows (`key` set: the keys the real adapter
+    reads from the `NpuOptimizer` custom optimizer or the real `NPUEstimator` writes there,
+    the reference's 107 and `const_input`) and GE rows (`key` None, `ge_key` set: GE options
+    a user gives directly, `resolve_ge`, from the seed ge_memory_options_zh.txt).
+
+    Attributes:
+      name: the row's own name (`key` for parameter_map rows, else `ge_key`).
+      key: the `parameter_map` key, or None.
+      ge_key: the GE key (GE rows; for a parameter_map row the GE key it stands for).
+      ir_option: the offline `ge::ir_option` name (seed ir_memory_options_en.txt), or None.
+      field: the `AttrValue` field the adapter reads (`b`, `i`, `s`, `f`), None for GE rows.
+      other_fields: {field: "convert" | "accept"}: another field that is not an error
+        ("convert": older adapters read it, accepted with a warning NPB102 and converted;
+        "accept": the real NPUEstimator itself writes it there).
+      type: the value's type in words (docs).
+      default: the documented default; adapter_default: the text the adapter sends when
+        the key is absent (None: nothing is sent).
+      rule: the value rule kind, a name of `rule_kinds.KINDS` (`kind` is its class), with
+        its parameters: `allowed` (enum), `min` / `max` (range, clamp, int_string; `unit`
+        of them, e.g. "bytes"), `pattern` with a valid `example` and `format`, the pattern
+        in words (regex: messages, `explain` and docs say the words, never the pattern).
+      legacy_values: {value: reason}: values outside the documented set that the adapter's
+        own checks accept; accepted with warning NPB103.
+      products: product ids the option is supported on (None = all); value_products:
+        {value: product ids}; product_severity: "error" where the seeds say so, else
+        "warning"; value_product_severity: {value: severity of NPB113} (default warning).
+      scenario: the use the option is for (docs).
+      deprecated / replacement: deprecated in the vendor docs (NPB105), and what to use.
+      runconfig_arg: the `NPURunConfig` argument or dotted config-class attribute that sets
+        it (`memory_config.static_memory_policy`), or None.
+      estimator_write: what the real `NPUEstimator` does with the key: "always" (for a
+        dotted `runconfig_arg`, always when that container object is given), "when_set"
+        (when the argument is not None), "never".
+      estimator_value: a constant the estimator writes (`use_off_line` True), else None.
+      estimator_default: the value written when the container object is absent
+        (`enable_dump` False without a DumpConfig), else None.
+      estimator_requires: another argument that must be set/true for the key to be written
+        (`work_path` needs `aoe_mode`), else None.
+      estimator_none_as: what the estimator writes for the argument left None when it
+        writes the key (`profiling_options` "" while profiling is on), else None.
+      plugin_none_as: what `npu_plugin.npu_resource_init` sends for the argument left None
+        (`aoe_config_file`: "None"), else None (it sends nothing).
+      routes: tuple of `Route`: where the adapter forwards the value.
+      levels: for GE rows, the levels GE accepts the key at (seeds first, else the reference
+        ge_option_scopes.json); for parameter_map rows, the levels of its routes.
+      adapter_check: what the real adapter does with a bad value: "none", "error" (session
+        creation fails), "fatal" (process abort), "clamp", "override".
+      source: where the row's rules come from (seed file name or vendor doc page); doc: the
+        vendor page, when not the source; notes: free text for docs.
+      merge_reset: with several `NpuOptimizer` custom optimizers (read in order, a later one
+        overriding the keys it sets), what a later one lacking the key does: None (the
+        earlier value stays), "always" (reset to the adapter default, e.g. `job`), or a
+        tuple of keys (reset only while one of them is on: `profiling_options` while
+        `profiling_mode`). Source: tf_adapter/util/npu_attrs.cc SetNpuOptimizerAttr.
+      plugin_key: the key `npu_resource_init` sends the option under at GEInitialize when
+        its Python module spells it differently from `ge_key`, else None.
+    """
     name: str
     key: Optional[str] = None
     ge_key: Optional[str] = None
@@ -57,7 +118,6 @@ class Option:
     products: Optional[Tuple[str, ...]] = None
     value_products: Mapping[Any, Tuple[str, ...]] = _field(default_factory=dict)
     product_severity: str = "warning"
-    # value -> severity of NPB113 for that value (default warning)
     value_product_severity: Mapping[Any, str] = _field(default_factory=dict)
     scenario: Optional[str] = None
     deprecated: bool = False
@@ -83,41 +143,17 @@ class Option:
         """Human text of the allowed values, as used in messages and docs."""
         return allowed_text(self)
 
+    @property
+    def kind(self):
+        """The row's value rule kind (`rule_kinds.KINDS[rule]`)."""
+        return rule_kinds.KINDS[self.rule]
+
 
 def allowed_text(row):
     """Describe a row's allowed values: '0, 1, 2', '[0, 33554432] bytes', a format in words
-    with its example ("two positive integers joined by '|' ..., e.g. '2|4'")."""
-    kind = row.rule
-    if kind == "bool":
-        return "true, false"
-    if kind == "enum":
-        vals = [_show(v) for v in row.allowed]
-        vals += ["%s (legacy)" % _show(v) for v in row.legacy_values]
-        return ", ".join(vals)
-    if kind in ("range", "clamp", "int_string"):
-        lo = "-inf" if row.min is None else str(row.min)
-        hi = "+inf" if row.max is None else str(row.max)
-        unit = (" " + row.unit) if row.unit else ""
-        return "[%s, %s]%s" % (lo, hi, unit)
-    if kind == "regex":
-        return "%s, e.g. %r" % (row.format, row.example)
-    if kind == "path":
-        return "a non-empty path"
-    if kind == "write_dir":
-        return "a directory path without '..' components that is not a symlink (npu_bridge.ge.paths)"
-    if kind == "json":
-        return "a JSON object string (or empty)"
-    return "any value"
-
-
-def value_text(v):
-    """A value as the adapter writes it to GE: booleans as "true"/"false", else `str`."""
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    return str(v)
-
-
-_show = value_text
+    with its example ("two positive integers joined by '|' ..., e.g. '2|4'"): its rule
+    kind's (`npu_bridge.ge.rule_kinds`)."""
+    return rule_kinds.KINDS[row.rule].allowed_text(row)
 
 
 OPTION_COLUMNS = tuple(f.name for f in _fields(Option))
@@ -137,6 +173,15 @@ def _check_columns(spec, known, what):
                          % (what, ", ".join(bad), ", ".join(known)))
 
 
+def _check_kind(kind, known, what):
+    """Raise ValueError naming `what`, `kind` (not one of `known`), a close one and the known
+    ones (`npu_bridge.ge.cross` checks a cross rule's kind with it too)."""
+    if kind not in known:
+        close = difflib.get_close_matches(str(kind), known, n=1)
+        raise ValueError("%s %r is not a rule kind%s; kinds: %s" % (
+            what, kind, " (did you mean %r?)" % close[0] if close else "", ", ".join(known)))
+
+
 def _row_name(spec):
     return spec.get("key") or spec.get("ge_key") or spec.get("name") or spec.get("ir_option")
 
@@ -154,6 +199,7 @@ def _route(spec, row="?"):
 def _build(spec):
     name = _row_name(spec)
     _check_columns(spec, OPTION_COLUMNS, "catalog row %r" % (name,))
+    _check_kind(spec.get("rule", "any"), RULE_KINDS, "catalog row %r: rule" % (name,))
     spec = dict(spec)
     spec["routes"] = tuple(_route(r, name) for r in spec.get("routes", ()))
     for name in ("allowed", "products", "levels"):
@@ -228,20 +274,6 @@ def find(name):
     return row
 
 
-def close_names(name, candidates, n=3, cutoff=0.6):
-    """The names among `candidates` close to `name`, ignoring case (`STATIC_MEMORY_POLICY`
-    finds `static_memory_policy`, `ge.exec.staticmemorypolicy` `ge.exec.staticMemoryPolicy`),
-    best first, each in its own spelling (difflib on case-folded names): the "did you mean" of
-    the resolver, `explain` and lint."""
-    by_fold = {}
-    for candidate in candidates:
-        by_fold.setdefault(candidate.casefold(), []).append(candidate)
-    found = []
-    for folded in difflib.get_close_matches(name.casefold(), list(by_fold), n=n, cutoff=cutoff):
-        found.extend(c for c in by_fold[folded] if c not in found)
-    return found[:n]
-
-
 def suggest(name, candidates=None, n=3):
     """Close matches of `name` among `candidates` (default: the parameter_map keys), best
     first, ignoring case (`PRECISION_MODE` -> `precision_mode`): `close_names`."""
@@ -251,105 +283,3 @@ def suggest(name, candidates=None, n=3):
 def all_names():
     """Every name `find` accepts."""
     return tuple(_NAMES)
-
-
-# ---------------------------------------------------------------- cross-option rules
-CROSS_KINDS = ("requires", "excludes", "ascending_ranges", "existing_dir", "memory_budget",
-               "needs_value", "notice", "legacy_value", "env_policy", "policy_parallel",
-               "weight_dir")
-# parameter_map: on the parameter_map values; ge: on every resolution's effective GE options;
-# ge_direct: on GE options given directly (resolve_ge), before the "ge" rows
-CROSS_LEVELS = ("parameter_map", "ge", "ge_direct")
-CROSS_FAILURES = {
-    "error": "the real adapter fails session creation",
-    "fatal": "the real adapter aborts the process (LOG(FATAL))",
-    "docs": "the vendor docs say so; the real adapter does not check it",
-}
-
-
-@dataclass(frozen=True, slots=True)
-class CrossRule:
-    """One rule between options (`_rows.CROSS_RULES`; evaluated by `npu_bridge.ge.cross`).
-
-    kind: one of `CROSS_KINDS`; when: ((key, test), ...), the rule applies when any holds
-    (test "set", True/False, or a tuple of values); needs / others: ((key, test), ...) for
-    "requires" (all must hold, or one with `any_of`) / "excludes" (none may hold); option:
-    the key checked by "ascending_ranges" / "existing_dir"; max_groups: for
-    "ascending_ranges"; failure: "error" | "fatal" | "docs" (`CROSS_FAILURES`); code and
-    severity (None: the code's default) of the diagnostic; source: where the rule comes from.
-    level: one of `CROSS_LEVELS` (keys are parameter_map keys, or GE keys for "ge" levels);
-    allowed: the values the kind accepts ("needs_value"), stays quiet for ("notice": the
-    row's `quiet` column), treats
-    as legacy ("legacy_value"), guards ("policy_parallel") or reads in `env` ("env_policy");
-    default: the value of an absent option ("needs_value"), what a legacy value runs as;
-    shares: ((key, numerator, denominator), ...) of the device memory ("memory_budget");
-    env: an environment variable the kind reads; invalid_code: the code of a bad `env` value.
-    Messages: the code's template (npu_bridge/ge/codes.py).
-    """
-    kind: str
-    when: Tuple[Tuple[str, Any], ...]
-    code: str
-    source: str
-    failure: str = "error"
-    severity: Optional[str] = None
-    needs: Tuple[Tuple[str, Any], ...] = ()
-    others: Tuple[Tuple[str, Any], ...] = ()
-    any_of: bool = False
-    option: Optional[str] = None
-    max_groups: Optional[int] = None
-    level: str = "parameter_map"
-    allowed: Tuple[Any, ...] = ()
-    default: Any = None
-    shares: Tuple[Tuple[str, int, int], ...] = ()
-    env: Optional[str] = None
-    invalid_code: Optional[str] = None
-
-    @property
-    def keys(self):
-        """Every parameter_map key the rule reads."""
-        names = [k for k, _ in self.when + self.needs + self.others]
-        if self.option:
-            names.append(self.option)
-        names.extend(k for k, _, _ in self.shares)
-        return tuple(dict.fromkeys(names))
-
-
-def _conds(spec):
-    return tuple((k, tuple(t) if isinstance(t, list) else t) for k, t in spec or ())
-
-
-# the columns of a `_rows.CROSS_RULES` row ("if": CrossRule.when, "any": any_of, "quiet": the
-# `allowed` of a "notice" row)
-CROSS_COLUMNS = ("kind", "if", "code", "source", "failure", "severity", "needs", "others", "any",
-                 "option", "max_groups", "level", "allowed", "quiet", "default", "shares", "env",
-                 "invalid_code")
-
-
-def _cross(spec):
-    _check_columns(spec, CROSS_COLUMNS, "cross-option rule %s %s (%s)"
-                   % (spec.get("kind"), spec.get("code"), spec.get("option")
-                      or ", ".join(str(k) for k, _ in spec.get("if") or ())))
-    rule = CrossRule(kind=spec["kind"], when=_conds(spec["if"]), code=spec["code"],
-                     source=spec["source"], failure=spec.get("failure", "error"),
-                     severity=spec.get("severity"), needs=_conds(spec.get("needs")),
-                     others=_conds(spec.get("others")), any_of=bool(spec.get("any")),
-                     option=spec.get("option"), max_groups=spec.get("max_groups"),
-                     level=spec.get("level", "parameter_map"),
-                     allowed=tuple(spec.get("allowed", spec.get("quiet", ()))),
-                     default=spec.get("default"),
-                     shares=tuple(tuple(s) for s in spec.get("shares", ())),
-                     env=spec.get("env"), invalid_code=spec.get("invalid_code"))
-    if (rule.kind not in CROSS_KINDS or rule.failure not in CROSS_FAILURES
-            or rule.level not in CROSS_LEVELS):
-        raise ValueError("bad cross-option rule %r" % (spec,))
-    from npu_bridge.ge.scopes import SCOPES   # the GE keys GE reads
-    known = BY_KEY if rule.level == "parameter_map" else (
-        lambda k: k in BY_GE_KEY or k in SCOPES)
-    unknown = [k for k in rule.keys if not (known(k) if callable(known) else k in known)]
-    if unknown:
-        raise ValueError("cross-option rule %r names unknown keys %s" % (spec, unknown))
-    return rule
-
-
-CROSS_RULES: Tuple[CrossRule, ...] = tuple(_cross(s) for s in _rows.CROSS_RULES)
-"""The documented rules between options, one row each (`_rows.CROSS_RULES`)."""

@@ -1,15 +1,34 @@
-"""The rule kinds of the rule table (`catalog.CROSS_RULES`, rows in `_rows.CROSS_RULES`).
-
-Each row is compiled once at import into a check. `check_all` runs the parameter_map rows
-whose trigger keys the resolution holds; `check_ge` runs the GE-level rows (GE's own
-normalisation and the seeds' memory rules) on a resolution's effective options, in order.
+"""The cross-option rules: each row of `_rows.CROSS_RULES` is an instance of its kind's class
+(`CrossRule` subclasses, registered in `KINDS` by `kind` when defined: a new kind is one class,
+declaring its own columns as fields), compiled once at import into a check. `check_all` runs
+the parameter_map rows whose trigger keys the resolution holds; `check_ge` runs the GE-level
+rows (GE's own normalisation and the seeds' memory rules) on a resolution's effective options,
+in order. The docs generator reads the kinds' `doc` and each row's `describe()`.
 """
+import dataclasses
 import os
+from dataclasses import dataclass
+from typing import Any, ClassVar, Optional, Tuple
 
-from npu_bridge.ge import catalog, paths, products
+from npu_bridge.ge import _rows, catalog, paths, products
 from npu_bridge.ge.diagnostics import make
+from npu_bridge.ge.scopes import SCOPES
+
+LEVELS = {
+    "parameter_map": "on the parameter_map values (keys are parameter_map keys)",
+    "ge_direct": "on GE options given directly (resolve_ge), before the \"ge\" rows",
+    "ge": "on the effective GE options of every resolution, in table order",
+}
+FAILURES = {
+    "error": "the real adapter fails session creation",
+    "fatal": "the real adapter aborts the process (LOG(FATAL))",
+    "docs": "the vendor docs say so; the real adapter does not check it",
+}
+KINDS = {}
+"""Cross rule kind name -> its class (a `CrossRule` subclass), in definition order."""
 
 _MISSING = object()
+Conds = Tuple[Tuple[str, Any], ...]
 
 
 def _show(value):
@@ -26,6 +45,16 @@ def _describe(key, test):
     if len(test) == 1:
         return "%s=%s" % (key, _show(test[0]))
     return "%s one of %s" % (key, ", ".join(_show(v) for v in test))
+
+
+def doc_cond(cond):
+    """A condition `(key, test)` as docs/options.md writes it."""
+    key, test = cond
+    if test == "set":
+        return "`%s` set" % key
+    if isinstance(test, bool):
+        return "`%s`=%s" % (key, "true" if test else "false")
+    return "`%s` in {%s}" % (key, ", ".join(str(v) for v in test))
 
 
 def _predicate(test):
@@ -50,181 +79,361 @@ def _first(values, conds):
     return None
 
 
-def _why(rule):
-    """The fields every rule's diagnostic has: `failure` (what the real stack does) and
-    `where` (the row's source)."""
-    return {"failure": catalog.CROSS_FAILURES[rule.failure], "where": rule.source}
+@dataclass(frozen=True, kw_only=True)
+class CrossRule:
+    """One rule between options: a row of `_rows.CROSS_RULES`, an instance of its kind's
+    class. The row's column "if" is `when`; every other column is the field of its name.
+
+    Attributes:
+      when: ((key, test), ...): the rule applies when any holds; a test is "set" (given,
+        not empty), True / False (that bool) or a tuple of values.
+      code: the code of its diagnostic (the message template: npu_bridge/ge/codes.py).
+      source: where the rule comes from.
+      failure: what the real stack does, a key of `FAILURES`.
+      severity: None (the code's own) or another severity.
+      level: where it runs, a key of `LEVELS` that its kind's `levels` holds; the keys are
+        parameter_map keys at level "parameter_map", GE keys at the others.
+    Each kind (class attributes): `kind` (the row's "kind"), `levels`, `doc` (what it checks,
+    for docs/options.md) and its own columns as fields.
+    """
+    when: Conds
+    code: str
+    source: str
+    failure: str = "error"
+    severity: Optional[str] = None
+    level: str = "parameter_map"
+
+    kind: ClassVar[str] = ""
+    levels: ClassVar[Tuple[str, ...]] = ("parameter_map",)
+    doc: ClassVar[str] = ""
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if "kind" in cls.__dict__:
+            if cls.kind in KINDS:
+                raise ValueError("cross rule kind %r defined twice" % cls.kind)
+            KINDS[cls.kind] = cls
+
+    @classmethod
+    def columns(cls):
+        """The columns of this kind's rows ("if" for `when`)."""
+        return ("kind", "if") + tuple(f.name for f in dataclasses.fields(cls) if f.name != "when")
+
+    def own_keys(self):
+        """The option keys of the kind's own columns (besides `when`'s)."""
+        return ()
+
+    @property
+    def keys(self):
+        """Every option key the rule reads."""
+        return tuple(dict.fromkeys([k for k, _ in self.when] + list(self.own_keys())))
+
+    @property
+    def trigger_env(self):
+        """An environment variable that triggers the rule without its keys, or None."""
+        return None
+
+    def describe(self):
+        """What the rule checks, as the docs table says it."""
+        raise NotImplementedError
+
+    def compile(self):
+        """The rule's check: `check(values, diags, given, ctx)` at level "parameter_map",
+        `check(result, env, state)` at the GE levels."""
+        raise NotImplementedError
+
+    def _why(self):
+        """The fields every rule's diagnostic has: `failure` (what the real stack does) and
+        `where` (the row's source)."""
+        return {"failure": FAILURES[self.failure], "where": self.source}
 
 
-def _requires(rule):
-    when, needs = _conds(rule.when), _conds(rule.needs)
-    if rule.level != "parameter_map":
-        return _requires_ge(rule, when, needs)
-
-    def check(values, diags, given, ctx=None):
-        hit = _first(values, when)
-        if hit is None:
-            return
-        # a needed key given with an invalid value is already an error: not "missing" too
-        ok = [_first(values, (c,)) is not None or (c[0] not in values and c[0] in given)
-              for c in needs]
-        if (any(ok) if rule.any_of else all(ok)):
-            return
-        missing = [c[2] for c, good in zip(needs, ok) if not good]
-        what = ("one of: " + "; ".join(missing)) if rule.any_of else " and ".join(missing)
-        diags.append(make(rule.code, hit[0], hit[1], severity=rule.severity,
-                          subject="%s=%s" % (hit[0], _show(hit[1])), needed=what,
-                          **_why(rule)))
-    return check
+class _Option:
+    """A mixin of the kinds about one option (`option`)."""
+    def own_keys(self):
+        return (self.option,)
 
 
-def _excludes(rule):
-    when, others = _conds(rule.when), _conds(rule.others)
+# ---------------------------------------------------------------- parameter_map kinds
+@dataclass(frozen=True, kw_only=True)
+class Requires(CrossRule):
+    """needs: ((key, test), ...) that must hold when `when` does: all, or one with any_of."""
+    kind = "requires"
+    levels = ("parameter_map", "ge")
+    doc = "when a condition on the left holds, the right one(s) must too"
+    needs: Conds = ()
+    any_of: bool = False
 
-    def check(values, diags, given=(), ctx=None):
-        hit = _first(values, when)
-        if hit is None:
-            return
-        clash = _first(values, others)
-        if clash is None:
-            return
-        diags.append(make(rule.code, hit[0], hit[1], severity=rule.severity,
-                          shown=_show(hit[1]), other=clash[0], other_shown=_show(clash[1]),
-                          **_why(rule)))
-    return check
+    def own_keys(self):
+        return tuple(k for k, _ in self.needs)
 
+    def describe(self):
+        return "needs " + (" or " if self.any_of else " and ").join(map(doc_cond, self.needs))
 
-def _ascending_ranges(rule):
-    when, option, limit = _conds(rule.when), rule.option, rule.max_groups
+    def compile(self):
+        when, needs = _conds(self.when), _conds(self.needs)
+        rule = self
+        if self.level != "parameter_map":
+            def check_ge(result, env, state):
+                eff = result.effective
+                hit = _first(eff, when)
+                if hit is None or all(_first(eff, (c,)) is not None for c in needs):
+                    return
+                result.diagnostics.append(make(
+                    rule.code, hit[0], hit[1], subject="%s=%s" % (hit[0], _show(hit[1])),
+                    needed=" and ".join(c[2] for c in needs), got=eff.get(needs[0][0]),
+                    **rule._why()))
+            return check_ge
 
-    def check(values, diags, given=(), ctx=None):
-        if _first(values, when) is None:
-            return
-        value = values.get(option)
-        if not isinstance(value, str):
-            return
-        groups = value.split("|")
-        problems = []
-        if limit is not None and len(groups) > limit:
-            problems.append("%d groups, at most %d allowed" % (len(groups), limit))
-        bad = []
-        for group in groups:
-            first, sep, second = group.partition("-")
-            if sep and first.isdigit() and second.isdigit() and int(first) >= int(second):
-                bad.append(group)
-        if bad:
-            problems.append("range%s %s do%s not ascend (a-b needs a < b)"
-                            % ("s" if len(bad) > 1 else "", ", ".join(bad),
-                               "" if len(bad) > 1 else "es"))
-        if problems:
-            allowed = "'|'-separated steps or ranges a-b with a < b" + (
-                ", at most %d groups" % limit if limit is not None else "")
-            diags.append(make(rule.code, option, value, severity=rule.severity,
-                              shown=repr(value), reason="; ".join(problems), allowed=allowed,
-                              where=rule.source))
-    return check
-
-
-def _existing_dir(rule):
-    when, option = _conds(rule.when), rule.option
-
-    def check(values, diags, given=(), ctx=None):
-        hit = _first(values, when)
-        if hit is None:
-            return
-        path = values.get(option)
-        if not isinstance(path, str) or path == "":
-            return  # absent: a "requires" rule reports it
-        try:   # "path/." resolves only for a directory: one access() call checks both
-            usable = os.access(os.path.join(path, "."), os.R_OK | os.W_OK)
-        except (OSError, ValueError):
-            usable = False
-        if usable:
-            return
-        diags.append(make(rule.code, option, path, severity=rule.severity,
-                          cause="%s=%s" % (hit[0], _show(hit[1])), **_why(rule)))
-    return check
+        def check(values, diags, given, ctx=None):
+            hit = _first(values, when)
+            if hit is None:
+                return
+            # a needed key given with an invalid value is already an error: not "missing" too
+            ok = [_first(values, (c,)) is not None or (c[0] not in values and c[0] in given)
+                  for c in needs]
+            if (any(ok) if rule.any_of else all(ok)):
+                return
+            missing = [c[2] for c, good in zip(needs, ok) if not good]
+            what = ("one of: " + "; ".join(missing)) if rule.any_of else " and ".join(missing)
+            diags.append(make(rule.code, hit[0], hit[1], severity=rule.severity,
+                              subject="%s=%s" % (hit[0], _show(hit[1])), needed=what,
+                              **rule._why()))
+        return check
 
 
-def _memory_budget(rule):
-    shares = {key: (num, den) for key, num, den in rule.shares}
+@dataclass(frozen=True, kw_only=True)
+class Excludes(CrossRule):
+    """others: ((key, test), ...) none of which may hold when `when` does."""
+    kind = "excludes"
+    doc = "must not be set together"
+    others: Conds
 
-    def check(values, diags, given=(), ctx=None):
-        pid, socs = ctx or (None, ())
-        if pid is None:
-            return
-        mem, mem_source = products.memory_figure(pid, socs)
-        sizes = [(k, values.get(k)) for k in shares]
-        sizes = [(k, int(v)) for k, v in sizes if isinstance(v, str) and v.isdigit()]
-        if not sizes:
-            return
-        if not mem:   # said, not skipped silently (NPB145)
-            diags.append(make("NPB145", sizes[0][0], None, product=pid, figure=mem_source,
-                              rule=rule.code))
-            return
-        confidence = products.PRODUCTS[pid].memory_confidence or "high"
-        if mem_source.split(":", 1)[0] in products.SOC_MEMORY:
-            confidence = "high"   # the SoC's own platform-config figure
-        if len(sizes) == 1:  # the unset one takes its default share of the device memory
-            other = [k for k in shares if k != sizes[0][0]][0]
-            num, den = shares[other]
-            sizes.append((other + " (unset: %d/%d of the memory)" % (num, den), mem * num // den))
-        total = sum(v for _, v in sizes)
-        if total > mem:
-            diags.append(make(rule.code, sizes[0][0], total,
-                              severity="warning" if confidence == "low" else None,
-                              sizes=" + ".join("%s %d" % kv for kv in sizes), memory=mem,
-                              product=pid, confidence=confidence, figure=mem_source,
-                              where=rule.source))
-    return check
+    def own_keys(self):
+        return tuple(k for k, _ in self.others)
+
+    def describe(self):
+        return "not with " + " or ".join(map(doc_cond, self.others))
+
+    def compile(self):
+        when, others, rule = _conds(self.when), _conds(self.others), self
+
+        def check(values, diags, given=(), ctx=None):
+            hit = _first(values, when)
+            if hit is None:
+                return
+            clash = _first(values, others)
+            if clash is None:
+                return
+            diags.append(make(rule.code, hit[0], hit[1], severity=rule.severity,
+                              shown=_show(hit[1]), other=clash[0], other_shown=_show(clash[1]),
+                              **rule._why()))
+        return check
 
 
-def _needs_value(rule):
-    when, option, allowed, default = _conds(rule.when), rule.option, rule.allowed, rule.default
+@dataclass(frozen=True, kw_only=True)
+class AscendingRanges(_Option, CrossRule):
+    """option: a '|'-separated list of steps and a-b ranges; each range needs a < b, and
+    at most max_groups groups (None: any number)."""
+    kind = "ascending_ranges"
+    doc = "each `a-b` group needs a < b, at most N groups"
+    option: str
+    max_groups: Optional[int] = None
 
-    def check(values, diags, given=(), ctx=None):
-        hit = _first(values, when)
-        if hit is None or values.get(option, default) in allowed:
-            return
-        diags.append(make(rule.code, hit[0], hit[1], shown=_show(hit[1]), needs=option,
-                          allowed=" or ".join(str(a) for a in allowed), got=values.get(option),
-                          where=rule.source))
-    return check
+    def describe(self):
+        return "`%s`: ranges ascend, at most %s groups" % (self.option, self.max_groups)
+
+    def compile(self):
+        when, option, limit, rule = _conds(self.when), self.option, self.max_groups, self
+
+        def check(values, diags, given=(), ctx=None):
+            if _first(values, when) is None:
+                return
+            value = values.get(option)
+            if not isinstance(value, str):
+                return
+            groups = value.split("|")
+            problems = []
+            if limit is not None and len(groups) > limit:
+                problems.append("%d groups, at most %d allowed" % (len(groups), limit))
+            bad = []
+            for group in groups:
+                first, sep, second = group.partition("-")
+                if sep and first.isdigit() and second.isdigit() and int(first) >= int(second):
+                    bad.append(group)
+            if bad:
+                problems.append("range%s %s do%s not ascend (a-b needs a < b)"
+                                % ("s" if len(bad) > 1 else "", ", ".join(bad),
+                                   "" if len(bad) > 1 else "es"))
+            if problems:
+                allowed = "'|'-separated steps or ranges a-b with a < b" + (
+                    ", at most %d groups" % limit if limit is not None else "")
+                diags.append(make(rule.code, option, value, severity=rule.severity,
+                                  shown=repr(value), reason="; ".join(problems),
+                                  allowed=allowed, where=rule.source))
+        return check
 
 
-def _memo_notice(rule):
-    """`notice(value)`: the row's Diagnostic for `value`, built once per value (a bounded memo;
-    a Diagnostic is immutable)."""
-    option, built = rule.option, {}
+@dataclass(frozen=True, kw_only=True)
+class ExistingDir(_Option, CrossRule):
+    """option: must name an existing writable directory on the machine that runs the script
+    (a warning here: this machine is not that one)."""
+    kind = "existing_dir"
+    doc = ("must be an existing writable directory on the machine that runs the script (a "
+           "warning here: this machine is not that one)")
+    option: str
 
-    def notice(value):
-        key = (type(value), value)
-        try:
-            diag = built.get(key)
-        except TypeError:   # an unhashable value: not memoized
-            key = diag = None
-        if diag is None:
-            diag = make(rule.code, option, value, where=rule.source)
-            if key is not None and len(built) < 64:
-                built[key] = diag
-        return diag
-    return notice
+    def describe(self):
+        return "`%s` an existing writable directory" % self.option
+
+    def compile(self):
+        when, option, rule = _conds(self.when), self.option, self
+
+        def check(values, diags, given=(), ctx=None):
+            hit = _first(values, when)
+            if hit is None:
+                return
+            path = values.get(option)
+            if not isinstance(path, str) or path == "":
+                return  # absent: a "requires" rule reports it
+            try:   # "path/." resolves only for a directory: one access() call checks both
+                usable = os.access(os.path.join(path, "."), os.R_OK | os.W_OK)
+            except (OSError, ValueError):
+                usable = False
+            if usable:
+                return
+            diags.append(make(rule.code, option, path, severity=rule.severity,
+                              cause="%s=%s" % (hit[0], _show(hit[1])), **rule._why()))
+        return check
 
 
-def _notice(rule):
-    option, quiet, notice = rule.option, rule.allowed, _memo_notice(rule)
+@dataclass(frozen=True, kw_only=True)
+class MemoryBudget(CrossRule):
+    """shares: ((key, numerator, denominator), ...): sizes in bytes that must fit the target
+    product's device memory together, an unset one taking its share of it."""
+    kind = "memory_budget"
+    doc = "the sizes (an unset one at its share) fit the product's on-chip memory"
+    shares: Tuple[Tuple[str, int, int], ...]
 
-    def check(values, diags, given=(), ctx=None):
-        value = values.get(option)
-        if value is None or value in quiet:
-            return
-        diags.append(notice(value))
-    return check
+    def own_keys(self):
+        return tuple(k for k, _, _ in self.shares)
+
+    def describe(self):
+        return " + ".join("`%s` (unset: %d/%d)" % s for s in self.shares) + \
+            " <= the product's memory"
+
+    def compile(self):
+        shares, rule = {key: (num, den) for key, num, den in self.shares}, self
+
+        def check(values, diags, given=(), ctx=None):
+            pid, socs = ctx or (None, ())
+            if pid is None:
+                return
+            mem, mem_source = products.memory_figure(pid, socs)
+            sizes = [(k, values.get(k)) for k in shares]
+            sizes = [(k, int(v)) for k, v in sizes if isinstance(v, str) and v.isdigit()]
+            if not sizes:
+                return
+            if not mem:   # said, not skipped silently (NPB145)
+                diags.append(make("NPB145", sizes[0][0], None, product=pid, figure=mem_source,
+                                  rule=rule.code))
+                return
+            confidence = products.PRODUCTS[pid].memory_confidence or "high"
+            if mem_source.split(":", 1)[0] in products.SOC_MEMORY:
+                confidence = "high"   # the SoC's own platform-config figure
+            if len(sizes) == 1:  # the unset one takes its default share of the device memory
+                other = [k for k in shares if k != sizes[0][0]][0]
+                num, den = shares[other]
+                sizes.append((other + " (unset: %d/%d of the memory)" % (num, den),
+                              mem * num // den))
+            total = sum(v for _, v in sizes)
+            if total > mem:
+                diags.append(make(rule.code, sizes[0][0], total,
+                                  severity="warning" if confidence == "low" else None,
+                                  sizes=" + ".join("%s %d" % kv for kv in sizes), memory=mem,
+                                  product=pid, confidence=confidence, figure=mem_source,
+                                  where=rule.source))
+        return check
 
 
-# GE-level kinds: check(result, env, state); `state` carries what the rows before left
-# ("policy": the static-memory policy as GE will run it, "shown": the option's name as the
-# script gave it, "parallel": graph_max_parallel_model_num).
+@dataclass(frozen=True, kw_only=True)
+class NeedsValue(_Option, CrossRule):
+    """option: must hold one of `allowed` when `when` holds; default: its value when absent."""
+    kind = "needs_value"
+    doc = "the option must hold one of the values"
+    option: str
+    allowed: Tuple[Any, ...]
+    default: Any = None
+
+    def describe(self):
+        return "`%s` one of %s" % (self.option, ", ".join(str(v) for v in self.allowed))
+
+    def compile(self):
+        when, option, allowed, default = _conds(self.when), self.option, self.allowed, self.default
+        rule = self
+
+        def check(values, diags, given=(), ctx=None):
+            hit = _first(values, when)
+            if hit is None or values.get(option, default) in allowed:
+                return
+            diags.append(make(rule.code, hit[0], hit[1], shown=_show(hit[1]), needs=option,
+                              allowed=" or ".join(str(a) for a in allowed),
+                              got=values.get(option), where=rule.source))
+        return check
+
+
+@dataclass(frozen=True, kw_only=True)
+class Notice(_Option, CrossRule):
+    """option: an info (the code's) whenever it holds a value other than those of `quiet`."""
+    kind = "notice"
+    levels = ("parameter_map", "ge_direct", "ge")
+    doc = "an info when the option holds another value"
+    option: str
+    quiet: Tuple[Any, ...] = ()
+
+    def describe(self):
+        return "`%s` not %s" % (self.option, ", ".join(repr(v) for v in self.quiet))
+
+    def _notice(self):
+        """`notice(value)`: the row's Diagnostic for `value`, built once per value (a bounded
+        memo; a Diagnostic is immutable)."""
+        option, built, rule = self.option, {}, self
+
+        def notice(value):
+            key = (type(value), value)
+            try:
+                diag = built.get(key)
+            except TypeError:   # an unhashable value: not memoized
+                key = diag = None
+            if diag is None:
+                diag = make(rule.code, option, value, where=rule.source)
+                if key is not None and len(built) < 64:
+                    built[key] = diag
+            return diag
+        return notice
+
+    def compile(self):
+        option, quiet, notice = self.option, self.quiet, self._notice()
+        if self.level != "parameter_map":
+            def check_ge(result, env, state):
+                value = result.effective.get(option)
+                if value is None or value in quiet:
+                    return
+                result.diagnostics.append(notice(value))
+            return check_ge
+
+        def check(values, diags, given=(), ctx=None):
+            value = values.get(option)
+            if value is None or value in quiet:
+                return
+            diags.append(notice(value))
+        return check
+
+
+# ---------------------------------------------------------------- GE-level kinds
+# check(result, env, state); `state` carries what the rows before left ("policy": the
+# static-memory policy as GE will run it, "shown": the option's name as the script gave it,
+# "parallel": graph_max_parallel_model_num).
 
 def _int_or_none(text):
     try:
@@ -233,142 +442,215 @@ def _int_or_none(text):
         return None
 
 
-def _policy(rule, eff, state):
+def _policy(option, eff, state):
     """The policy as the rows before left it; the first row reads it (and its text)."""
     if "policy" not in state:
-        state["text"] = eff.get(rule.option)
+        state["text"] = eff.get(option)
         state["policy"] = _int_or_none(state["text"])
     return state["policy"]
 
 
-def _legacy_value(rule):
-    option, legacy, runs_as = rule.option, rule.allowed, rule.default
+@dataclass(frozen=True, kw_only=True)
+class LegacyValue(_Option, CrossRule):
+    """option: a value of `legacy` is accepted with the code's warning; GE runs it as
+    `runs_as`, which the rows after see."""
+    kind = "legacy_value"
+    levels = ("ge",)
+    doc = "a legacy value and what GE runs"
+    option: str
+    legacy: Tuple[Any, ...]
+    runs_as: Any
 
-    def check(result, env, state):
-        policy = _policy(rule, result.effective, state)
-        if policy not in legacy:
-            return
-        shown = state.get("shown") or option
-        if not any(d.code == rule.code and d.option == shown for d in result.diagnostics):
-            row = catalog.find(option)
-            result.diagnostics.append(make(
-                rule.code, shown, policy, shown=policy, note="GE runs it as %s" % runs_as,
-                allowed=row.allowed_text if row is not None else "see docs/options.md",
-                where=rule.source))
-        state["policy"] = runs_as
-    return check
+    def describe(self):
+        return "`%s` legacy %s" % (self.option, ", ".join(str(v) for v in self.legacy))
 
+    def compile(self):
+        option, legacy, runs_as, rule = self.option, self.legacy, self.runs_as, self
 
-def _env_policy(rule):
-    option, var, valid = rule.option, rule.env, rule.allowed
-
-    def check(result, env, state):
-        eff = result.effective
-        policy = _policy(rule, eff, state)
-        text = state["text"]
-        env_text = env.get(var)
-        if env_text not in (None, ""):
-            env_policy = _int_or_none(env_text)
-            if env_policy not in valid:
-                result.diagnostics.append(make(rule.invalid_code, var, env_text,
-                                               allowed=", ".join(str(v) for v in valid),
-                                               where=rule.source))
-            else:
-                given = policy or 0
-                static = given in (2, 4) or env_policy in (1, 2, 4)
-                dynamic = given in (3, 4) or env_policy in (3, 4)
-                merged = 4 if static and dynamic else 2 if static else 3 if dynamic else 0
-                if text is not None and result.sources.get(option) != "adapter default":
-                    shown = state.get("shown") or option
-                    result.diagnostics.append(make(rule.code, shown, text, shown=text, var=var,
-                                                   env_value=env_text, merged=merged,
-                                                   where=rule.source))
-                policy = state["policy"] = merged
-                result.sources[option] = "env:" + var + " merged"
-        if policy is not None:
-            eff[option] = str(policy)
-    return check
-
-
-def _policy_parallel(rule):
-    option, guarded, other = rule.option, rule.allowed, rule.others[0][0]
-
-    def check(result, env, state):
-        eff = result.effective
-        policy = _policy(rule, eff, state)
-        parallel = state.get("parallel")
-        if parallel is None:
-            parallel = _int_or_none(eff.get(other))
-        if policy in guarded and parallel is not None and parallel > 1:
-            text = state["text"]
+        def check(result, env, state):
+            policy = _policy(option, result.effective, state)
+            if policy not in legacy:
+                return
             shown = state.get("shown") or option
-            result.diagnostics.append(make(
-                rule.code, shown, text, shown=text, parallel=parallel, where=rule.source,
-                runs_as="" if str(policy) == text else " (runs as %d)" % policy))
-    return check
+            if not any(d.code == rule.code and d.option == shown for d in result.diagnostics):
+                row = catalog.find(option)
+                result.diagnostics.append(make(
+                    rule.code, shown, policy, shown=policy, note="GE runs it as %s" % runs_as,
+                    allowed=row.allowed_text if row is not None else "see docs/options.md",
+                    where=rule.source))
+            state["policy"] = runs_as
+        return check
 
 
-def _weight_dir(rule):
-    when, option, var = _conds(rule.when), rule.option, rule.env
+@dataclass(frozen=True, kw_only=True)
+class EnvPolicy(_Option, CrossRule):
+    """option: the static-memory policy, merged with the environment variable `env` (one of
+    `valid`, else `invalid_code`) as GE merges them."""
+    kind = "env_policy"
+    levels = ("ge",)
+    doc = "the environment variable merged into the policy"
+    option: str
+    env: str
+    valid: Tuple[int, ...]
+    invalid_code: str
 
-    def check(result, env, state):
-        eff = result.effective
-        hit = _first(eff, when)
-        if hit is None:
-            return
-        wdir = eff.get(option)
-        if not wdir:
-            base = env.get(var)
-            reason = paths.unsafe_dir_reason(base) if base else None
-            if reason is not None:
-                result.diagnostics.append(make(paths.CODE, var, base,
-                                               files="external weight files", reason=reason,
-                                               where=rule.source + " (precedence rule)"))
-            name = "tmp_weight_%d_<sessionid>" % os.getpid()
-            wdir = os.path.join(base, name) if base else os.path.join(".", name)
-            eff[option] = wdir
-        result.diagnostics.append(make(rule.code, hit[0], hit[1], wdir=wdir, key=option,
-                                       var=var, where=rule.source))
-    return check
+    @property
+    def trigger_env(self):
+        return self.env
+
+    def describe(self):
+        return "`$%s` merged into `%s`" % (self.env, self.option)
+
+    def compile(self):
+        option, var, valid, rule = self.option, self.env, self.valid, self
+
+        def check(result, env, state):
+            eff = result.effective
+            policy = _policy(option, eff, state)
+            text = state["text"]
+            env_text = env.get(var)
+            if env_text not in (None, ""):
+                env_policy = _int_or_none(env_text)
+                if env_policy not in valid:
+                    result.diagnostics.append(make(rule.invalid_code, var, env_text,
+                                                   allowed=", ".join(str(v) for v in valid),
+                                                   where=rule.source))
+                else:
+                    given = policy or 0
+                    static = given in (2, 4) or env_policy in (1, 2, 4)
+                    dynamic = given in (3, 4) or env_policy in (3, 4)
+                    merged = 4 if static and dynamic else 2 if static else 3 if dynamic else 0
+                    if text is not None and result.sources.get(option) != "adapter default":
+                        shown = state.get("shown") or option
+                        result.diagnostics.append(make(rule.code, shown, text, shown=text,
+                                                       var=var, env_value=env_text,
+                                                       merged=merged, where=rule.source))
+                    policy = state["policy"] = merged
+                    result.sources[option] = "env:" + var + " merged"
+            if policy is not None:
+                eff[option] = str(policy)
+        return check
 
 
-def _requires_ge(rule, when, needs):
-    def check(result, env, state):
-        eff = result.effective
-        hit = _first(eff, when)
-        if hit is None or all(_first(eff, (c,)) is not None for c in needs):
-            return
-        result.diagnostics.append(make(
-            rule.code, hit[0], hit[1], subject="%s=%s" % (hit[0], _show(hit[1])),
-            needed=" and ".join(c[2] for c in needs), got=eff.get(needs[0][0]), **_why(rule)))
-    return check
+@dataclass(frozen=True, kw_only=True)
+class PolicyParallel(_Option, CrossRule):
+    """option: a static-memory policy of `guarded` with the GE key `parallel` > 1 (graphs
+    that execute concurrently)."""
+    kind = "policy_parallel"
+    levels = ("ge",)
+    doc = "the policy with concurrent graphs"
+    option: str
+    guarded: Tuple[int, ...]
+    parallel: str
+
+    def own_keys(self):
+        return (self.option, self.parallel)
+
+    def describe(self):
+        return "`%s` guarded at %s" % (self.option, ", ".join(str(v) for v in self.guarded))
+
+    def compile(self):
+        option, guarded, other, rule = self.option, self.guarded, self.parallel, self
+
+        def check(result, env, state):
+            eff = result.effective
+            policy = _policy(option, eff, state)
+            parallel = state.get("parallel")
+            if parallel is None:
+                parallel = _int_or_none(eff.get(other))
+            if policy in guarded and parallel is not None and parallel > 1:
+                text = state["text"]
+                shown = state.get("shown") or option
+                result.diagnostics.append(make(
+                    rule.code, shown, text, shown=text, parallel=parallel, where=rule.source,
+                    runs_as="" if str(policy) == text else " (runs as %d)" % policy))
+        return check
 
 
-def _notice_ge(rule):
-    option, quiet, notice = rule.option, rule.allowed, _memo_notice(rule)
+@dataclass(frozen=True, kw_only=True)
+class WeightDir(_Option, CrossRule):
+    """option: the directory GE writes external weights to, else under `$env`
+    (`tmp_weight_<pid>_<sessionid>`); an unsafe `$env` is NPB136."""
+    kind = "weight_dir"
+    levels = ("ge",)
+    doc = "the directory GE writes external weights to"
+    option: str
+    env: str
 
-    def check(result, env, state):
-        value = result.effective.get(option)
-        if value is None or value in quiet:
-            return
-        result.diagnostics.append(notice(value))
-    return check
+    def describe(self):
+        return "`%s`, else `$%s/tmp_weight_<pid>_<sessionid>`" % (self.option, self.env)
+
+    def compile(self):
+        when, option, var, rule = _conds(self.when), self.option, self.env, self
+
+        def check(result, env, state):
+            eff = result.effective
+            hit = _first(eff, when)
+            if hit is None:
+                return
+            wdir = eff.get(option)
+            if not wdir:
+                base = env.get(var)
+                reason = paths.unsafe_dir_reason(base) if base else None
+                if reason is not None:
+                    result.diagnostics.append(make(paths.CODE, var, base,
+                                                   files="external weight files", reason=reason,
+                                                   where=rule.source + " (precedence rule)"))
+                name = "tmp_weight_%d_<sessionid>" % os.getpid()
+                wdir = os.path.join(base, name) if base else os.path.join(".", name)
+                eff[option] = wdir
+            result.diagnostics.append(make(rule.code, hit[0], hit[1], wdir=wdir, key=option,
+                                           var=var, where=rule.source))
+        return check
 
 
-_KINDS = {"requires": _requires, "excludes": _excludes, "ascending_ranges": _ascending_ranges,
-          "existing_dir": _existing_dir, "memory_budget": _memory_budget,
-          "needs_value": _needs_value, "notice": _notice}
-_GE_KINDS = {"requires": _requires, "notice": _notice_ge, "legacy_value": _legacy_value,
-             "env_policy": _env_policy, "policy_parallel": _policy_parallel,
-             "weight_dir": _weight_dir}
+# ---------------------------------------------------------------- the table
+def _frozen(value):
+    """A row's value with every list a tuple (the rules are immutable and hashable)."""
+    if isinstance(value, (list, tuple)):
+        return tuple(_frozen(v) for v in value)
+    return value
 
-COMPILED = tuple((tuple(k for k, _ in rule.when), _KINDS[rule.kind](rule))
-                 for rule in catalog.CROSS_RULES if rule.level == "parameter_map")
+
+def _known_key(level):
+    if level == "parameter_map":
+        return catalog.BY_KEY.__contains__
+    return lambda k: k in catalog.BY_GE_KEY or k in SCOPES   # the GE keys GE reads
+
+
+def build(spec):
+    """The `CrossRule` of one row of `_rows.CROSS_RULES`: an instance of its kind's class.
+    Raises ValueError naming the row for an unknown kind, column, level, failure or key."""
+    what = "cross-option rule %s %s (%s)" % (spec.get("kind"), spec.get("code"), spec.get(
+        "option") or ", ".join(str(k) for k, _ in spec.get("if") or ()))
+    catalog._check_kind(spec.get("kind"), tuple(KINDS), what + ": kind")
+    cls = KINDS[spec["kind"]]
+    catalog._check_columns(spec, cls.columns(), what)
+    args = {("when" if k == "if" else k): _frozen(v) for k, v in spec.items() if k != "kind"}
+    try:
+        rule = cls(**args)
+    except TypeError as err:   # a column the kind needs is missing
+        raise ValueError("%s: %s" % (what, err)) from None
+    if rule.level not in cls.levels or rule.failure not in FAILURES:
+        raise ValueError("%s: level %r (kind %s runs at %s) or failure %r (one of %s)" % (
+            what, rule.level, rule.kind, ", ".join(cls.levels), rule.failure,
+            ", ".join(FAILURES)))
+    known = _known_key(rule.level)
+    unknown = [k for k in rule.keys if not known(k)]
+    if unknown:
+        raise ValueError("%s names unknown keys %s" % (what, unknown))
+    return rule
+
+
+CROSS_RULES: Tuple[CrossRule, ...] = tuple(build(s) for s in _rows.CROSS_RULES)
+"""The documented rules between options, one row each (`_rows.CROSS_RULES`)."""
+
+COMPILED = tuple((tuple(k for k, _ in rule.when), rule.compile())
+                 for rule in CROSS_RULES if rule.level == "parameter_map")
 """((trigger keys, check(values, diags, given, ctx)), ...) of the parameter_map rows, in
-`catalog.CROSS_RULES` order."""
-GE_COMPILED = {level: tuple((tuple(k for k, _ in rule.when), rule.env if rule.kind == "env_policy"
-                             else None, _GE_KINDS[rule.kind](rule))
-                            for rule in catalog.CROSS_RULES if rule.level == level)
+`CROSS_RULES` order."""
+GE_COMPILED = {level: tuple((tuple(k for k, _ in rule.when), rule.trigger_env, rule.compile())
+                            for rule in CROSS_RULES if rule.level == level)
                for level in ("ge_direct", "ge")}
 """level -> ((trigger GE keys, trigger environment variable or None, check(result, env,
 state)), ...) of the GE-level rows, in table order. A row runs only when the effective options

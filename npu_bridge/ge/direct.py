@@ -17,7 +17,6 @@ _GE_ROW_OK = {row.ge_key: _fast_ok(row) or (lambda v: True) for row in catalog.O
 
 
 # ---------------------------------------------------------------- resolve_ge()
-_PATH_RULES = ("path", "write_dir")
 
 
 def resolve_ge(global_options=None, session_options=None, graph_options=None, ir_options=None,
@@ -76,13 +75,13 @@ def resolve_ge(global_options=None, session_options=None, graph_options=None, ir
             where = row.source if row is not None else "reference ge_option_scopes.json"
             diags.append(make("NPB130", key, text, level=level,
                               levels=", ".join(allowed_levels), where=where))
-        if row is not None and row.rule in ("range", "clamp"):
+        if row is not None and row.kind.numeric:
             number = int(text) if _DECIMAL(text) and len(text) <= 40 else text
             if not _GE_ROW_OK[key](number):
                 number, found = _check(row, option, number)
                 diags.extend(found)
                 text = _text(number)
-        elif row is not None and text == "" and row.rule in _PATH_RULES:
+        elif row is not None and text == "" and not row.kind.empty_means_unset:
             # given directly, an empty directory is not "unset": GE gets an empty path
             diags.append(_invalid(row, option, text, "empty"))
         elif row is not None and not _GE_ROW_OK[key](text):

@@ -28,13 +28,23 @@ REF_OUTPUT0_TYPES = frozenset(("Merge", "Reshape"))
 """graph_utils.cc IsRefFromInput: output 0 is input 0."""
 
 NODE_KEYS = frozenset(("name", "type", "inputs", "outputs", "workspace", "stream", "attrs",
-                       "input_sizes"))
+                       "input_sizes", "engine"))
 """The keys a node of the case format may have (`input_sizes`, GE's test input sizes, is
-accepted and not read: the planner takes sizes from the producers' outputs)."""
+accepted and not read: the planner takes sizes from the producers' outputs; `engine` is the
+op's kernel library name, read for the GE-local engine `DNN_VM_GE_LOCAL_OP_STORE`, whose
+nodes give no stream dependency edges: block_mem_assigner.cc L372)."""
 
 # attributes the planner reads (GE attribute names; `ref_output_to_input` stands for
 # TensorUtils::SetReuseInput + SetReuseInputIndex on the output desc)
 MODELLED_ATTRS = {
+    "_no_padding_continuous_input": "bool: the node reads its inputs as one buffer without "
+                                    "padding (ATTR_NAME_NOPADDING_CONTINUOUS_INPUT; "
+                                    "continuous_mem.py)",
+    "_output_reuse_input": "bool (ATTR_NAME_OUTPUT_REUSE_INPUT): read by GE for no-padding "
+                           "continuous outputs only (not modelled); no effect on a plan here",
+    "_reuse_input_on_dim_index": "int (ATTR_NAME_REUSE_INPUT_ON_DIM_INDEX): input offsets "
+                                 "inside a no-padding block (graph_mem_assigner.cc L794-836); "
+                                 "no effect on the sizes",
     "need_gentask_atomic": "bool: with atomic_input_index on a continuous-input node, it "
                            "cleans its own inputs (continuous_mem.py)",
     "atomic_input_index": "list: inputs cleaned (ATOMIC_ATTR_INPUT_INDEX); only modelled with "
@@ -60,11 +70,8 @@ MODELLED_ATTRS = {
 }
 
 NOT_MODELLED_ATTRS = {
-    "_no_padding_continuous_input": "no-padding continuous memory",
-    "_no_padding_continuous_output": "no-padding continuous memory",
-    "_output_reuse_input": "no-padding continuous memory (ATTR_NAME_OUTPUT_REUSE_INPUT)",
-    "_reuse_input_on_dim_index": "no-padding continuous memory "
-                                 "(ATTR_NAME_REUSE_INPUT_ON_DIM_INDEX)",
+    "_no_padding_continuous_output": "no-padding continuous outputs "
+                                     "(ATTR_NAME_NOPADDING_CONTINUOUS_OUTPUT)",
     "_batch_label": "batch labels (multi-batch graphs)",
     "batch_label": "batch labels (multi-batch graphs)",
     "_output_memory_type": "memory types (ATTR_NAME_OUTPUT_MEM_TYPE_LIST)",
@@ -76,6 +83,11 @@ NOT_MODELLED_ATTRS = {
     "_output_inplace_ability": "in-place symbol merging (ProcessInplace, "
                                "ATTR_NAME_OUTPUT_INPLACE_ABILITY)",
     "_mem_release_first_reuse_first": "first-release-first-reuse graph attribute",
+    "_sub_stream_id": "sub-stream ids given in the graph (ATTR_NAME_SUB_STREAM_ID; the planner "
+                      "derives them as GE's preparation does)",
+    "_thread_scope_id": "thread scopes (ATTR_NAME_THREAD_SCOPE_ID)",
+    "_output_offset_for_buffer_fusion": "lx-fusion buffer offsets "
+                                        "(ATTR_NAME_OUTPUT_OFFSET_FOR_BUFFER_FUSION)",
     "subgraphs": "subgraphs (PartitionedCall, While bodies)",
 }
 """Attributes of GE features the planner does not model: a case using one is refused."""
@@ -86,8 +98,7 @@ NOT_MODELLED_TYPES = {
     "StreamActive": "multi-stream (StreamActive)", "LabelSwitchByIndex": "label switches",
     "PartitionedCall": "subgraphs (PartitionedCall)", "HcomAllReduce": "HCCL nodes",
     "HcomAllGather": "HCCL nodes", "HcomBroadcast": "HCCL nodes",
-    "PhonyConcat": "no-padding continuous memory (PhonyConcat)",
-    "PhonySplit": "no-padding continuous memory (PhonySplit)",
+    "PhonySplit": "no-padding continuous outputs (PhonySplit)",
 }
 
 OPTION_KEYS = {
@@ -134,6 +145,7 @@ class GeNode:
     stream: int = 0
     attrs: Dict[str, object] = field(default_factory=dict)
     shapes: Optional[List[object]] = None   # per output (shape, dtype) for reports, optional
+    engine: str = ""                        # op kernel library name (OpDesc::GetOpKernelLibName)
 
 
 @dataclass
@@ -187,8 +199,11 @@ class GeGraph:
                     problems.append("%s: %r must be a list of integers >= %d (bytes)" % (
                         where, label, low))
             stream = raw.get("stream", 0)
-            if not isinstance(stream, int):
-                problems.append("%s: 'stream' must be an integer" % where)
+            if not isinstance(stream, int) or isinstance(stream, bool) or stream < -1:
+                problems.append("%s: 'stream' must be an integer >= -1 (-1: no stream)" % where)
+            engine = raw.get("engine", "")
+            if not isinstance(engine, str):
+                problems.append("%s: 'engine' must be a string (a kernel library name)" % where)
             attrs = raw.get("attrs", {}) or {}
             if not isinstance(attrs, dict):
                 problems.append("%s: 'attrs' must be an object" % where)
@@ -201,7 +216,7 @@ class GeGraph:
             nodes.append(GeNode(nm, str(raw.get("type", "")), list(outs) if isinstance(
                 outs, list) else [], list(ws) if isinstance(ws, list) else [],
                 int(raw.get("inputs", 0) or 0), stream if isinstance(stream, int) else 0,
-                dict(attrs)))
+                dict(attrs), engine=engine if isinstance(engine, str) else ""))
         if not nodes:
             problems.append("'nodes' must list at least one node")
         edges = []
@@ -242,6 +257,8 @@ class GeGraph:
             out["nodes"].append({"name": n.name, "type": n.type, "inputs": n.inputs,
                                  "outputs": list(n.outputs), "workspace": list(n.workspace),
                                  "stream": n.stream, "attrs": dict(n.attrs)})
+            if n.engine:
+                out["nodes"][-1]["engine"] = n.engine
         return out
 
     # ---------------------------------------------------------------- checks
@@ -339,9 +356,6 @@ class GeGraph:
     def unmodelled(self):
         """Names of the GE features this graph uses that the planner does not model."""
         out = []
-        streams = {n.stream for n in self.nodes}
-        if len(streams) > 1:
-            out.append("multi-stream (streams %s)" % ", ".join(str(s) for s in sorted(streams)))
         from npu_bridge.ge import continuous_mem
         out.extend(continuous_mem.unmodelled(self))
         for n in self.nodes:

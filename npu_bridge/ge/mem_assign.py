@@ -75,7 +75,8 @@ class Assignment:
     request its own block: total_size, plus the graph inputs GE pre-charges to its statistic
     instead, plus the atomic region); session_scope: bytes of session-scope workspaces
     (their own memory type, kSessionScopeMemory|HBM, not in total_hbm); tensors: every
-    placed output/workspace; blocks: sizes of the reusable region's top-level blocks."""
+    placed output/workspace; blocks: sizes of the reusable region's top-level blocks;
+    streams: the number of streams with memory (GE's `streams[...]` figure)."""
     graph: str
     total_hbm: int
     reusable: int
@@ -97,6 +98,7 @@ class Assignment:
     blocks: List[int] = field(default_factory=list)
     session_scope: int = 0
     reuse_off: int = 0
+    streams: int = 1
 
     @property
     def ge_check_bytes(self):
@@ -108,9 +110,9 @@ class Assignment:
         """The `[IMAS]AfterAssignMemory` figures as GE names them (graph_mem_assigner.cc
         L1664-1670), one line."""
         return ("[IMAS]AfterAssignMemory : %s memoffset[%d], memtype[0], theory_min[%d], "
-                "zero_copy[%d], total_size[%d], no_reuse[%d], streams[1] topo_mode[%s], mop[%s]"
+                "zero_copy[%d], total_size[%d], no_reuse[%d], streams[%d] topo_mode[%s], mop[%s]"
                 % (self.graph, self.total_hbm, self.theory_min, self.zero_copy,
-                   self.total_size, self.no_reuse, self.topo_mode,
+                   self.total_size, self.no_reuse, self.streams, self.topo_mode,
                    self.options.get("ge.exec.memoryOptimizationPolicy", "")))
 
     def to_dict(self):
@@ -241,4 +243,6 @@ def assign(graph, env=None):
         blocks=[b.size for b in run.blocks if not b.child_block and not b.is_zero_copy
                 and b.memory_type == ba.HBM],
         session_scope=run.mem_offsets.get(ba.SESSION_SCOPE, 0),
-        reuse_off=run.total_size + (prep.theory_precharge if prep.reuse else 0) + atomic)
+        reuse_off=run.total_size + (prep.theory_precharge if prep.reuse else 0) + atomic,
+        # MemoryStat stream_count_: the streams with a pool of HBM blocks (bma L2644-2646)
+        streams=len({b.stream for b in run.blocks if b.memory_type == ba.HBM}) or 1)

@@ -1,12 +1,14 @@
 """GE's memory blocks and the second reuse pass (no TensorFlow).
 
-A paraphrase of compiler/graph/build/memory/memory_block.{h,cc} (hicann/ge ffdcbc9), single
-stream: `Tenant` is GE's NodeTypeIndex (one output or workspace living in a block), `Block`
+A paraphrase of compiler/graph/build/memory/memory_block.{h,cc} (hicann/ge ffdcbc9):
+`Tenant` is GE's NodeTypeIndex (one output or workspace living in a block), `Block`
 its MemoryBlock. Level-1 matching (`can_reuse`, mb L71-105), lifetime crossing
 (`cross_life_time`, mb L107-127), the nesting of a block inside another's idle ranges
 (`add_life_reuse_block`, mb L486-572, with the split of crossing tenants into a clone,
 `_can_interval_life_reuse` mb L211-272), zero-copy nesting (mb L429-484), the level-2 order
-(`sort_key`, CompareLifeInterval mb L883-915) and the final size (`resize`, mb L311-330).
+(`sort_key`, CompareLifeInterval mb L883-915), the final size (`resize`, mb L311-330), and
+across streams the life ends per stream (`life_end`, `set_life_end`) and the level-2 test
+`can_block_life_reuse` (mb L152-203).
 Sizes in bytes, times are op ids in GE's topological order.
 """
 import bisect
@@ -29,10 +31,11 @@ class Tenant:
     end: life_time_end_ (DEFAULT_LIFE until released); ref_input: joined an existing
     block as an alias; attrs: block-type attributes ('data', 'concentrate_atomic')."""
     __slots__ = ("node", "node_id", "kind", "index", "ref_input", "begin", "end", "symbol_end",
-                 "next_is_ref_input", "real_size", "no_align_size", "attrs", "out_stream", "lb")
+                 "next_is_ref_input", "real_size", "no_align_size", "attrs", "out_stream", "lb",
+                 "stream", "diff_life", "out_count")
 
     def __init__(self, node, node_id, kind, index, ref_input=False, begin=0, attrs=(),
-                 symbol_end=DEFAULT_LIFE):
+                 symbol_end=DEFAULT_LIFE, stream=0):
         self.node, self.node_id, self.kind, self.index = node, node_id, kind, index
         self.ref_input = ref_input
         self.begin = begin
@@ -42,7 +45,10 @@ class Tenant:
         self.real_size = 0
         self.no_align_size = 0
         self.attrs = frozenset(attrs)
-        self.out_stream = None     # (out_time, end_time) of the releases so far
+        self.out_stream = None     # {stream: [out_time, end_time]} of the releases so far
+        self.stream = stream       # stream_id_
+        self.diff_life = None      # diff_stream_life_time_: {other stream: life end there}
+        self.out_count = 1         # out_stream_count_
         # GetLifeBegin: the given begin when it is an earlier time than the op id
         self.lb = begin if 0 < begin < node_id else node_id
 
@@ -78,7 +84,15 @@ class Block:
         self.children = []
         self.child_offset = 0
         self.post_reuse_flag = True
+        self.diff_stream_prior = False
+        self.used_by_diff_streams = False
         self.symbols = []
+        # level-2 bookkeeping of the nesting walk (not GE's): the block nested into, the
+        # depth in its tree (a top-level block is 1) and, once it has children, the largest
+        # room of its reachable subtree (`subtree_room`)
+        self.up = None
+        self.depth = 1
+        self.room = None
         self._max_real = 0
         self._attrs = frozenset()
         self._idx = None
@@ -129,14 +143,44 @@ class Block:
     def life_begin(self):
         return self.tenants[0].life_begin() if self.tenants else 0
 
-    def life_end(self):
-        return self.tenants[-1].end if self.tenants else MAX_LIFE
+    def life_end(self, stream=None):
+        """GetLifeEnd(stream) (mb L634-661): the last tenant's end, or its end on `stream`
+        when it was read on that one other stream only."""
+        if not self.tenants:
+            return MAX_LIFE
+        t = self.tenants[-1]
+        if stream is not None and t.diff_life and t.out_count == 1 and len(t.diff_life) == 1 \
+                and stream in t.diff_life:
+            return t.diff_life[stream]
+        return t.end
 
-    def set_life_end(self, time):
-        """SetLifeTimeEnd on the last tenant (single stream): keeps the larger."""
+    def life_end_and_stream(self, stream):
+        """GetLifeEnd(stream, end_stream) (mb L663-691): (life end, the stream it is on)."""
         if self.tenants:
             t = self.tenants[-1]
-            if t.end == DEFAULT_LIFE or time > t.end:
+            if not (t.out_count == 1 and t.diff_life and len(t.diff_life) == 1):
+                return t.end, self.stream
+            if stream in t.diff_life:
+                return t.diff_life[stream], stream
+            if stream != self.stream:
+                first = sorted(t.diff_life)[0]
+                return t.diff_life[first], first
+        return MAX_LIFE, self.stream
+
+    def set_life_end(self, time, stream=None):
+        """SetLifeTimeEnd (mb L709-730): on the block's stream keeps the larger end; on
+        another stream records the end there (and the own end becomes kMaxLifeTime)."""
+        if self.tenants:
+            t = self.tenants[-1]
+            if stream is not None and stream != self.stream:
+                if t.diff_life is None:
+                    t.diff_life = {}
+                if stream not in t.diff_life or time > t.diff_life[stream]:
+                    t.diff_life[stream] = time
+                if t.end == DEFAULT_LIFE:
+                    t.end = MAX_LIFE
+                    self._idx = None
+            elif t.end == DEFAULT_LIFE or time > t.end:
                 t.end = time
                 self._idx = None
 
@@ -149,17 +193,23 @@ class Block:
             if t.symbol_end == DEFAULT_LIFE or time > t.symbol_end:
                 t.symbol_end = time
 
-    def set_out_stream_life_time(self, out_time, end_time):
-        """SetOutStreamLifeTime (mb L732-755), one stream."""
+    def set_out_stream_life_time(self, out_time, end_time, stream=None):
+        """SetOutStreamLifeTime (mb L732-755): per reading stream, the latest release time
+        and life end (at least the symbol's end; kMaxLifeTime if it ends before it is out)."""
         sym = self.symbol_life_end()
         if sym != DEFAULT_LIFE and end_time < sym:
             end_time = sym
         end_time = MAX_LIFE if end_time < out_time else end_time
         t = self.tenants[-1]
+        stream = self.stream if stream is None else stream
         if t.out_stream is None:
-            t.out_stream = (out_time, end_time)
+            t.out_stream = {}
+        cur = t.out_stream.get(stream)
+        if cur is None:
+            t.out_stream[stream] = [out_time, end_time]
+            t.out_count = max(t.out_count, len(t.out_stream))
         else:
-            t.out_stream = (max(t.out_stream[0], out_time), max(t.out_stream[1], end_time))
+            cur[0], cur[1] = max(cur[0], out_time), max(cur[1], end_time)
 
     def clone(self):
         """Clone (mb): the fields reuse decisions read, no tenants."""
@@ -206,7 +256,7 @@ def can_not_life_reuse(block, child_reuse=False):
 def can_reuse(block, block_size, life_begin, tenant_attrs):
     """ReuseBlock + CanReuseBlock (mb L71-105): exact nominal size, the block's life over;
     never a continuous or zero-copy block (L86-88)."""
-    if block.is_zero_copy or block.continuous:
+    if block.is_zero_copy or block.continuous or block.diff_stream_prior:
         return False
     if block._attrs and tenant_attrs and _conflict(block._attrs, tenant_attrs):
         return False
@@ -272,18 +322,61 @@ def _cross_life_time_node(parent, tenants, pos):
     return False
 
 
-def _can_block_life_reuse(in_block, out_block):
-    """CanBlockLifeReuse (mb L167-203), same stream: out_block starts after in_block ends."""
+class StreamContext:
+    """What level 2 reads about streams: `streams` (mem_stream.Streams), `same_out`
+    ((node, output) pairs sharing memory with outputs of other streams, bma
+    InitDiffStreamSameOutTable L1079-1109) and the MemoryPriority flag."""
+    __slots__ = ("streams", "same_out", "memory_priority")
+
+    def __init__(self, streams, same_out, memory_priority):
+        self.streams, self.same_out, self.memory_priority = streams, same_out, memory_priority
+
+    @property
+    def simple(self):
+        """One stream and no shared outputs: the same-stream rules are all there is."""
+        return self.streams.single and not self.same_out
+
+
+def can_block_life_reuse(in_block, out_block, ctx):
+    """CanBlockLifeReuse (mb L152-203): out_block may follow in_block in one range. Same
+    stream: out_block starts after in_block ends; other streams: the id out_block's first
+    tenant depends on in in_block's stream (GetDependLifeBegin) is at or after in_block's
+    last tenant and after its end there."""
+    first = out_block.tenants[0]
+    if ctx is not None and first.kind == "out" and (first.node, first.index) in ctx.same_out:
+        return False
     if in_block._attrs and out_block._attrs and in_block.conflicts_with(out_block):
         return False
-    return out_block.tenants[0].lb > in_block.tenants[-1].end
+    if in_block.stream == out_block.stream:
+        return first.lb > in_block.life_end(out_block.stream)
+    depend = ctx.streams.depend_life_begin(out_block, in_block.stream)
+    tail = in_block.tenants[-1].node_id
+    if tail != 0 and depend >= tail:
+        if not ctx.memory_priority:
+            return depend > in_block.life_end(out_block.stream)
+        end, end_stream = in_block.life_end_and_stream(out_block.stream)
+        if end_stream == out_block.stream:
+            return first.lb > end
+        if end_stream != in_block.stream and end_stream != -1:
+            return ctx.streams.depend_life_begin(out_block, end_stream) >= end
+        return depend > end
+    return False
+
+
+def _can_block(a, b, conflict, ctx):
+    """CanBlockLifeReuse(a, b) or CanBlockLifeReuse(b, a); on one stream inline."""
+    if ctx is None or ctx.simple:
+        return not conflict and (b.tenants[0].lb > a.tenants[-1].end
+                                 or a.tenants[0].lb > b.tenants[-1].end)
+    return can_block_life_reuse(a, b, ctx) or can_block_life_reuse(b, a, ctx)
 
 
 def _can_interval_life_reuse(parent, child, clones):
     """CanIntervalLifeReuse (mb L211-272): tenants of `child` that cross `parent`'s are moved
     to a clone block (appended to `clones`); True when some tenant does not cross."""
     if (parent.stream != child.stream or not parent.same_stream or not child.same_stream
-            or not parent.tenants or not child.tenants):
+            or not parent.tenants or not child.tenants or parent.tenants[-1].diff_life
+            or child.tenants[-1].diff_life):
         return False
     if parent.conflicts_with(child):
         return False
@@ -384,6 +477,7 @@ def _add_zero_copy_life_reuse_block(this, block):
     parent.child_offset += child.align_size()
     child.child_block = True
     parent.is_reuse_zero_copy = child.is_reuse_zero_copy and parent.is_reuse_zero_copy
+    _nested(parent, child)
 
 
 def _add_continuous_life_reuse_block(this, block):
@@ -407,9 +501,10 @@ def _add_continuous_life_reuse_block(this, block):
     parent.children.append(child)
     parent.child_offset += child.align_size()
     child.child_block = True
+    _nested(parent, child)
 
 
-def add_life_reuse_block(this, block, clones, depth=0, child_reuse=False):
+def add_life_reuse_block(this, block, clones, depth=0, child_reuse=False, ctx=None):
     """AddLifeReuseBlock (mb L486-572): nest `block` inside `this` (or one of its children)
     where their lives allow and it fits within `this`'s size + 512. Returns True when handled."""
     depth += 1
@@ -418,9 +513,9 @@ def add_life_reuse_block(this, block, clones, depth=0, child_reuse=False):
             or block.child_block or this.memory_type != block.memory_type or depth > MAX_DEPTH
             or block.children or not tt or not bt):
         return False
-    # CanBlockLifeReuse both ways, inline
+    # CanBlockLifeReuse both ways
     conflict = this._attrs and block._attrs and _conflict(this._attrs, block._attrs)
-    can_block = not conflict and (bt[0].lb > tt[-1].end or tt[0].lb > bt[-1].end)
+    can_block = _can_block(this, block, conflict, ctx)
     if (this.is_zero_copy and block.continuous) or (block.is_zero_copy and this.continuous):
         return False
     if this.continuous or block.continuous:
@@ -439,10 +534,61 @@ def add_life_reuse_block(this, block, clones, depth=0, child_reuse=False):
         if this.child_offset + size > this.align_size() + (MEM_ALIGN if size != MEM_ALIGN
                                                             else 0):
             return False
-    return nest_life_reuse_block(this, block, clones, depth)
+    return nest_life_reuse_block(this, block, clones, depth, ctx)
 
 
-def nest_life_reuse_block(this, block, clones, depth=1):
+INF_ROOM = 1 << 62
+
+
+def own_room(block):
+    """Bytes a block nested here may need beyond 512 padding (GE's fit test, below, is
+    `child_offset + size <= AlignSize + 512`, or + 0 for a 512-byte block): AlignSize -
+    child_offset; -1 beyond GE's depth limit (never visited); INF_ROOM for a continuous or
+    zero-copy block, whose walk may end without a fit (AddContinuous/ZeroCopyLifeReuseBlock)."""
+    if block.continuous or block.is_zero_copy:
+        return INF_ROOM
+    if block.depth > MAX_DEPTH:
+        return -1
+    return block.align_size() - block.child_offset
+
+
+def subtree_room(block):
+    """The largest `own_room` in `block`'s subtree (block included)."""
+    return block.room if block.children else own_room(block)
+
+
+def walk_need(block):
+    """The room a nesting walk for `block` needs somewhere below to change anything: its
+    size less the padding the fit test allows; 0 (walk everything) when the walk may change
+    `block` without nesting it (CanIntervalLifeReuse splits a block of several tenants) or
+    end on a special rule (a continuous or zero-copy block)."""
+    if len(block.tenants) != 1 or block.continuous or block.is_zero_copy:
+        return 0
+    size = block.align_size()
+    return size - MEM_ALIGN if size != MEM_ALIGN else size
+
+
+def _nested(parent, child):
+    """After `child` is nested into `parent`: its place in the tree, and the subtree rooms
+    of `parent` and up (the walk's pruning: a subtree without room for a one-tenant block
+    returns False and changes nothing, so it need not be walked)."""
+    if child.up is None:
+        child.up = parent
+        child.depth = parent.depth + 1
+    node = parent
+    while node is not None:
+        r = own_room(node)
+        for c in node.children:
+            cr = c.room if c.children else own_room(c)
+            if cr > r:
+                r = cr
+        if r == node.room:
+            break
+        node.room = r
+        node = node.up
+
+
+def nest_life_reuse_block(this, block, clones, depth=1, ctx=None, need=None):
     """The tail of AddLifeReuseBlock, once `block`'s life allows it inside `this`: into one
     of `this`'s children first (AddLifeReuseBlock on each, its checks inline), else beside
     them when it fits (size + 512)."""
@@ -450,15 +596,18 @@ def nest_life_reuse_block(this, block, clones, depth=1):
         mtype = block.memory_type
         b_attrs = block._attrs
         b_zero, b_cont = block.is_zero_copy, block.continuous
+        if need is None:
+            need = walk_need(block)
         for c in this.children:
+            if need and (c.room if c.children else own_room(c)) < need:
+                continue        # nothing below c can take it, and the walk there changes nothing
             # add_life_reuse_block(c, block, clones, depth, True); the checks of `block`
             # alone passed on the way here and hold until it is nested
             tt = c.tenants
             if not c.reuse_mem or c.memory_type != mtype or not tt:
                 continue
-            bt = block.tenants
             conflict = c._attrs and b_attrs and _conflict(c._attrs, b_attrs)
-            can_block = not conflict and (bt[0].lb > tt[-1].end or tt[0].lb > bt[-1].end)
+            can_block = _can_block(c, block, conflict, ctx)
             if (c.is_zero_copy and b_cont) or (b_zero and c.continuous):
                 continue
             if c.continuous or b_cont:
@@ -477,7 +626,7 @@ def nest_life_reuse_block(this, block, clones, depth=1):
                 if c.child_offset + size > c.align_size() + (MEM_ALIGN if size != MEM_ALIGN
                                                               else 0):
                     continue
-            if nest_life_reuse_block(c, block, clones, depth + 1):
+            if nest_life_reuse_block(c, block, clones, depth + 1, ctx, need):
                 return True
     size = block.align_size()
     limit = this.align_size() + (MEM_ALIGN if size != MEM_ALIGN else 0)
@@ -487,6 +636,7 @@ def nest_life_reuse_block(this, block, clones, depth=1):
     this.is_reuse_zero_copy = block.is_reuse_zero_copy and this.is_reuse_zero_copy
     this.child_offset += size
     block.child_block = True
+    _nested(this, block)
     return True
 
 

@@ -1,7 +1,7 @@
 """The resolver: NPU configuration -> `GeOptions` (DESIGN.md "Resolution" and "Rules").
 
-Everything option-specific comes from the catalog rows; the generic rule kinds
-(`catalog.RULE_KINDS`) are `npu_bridge.ge.rule_kinds`, the cross-option rules `cross`, GE
+Everything option-specific comes from the catalog rows; the value rule kinds (one class each,
+`rule_kinds.KINDS`) are `npu_bridge.ge.rule_kinds`, the cross-option rules `cross`, GE
 options given directly (`resolve_ge`, `check_graph`) `direct`. Lookups are built
 once at import, and the reader of parameter_map entries is generated from the catalog rows
 (`_reader_source`, compiled in memory at import), so that resolving a parameter_map of
@@ -439,7 +439,7 @@ def _reader_source():
                       pad + "src[%r] = %r" % (route.key, source)]
         deprecation = _SPECS[key][4]
         if deprecation is not None:
-            finite = (True, False) if field == "b" else test[1]["A"] if row.rule == "enum" else ()
+            finite = (True, False) if field == "b" else row.kind.finite(row)
             pytype = {"b": bool, "i": int, "s": str}[field]
             built = {value: deprecation._replace(value=value)
                      for value in finite if type(value) is pytype}
@@ -618,5 +618,5 @@ def _pm_rules(values, used_classes, pid, diags, given=(), socs=()):
             if rule and pid not in rule[0]:
                 diags.append(make("NPB114", cls, None, product=pid,
                                   products=", ".join(rule[0]), where=rule[1]))
-    # the rule table (catalog.CROSS_RULES), its parameter_map rows
+    # the rule table (cross.CROSS_RULES), its parameter_map rows
     cross.check_all(values, diags, given, (pid, socs))

@@ -2,15 +2,17 @@
 Notes: docs/design.md "Module notes"; docs/collectives.md.
 """
 import atexit
+import hashlib
 import json
 import os
+import re
 import socket
 import sys
 import time
 import zlib
 
 from hccl.manage import ranktable as _ranks
-from npu_bridge.hooks import state as _session_state
+from npu_bridge.hooks import patching as _patching, state as _session_state
 from npu_bridge.hooks.lazy import LazyModule
 
 # TensorFlow, loaded on first use (npu_bridge.hooks.lazy): the Session patch imports this module
@@ -20,6 +22,7 @@ collective_ops = LazyModule("tensorflow.python.ops.collective_ops")
 
 WORLD_KEY = 1
 RUN_KEY_WORLD = 0x5eed
+RUN_KEY_CHECK = 2 ** 31   # + the group key: a group check's run (run_key's keys stay below 2**31)
 COLLECTIVE_TYPES = frozenset((
     "CollectiveReduce", "CollectiveReduceV2", "CollectiveReduceV3", "CollectiveGather",
     "CollectiveGatherV2", "CollectiveBcastSend", "CollectiveBcastRecv", "CollectiveBcastSendV2",
@@ -37,11 +40,12 @@ def wrap_run(original):
     def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
         if not _session_state.is_cluster(self):
             return original(self, fetches, feed_dict, options, run_metadata)
-        key = run_key(self, fetches)
+        key, groups = _run_info(self, fetches)
         if not key:
             return original(self, fetches, feed_dict, options, run_metadata)
         start_barrier()
         try:
+            check_groups(groups)
             return original(self, fetches, feed_dict, _with_key(options, key), run_metadata)
         except (tf.errors.DeadlineExceededError, tf.errors.UnavailableError,
                 tf.errors.AbortedError, tf.errors.CancelledError, tf.errors.InternalError) as err:
@@ -164,8 +168,8 @@ def group_key(group):
     name alone. Keys are int32 and each instance key embeds its group's (below 2**13, 2**18
     instances per group), so a name is hashed into 8190 keys: two names of this process on one
     key raise ``CollectiveError`` naming both (TensorFlow would pair the collectives of the two
-    groups, or hang). Two such groups no rank shares are not seen here: TensorFlow's group
-    resolution refuses them (a key with two memberships)."""
+    groups, or hang). Two such names in different processes are found by ``check_groups``
+    before the first run of the group's collectives."""
     if group == _ranks.WORLD_GROUP:
         return WORLD_KEY
     key = 2 + zlib.crc32(group.encode("utf-8")) % (2 ** 13 - 2)
@@ -178,6 +182,74 @@ def group_key(group):
             "be paired with each other's: rename one of the groups (hccl.manage.api.create_group)"
             % (other, group, key))
     return key
+
+
+def _fingerprint(group, members):
+    """A positive int64 of the group's name and world ranks (what every member must agree on)."""
+    text = "%s|%s" % (group, ",".join(str(r) for r in members))
+    return int.from_bytes(hashlib.sha256(text.encode("utf-8")).digest()[:8], "big") >> 1
+
+
+def _collision(group, members, gkey, what):
+    return CollectiveError(
+        "HCCL group %r (ranks %s) has TensorFlow group key %d, and %s: another group is on the "
+        "same key (a hash of the name into 8190 keys, or the same name created with other "
+        "ranks), and the two groups' collectives would be paired with each other's; rename one "
+        "of the groups (hccl.manage.api.create_group)" % (group, list(members), gkey, what))
+
+
+def check_groups(groups):
+    """Before the first run of the collectives of ``groups`` (group keys, ``collective_groups``)
+    in this process: for each group every member gathers
+    ``(fingerprint of name and ranks, rank)`` over the group's key, in a graph and session of
+    its own (the stock Session, not the patch's). TensorFlow's group leader (rank 0's server)
+    resolves a key to the first ``group_size`` ranks that ask for it, so two groups of other
+    processes on one key (``group_key``) would share a group silently; here a rank of another
+    group in the gather, or the leader refusing this rank (its group on that key is full or of
+    another size), is a ``CollectiveError`` naming the group, its ranks and the key. A member
+    that never runs the group's collectives makes this wait as a collective would (the run's
+    deadline, explained by ``wrap_run``). Checked once per key and process."""
+    if not _CLUSTER.group_names:
+        return
+    with _CLUSTER.lock:
+        pending = [k for k in sorted(groups) if k in _CLUSTER.group_names and k not in _CLUSTER.checked_keys]
+    for gkey in pending:
+        _check_group(gkey)
+
+
+def _check_group(gkey):
+    group = _CLUSTER.group_names[gkey]
+    members = group_members(group)
+    mine = _fingerprint(group, members)
+    session_cls = tf.compat.v1.Session
+    graph = tf.Graph()
+    with graph.as_default():
+        value = tf.constant([[mine, job().rank]], tf.int64)
+        # instance 0 of the group: _instance counts the group's collectives from 1
+        out = collective_ops.all_gather(value, len(members), gkey, gkey * (2 ** 18))
+    sess = session_cls.__new__(session_cls)
+    _patching.original(session_cls.__dict__["__init__"])(
+        sess, server().target, graph=graph, config=_cluster_config())
+    try:
+        got = _patching.original(tf.compat.v1.Session.run)(
+            sess, out, None, _with_key(None, RUN_KEY_CHECK + gkey), None)
+    except tf.errors.InternalError as err:
+        # TensorFlow 2.15: "... is joining a group that is already full (group_key=K)";
+        # older wording: "... and group_key K but that group has size ..."
+        said = [ln.strip() for ln in err.message.splitlines()
+                if re.search(r"group_key[ =]%d\b" % gkey, ln)]
+        if not said:
+            raise
+        raise _collision(group, members, gkey, "TensorFlow's group leader (rank 0) refused "
+                         "this rank on that key (%s)" % said[0]) from err
+    finally:
+        _patching.original(session_cls.close)(sess)
+    others = sorted(int(rank) for fp, rank in got.tolist() if fp != mine)
+    if others:
+        raise _collision(group, members, gkey, "TensorFlow paired it with rank(s) %s, which "
+                         "named another group" % others)
+    with _CLUSTER.lock:
+        _CLUSTER.checked_keys.add(gkey)
 
 
 def group_members(group):
@@ -371,6 +443,11 @@ def collective_groups(graph, fetches):
 def run_key(session, fetches):
     """The ``collective_graph_key`` for a run of ``fetches``: 0 (none) when it executes no
     collective; the world key when one is over the world group; else one from its groups."""
+    return _run_info(session, fetches)[0]
+
+
+def _run_info(session, fetches):
+    """``(run_key, group keys)`` of a run of ``fetches`` (cached per graph version and fetches)."""
     graph = session.graph
     try:
         key = (id(graph), graph.version, tuple(id(x) for x in _flatten(fetches, [])))
@@ -380,17 +457,17 @@ def run_key(session, fetches):
     if found is None:
         groups = collective_groups(graph, fetches)
         if not groups:
-            found = 0
+            run = 0
         elif WORLD_KEY in groups:
-            found = RUN_KEY_WORLD
+            run = RUN_KEY_WORLD
         else:
-            found = 0x100000 + zlib.crc32(repr(sorted(groups)).encode()) % (2 ** 30)   # int64 field
+            run = 0x100000 + zlib.crc32(repr(sorted(groups)).encode()) % (2 ** 30)   # int64 field
         if key is not None:
             if len(_CLUSTER.run_keys) > _RUN_KEYS_LIMIT:
                 _CLUSTER.run_keys.clear()
-            _CLUSTER.run_keys[key] = (found, fetches)   # fetches kept: their ids stay theirs
-        return found
-    return found[0]
+            _CLUSTER.run_keys[key] = (run, groups, fetches)   # fetches kept: their ids stay theirs
+        return run, groups
+    return found[0], found[1]
 
 
 def wrap_make_callable_from_options(original):

@@ -134,7 +134,9 @@ class Cluster:
         `ready`: every rank answered the start barrier.
       instances: group key -> collectives built so far; `built`: (group key, instance key)
         -> description; `group_names`: group key -> the group name it came from;
-        `run_keys`: (graph id, graph version, fetch ids) -> (run key or 0, fetches).
+        `checked_keys`: group keys the group leader confirmed as this group's
+        (`check_groups`); `run_keys`: (graph id, graph version, fetch ids) -> (run key or 0,
+        its group keys, fetches).
     """
 
     def __init__(self):
@@ -144,6 +146,7 @@ class Cluster:
         self.instances = {}
         self.built = {}
         self.group_names = {}
+        self.checked_keys = set()
         self.run_keys = {}
 
 

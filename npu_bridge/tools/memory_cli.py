@@ -217,11 +217,17 @@ def run(args, finish_run):
     _records.RUN.steps_run = 0
     assumptions = mp.Assumptions(workspace_bytes=args.workspace,
                                  float32_as_fp16=True if args.fp16 else None)
-    if args.format == "json":   # stdout carries the JSON alone: the script's output to stderr
-        result = _run_with_stdout_on_stderr(_runner.run_script, args.script, args.args,
-                                            product=args.product)
-    else:
-        result = _runner.run_script(args.script, args.args, product=args.product)
+    # SIGTERM/SIGHUP (a CI job's timeout, a closed terminal) stop the script as Ctrl-C would;
+    # the graphs it ran until then are still planned (docs/cli.md)
+    stop = _runner.stop_signals()
+    try:
+        if args.format == "json":   # stdout carries the JSON alone: the script's output to stderr
+            result = _run_with_stdout_on_stderr(_runner.run_script, args.script, args.args,
+                                                product=args.product, stop=stop)
+        else:
+            result = _runner.run_script(args.script, args.args, product=args.product, stop=stop)
+    finally:
+        stop.uninstall()
     lines = []
     worst = None
     bad = False
@@ -245,6 +251,9 @@ def run(args, finish_run):
         lines.append("no GE graph ran (no NPU session was run)")
     if result.steps_done:
         lines.append("script " + result.steps_done)
+    if result.signal:
+        lines.append("stopped by %s: the script did not finish; the plans above are of the "
+                     "graphs it ran until then" % result.signal)
     unwritten = False
     if args.plot:
         if worst is None:
@@ -263,6 +272,14 @@ def run(args, finish_run):
                           "notes": lines}, indent=1))
     else:
         print("\n".join(lines))
-    if result.script_exit_code:
-        return result.script_exit_code
-    return 1 if bad or unwritten else 0
+    code = result.script_exit_code or (1 if bad or unwritten else 0)
+    if result.signal:
+        # stopped: end now, as `run` does, without waiting at interpreter exit for the
+        # script's threads (one that never ends would hang the job)
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass
+        getattr(os._exit, "real", os._exit)(code)
+    return code

@@ -5,7 +5,7 @@ import os
 
 import pytest
 
-from npu_bridge.ge import NpuConfigError, catalog, resolve, resolve_ge
+from npu_bridge.ge import NpuConfigError, catalog, cross, resolve, resolve_ge
 from npu_bridge.ge.diagnostics import cite
 
 PM_ROWS = [r for r in catalog.OPTIONS if r.key]
@@ -59,7 +59,7 @@ def _companions(key):
     """Values for what the "requires" cross-option rules triggered by `key` need, from the
     rules' own data (a value the rule lists, else the needed row's good value)."""
     extra = dict(COMPANIONS.get(key, {}))
-    for rule in catalog.CROSS_RULES:
+    for rule in cross.CROSS_RULES:
         if rule.kind != "requires" or rule.severity == "warning" \
                 or key not in [k for k, _ in rule.when]:
             continue
@@ -279,16 +279,51 @@ def test_a_row_without_key_is_named_by_its_other_names():
                                                       "whn": "always"}]})
 
 
-def test_a_misspelled_cross_rule_column_names_the_rule():
+def test_a_misspelled_cross_rule_column_names_the_rule_and_its_kinds_columns_only():
     spec = {"kind": "notice", "if": [("input_fusion_size", "set")],
             "option": "input_fusion_size", "quiett": [131072], "code": "NPB122",
             "failure": "docs", "source": "test"}
     with pytest.raises(ValueError) as info:
-        catalog._cross(spec)
+        cross.build(spec)
     text = str(info.value)
     assert "cross-option rule notice NPB122 (input_fusion_size)" in text
     assert "'quiett'" in text and "did you mean 'quiet'?" in text
-    assert "known columns:" in text and "invalid_code" in text
+    # each kind declares its own columns: a notice row has no env_policy column
+    assert "known columns: kind, if, code, source, failure, severity, level, option, quiet" \
+        in text and "invalid_code" not in text
     del spec["quiett"]
-    assert catalog._cross(dict(spec, quiet=[131072])).allowed == (131072,)
+    rule = cross.build(dict(spec, quiet=[131072]))
+    assert type(rule) is cross.Notice and rule.quiet == (131072,)
+    assert not hasattr(rule, "invalid_code") and not hasattr(rule, "needs")
+
+
+def test_a_cross_rule_of_an_unknown_kind_or_missing_column_names_the_rule():
+    with pytest.raises(ValueError, match=r"kind 'require' is not a rule kind "
+                                         r"\(did you mean 'requires'\?\); kinds: requires, "):
+        cross.build({"kind": "require", "if": [("enable_dump", True)], "code": "NPB143",
+                     "source": "test"})
+    with pytest.raises(ValueError, match=r"excludes NPB142 .*'others'"):
+        cross.build({"kind": "excludes", "if": [("enable_dump", True)], "code": "NPB142",
+                     "source": "test"})
+    with pytest.raises(ValueError, match=r"level 'ge' \(kind excludes runs at parameter_map\)"):
+        cross.build({"kind": "excludes", "if": [("ge.exec.dumpPath", "set")], "code": "NPB142",
+                     "others": [("ge.exec.dumpMode", "set")], "source": "test", "level": "ge"})
+
+
+def test_a_catalog_row_of_an_unknown_value_rule_kind_names_the_row():
+    with pytest.raises(ValueError, match=r"catalog row 'my_key': rule 'enm' is not a rule kind "
+                                         r"\(did you mean 'enum'\?\); kinds: bool, enum, "):
+        catalog._build({"key": "my_key", "rule": "enm"})
+
+
+def test_every_row_and_rule_reads_its_kind_from_the_registries():
+    from npu_bridge.ge import rule_kinds
+    assert catalog.RULE_KINDS == tuple(rule_kinds.KINDS)
+    assert {row.rule for row in catalog.OPTIONS} <= set(rule_kinds.KINDS)
+    for row in catalog.OPTIONS:
+        assert row.kind is rule_kinds.KINDS[row.rule]
+        assert row.allowed_text == row.kind.allowed_text(row)
+    for rule in cross.CROSS_RULES:
+        assert type(rule) is cross.KINDS[rule.kind] and rule.level in type(rule).levels
+        assert rule.describe()
 

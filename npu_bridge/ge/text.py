@@ -1,0 +1,25 @@
+"""How the catalog writes a value and matches a name: `value_text` (a value as the adapter
+sends it to GE) and `close_names` (the "did you mean" of the resolver, `explain` and lint).
+Below the catalog and its rule kinds, which both use them."""
+import difflib
+
+
+def value_text(v):
+    """A value as the adapter writes it to GE: booleans as "true"/"false", else `str`."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return str(v)
+
+
+def close_names(name, candidates, n=3, cutoff=0.6):
+    """The names among `candidates` close to `name`, ignoring case (`STATIC_MEMORY_POLICY`
+    finds `static_memory_policy`, `ge.exec.staticmemorypolicy` `ge.exec.staticMemoryPolicy`),
+    best first, each in its own spelling (difflib on case-folded names): the "did you mean" of
+    the resolver, `explain` and lint."""
+    by_fold = {}
+    for candidate in candidates:
+        by_fold.setdefault(candidate.casefold(), []).append(candidate)
+    found = []
+    for folded in difflib.get_close_matches(name.casefold(), list(by_fold), n=n, cutoff=cutoff):
+        found.extend(c for c in by_fold[folded] if c not in found)
+    return found[:n]
