@@ -73,7 +73,7 @@ def test_two_group_names_with_one_key_are_an_error_naming_both(monkeypatch):
     # issue 25 item 5: TensorFlow's group keys are a hash of the name mod 8190, and two groups
     # sharing one would pair collectives of different groups (or hang): refused instead
     import zlib
-    monkeypatch.setattr(cluster, "_group_names", {})   # pylint: disable=protected-access
+    monkeypatch.setattr(cluster._CLUSTER, "group_names", {})   # pylint: disable=protected-access
     by_key = {}
     for i in range(20000):
         name = "group_%d" % i

@@ -17,8 +17,12 @@ MUTATORS = frozenset(("append", "extend", "add", "update", "pop", "clear", "setd
 ALLOWED = {
     # the state module itself
     ("npu_bridge.hooks.state", "_SESSIONS"): "the sessions' states (WeakKeyDictionary)",
-    # the three registries (docs/design.md "The Session patch")
+    # the Session patch's registries (docs/design.md "The Session patch"); GE_INITIALIZATION
+    # and GUARD are objects whose methods change them (not seen here)
     ("npu_bridge.hooks.session_patch", "RESOLUTIONS"): "the resolution cache (registry)",
+    # the registries of rule kinds: a kind's class registers itself where it is defined
+    ("npu_bridge.ge.rule_kinds", "KINDS"): "value-rule kinds, filled by their classes",
+    ("npu_bridge.ge.cross", "KINDS"): "cross-rule kinds, filled by their classes",
     # the GE layer keeps the run's records; it may import no hook (tests/test_layers.py)
     ("npu_bridge.ge.records", "_records"): "the process's resolved configurations",
     ("npu_bridge.ge.records", "_settlers"): "functions registered once, run by settle()",
