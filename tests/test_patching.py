@@ -180,6 +180,8 @@ for key in set(modules_after) - set(modules_before):
         added.append(key)
 out["added_modules"] = sorted(added)
 out["replaced_modules"] = sorted(k for k in modules_before if modules_after.get(k) is not modules_before[k])
+out["again"] = [tf1_mode.enable(), tf.executing_eagerly(), tf.Session is tf.compat.v1.Session,
+                patching.installed("tf1") > 100]
 print(json.dumps(out))
 '''
 
@@ -199,3 +201,4 @@ def test_everything_npu_init_installs_is_removed_and_tensorflow_is_as_it_was():
     assert out["undone"] > 100 and out["left"] == 0
     assert out == dict(out, eager=True, enabled=False, changed=[], added_modules=[],
                        replaced_modules=[], npu_attributes=[], **{"import": "builtins"})
+    assert out["again"] == [True, False, True, True]   # the mode can be switched on again

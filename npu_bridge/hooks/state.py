@@ -15,7 +15,7 @@
 - `CLUSTER`: the multi-rank job of this process (`Cluster`, `npu_bridge.hooks.cluster`).
 - `EMULATION`: the precision emulation's per-graph state, `tf.Graph` -> {plan key: state}
   (`npu_bridge.hooks.precision_emulation`).
-- `QUEUE_RUNNER_OPS`: `tf.Graph` -> (collection length, ops its QueueRunners run)
+- `QUEUE_RUNNER_OPS`: `tf.Graph` -> (collection length, ids of the ops its QueueRunners run)
   (`npu_bridge.hooks.session_guard`).
 - `ADAPTER`: the values the real adapter's modules keep for the process (`Adapter`).
 The process-wide caches and guards stay the objects their modules own: `RESOLUTIONS`
@@ -152,7 +152,7 @@ class Cluster:
 
 CLUSTER = Cluster()
 EMULATION = weakref.WeakKeyDictionary()   # tf.Graph -> {plan key: its emulation state}
-QUEUE_RUNNER_OPS = weakref.WeakKeyDictionary()   # tf.Graph -> (len(runners), frozenset(ops))
+QUEUE_RUNNER_OPS = weakref.WeakKeyDictionary()   # tf.Graph -> (len(runners), op ids)
 
 
 class Adapter:
