@@ -255,10 +255,23 @@ def _load_time_imports(path, module, known):
     return out
 
 
-def import_cycles(repo=REPO):
-    """The cycles (sorted module lists) of the load-time import graph of our modules."""
+def _all_imports(path, module, known):
+    """The modules of ours `module` imports anywhere (inside functions too)."""
+    out = set()
+    for _, target, _ in imports(path, module, known)[1]:
+        while target and target not in known:
+            target = target.rpartition(".")[0]
+        if target and target != module:
+            out.add(target)
+    return out
+
+
+def import_cycles(repo=REPO, deferred=False):
+    """The cycles (sorted module lists) of the load-time import graph of our modules (with
+    `deferred`, of every import, inside functions too)."""
     known = modules(repo)
-    graph = {m: _load_time_imports(p, m, known) for m, p in known.items()}
+    find = _all_imports if deferred else _load_time_imports
+    graph = {m: find(p, m, known) for m, p in known.items()}
     index, low, stack, on, found = {}, {}, [], set(), []
 
     def visit(v):   # Tarjan's strongly connected components
@@ -294,6 +307,14 @@ def test_no_import_cycle():
     assert import_cycles() == []
 
 
+def test_memory_plan_and_memory_graph_do_not_need_each_other():
+    """memory_graph read the captured-graph types from memory_plan inside its functions while
+    memory_plan imported memory_graph (issue 22): both now read them from memory_desc."""
+    cycles = [c for c in import_cycles(deferred=True)
+              if {"npu_bridge.ge.memory_plan", "npu_bridge.ge.memory_graph"} & set(c)]
+    assert cycles == []
+
+
 def test_the_cycle_check_sees_a_cycle(tmp_path):
     pkg = tmp_path / "npu_bridge"
     (pkg / "hooks").mkdir(parents=True)
@@ -304,3 +325,5 @@ def test_the_cycle_check_sees_a_cycle(tmp_path):
                                         "    pass\n\n\ndef later():\n    from npu_bridge.hooks import c\n")
     (pkg / "hooks" / "c.py").write_text("from npu_bridge.hooks import b\n")
     assert import_cycles(str(tmp_path)) == [["npu_bridge.hooks.a", "npu_bridge.hooks.b"]]
+    assert import_cycles(str(tmp_path), deferred=True) == [
+        ["npu_bridge.hooks.a", "npu_bridge.hooks.b", "npu_bridge.hooks.c"]]

@@ -1019,15 +1019,86 @@ def test_protobuf_findings_name_their_source_and_nbl012_stays_pythons_type_error
                                                       "'precison_mode' (TypeError at run time);")
 
 
+def _run_time_npb172(**args):
+    """The NPB172 texts `resolve` gives for a real NPURunConfig (what NPUEstimator records)."""
+    from npu_bridge.estimator.npu.npu_config import NPURunConfig
+    from npu_bridge.ge import resolve
+    return [d.message for d in resolve(NPURunConfig(**args)).diagnostics if d.code == "NPB172"]
+
+
 def test_checkpoint_and_summary_steps_not_multiples_of_the_loop_are_npb172_on_literals():
-    # issue 25 item 5: NPUEstimator warned at run time (NPB172), lint did not on plain literals
-    from npu_bridge.ge import npu_failures
+    # issue 25 item 5: NPUEstimator warned at run time (NPB172), lint did not on plain literals;
+    # now a catalog cross rule (level run_config): lint's text is the run's
     src = ("from npu_bridge.npu_init import *\n"
            "a = NPURunConfig(iterations_per_loop=10, save_checkpoints_steps=15, save_summary_steps=20)\n"
            "b = NPURunConfig(iterations_per_loop=30)\n"
            "c = NPURunConfig(iterations_per_loop=30, save_checkpoints_secs=60)\n"
            "d = NPURunConfig(iterations_per_loop=n, save_checkpoints_steps=15)\n")
     found = [(f.line, f.col, f.code, f.message) for f in lint.lint_source(src, "t.py")]
-    expect = npu_failures.loop_cadence_findings(10, {"save_checkpoints_steps": 15}) + \
-        npu_failures.loop_cadence_findings(30, {"save_checkpoints_steps": 100})   # the default
-    assert found == [(2, 42, "NPB172", expect[0].message), (3, 18, "NPB172", expect[1].message)]
+    [a] = _run_time_npb172(iterations_per_loop=10, save_checkpoints_steps=15,
+                           save_summary_steps=20)
+    [b] = _run_time_npb172(iterations_per_loop=30)   # the class's default cadence, 100
+    assert "save_checkpoints_steps=15 is not a multiple of iterations_per_loop=10" in a
+    assert "save_checkpoints_steps=100 is not a multiple" in b
+    assert not _run_time_npb172(iterations_per_loop=30, save_checkpoints_secs=60)
+    assert found == [(2, 42, "NPB172", a), (3, 5, "NPB172", b)]
+
+
+def test_npb172_with_the_cadence_given_as_none_is_the_run_times():
+    # save_checkpoints_steps=None or save_checkpoints_secs=None, given: the class still saves
+    # every 100 steps (config_schema.run_config_arguments); lint missed both
+    src = ("from npu_bridge.npu_init import *\n"
+           "a = NPURunConfig(iterations_per_loop=30, save_checkpoints_steps=None)\n"
+           "b = NPURunConfig(iterations_per_loop=30, save_checkpoints_secs=None)\n")
+    found = [(f.line, f.code, f.message) for f in lint.lint_source(src, "t.py")]
+    [a] = _run_time_npb172(iterations_per_loop=30, save_checkpoints_steps=None)
+    [b] = _run_time_npb172(iterations_per_loop=30, save_checkpoints_secs=None)
+    assert a == b and "save_checkpoints_steps=100 is not a multiple" in a
+    assert found == [(2, "NPB172", a), (3, "NPB172", b)]
+
+
+def test_a_check_is_one_handler_in_a_list_wired_in_one_place(monkeypatch):
+    # issue 23 item 3: lint's checks are lists of handlers (pyflakes' way); files.py runs the
+    # producers of lint/registry.py and nothing else
+    from npu_bridge.ge.diagnostics import make
+    from npu_bridge.tools.lint import npu_calls, registry
+    src = "import tensorflow as tf\nmy_call(1)\n"
+    assert lint.lint_source(src, "t.py") == []
+    handler = npu_calls.CallCheck(frozenset({"my_call"}), "my_call",
+                                  lambda node, name, walk: make("NPB176", name, None, deps="x"))
+    monkeypatch.setattr(npu_calls, "CALL_CHECKS", npu_calls.CALL_CHECKS + (handler,))
+    [f] = lint.lint_source(src, "t.py")
+    assert (f.line, f.col, f.code, f.option) == (2, 1, "NPB176", "my_call")
+    monkeypatch.setattr(registry, "PRODUCERS", registry.PRODUCERS + (
+        lambda parsed: [(1, 1, "NBL001", "error", "from a producer", "")],))
+    assert [f.code for f in lint.lint_source(src, "t.py")] == ["NBL001", "NPB176"]
+
+
+def _run_time_npb106(session_config, **args):
+    """The NPB106 texts `resolve` gives for a real NPURunConfig (what NPUEstimator records)."""
+    from npu_bridge.estimator.npu.npu_config import NPURunConfig
+    from npu_bridge.ge import resolve
+    ge = resolve(NPURunConfig(session_config=session_config, **args))
+    return [d.message for d in ge.diagnostics if d.code == "NPB106"]
+
+
+def test_a_session_config_npu_optimizer_the_estimator_overrides_is_npb106_as_at_run_time():
+    # issue 25 item 5: NPURunConfig(session_config=...) whose own NpuOptimizer sets keys the
+    # estimator's own map (appended after it) writes again: NPB106 at run time, lint missed it
+    import tensorflow as tf
+    src = (HEAD + 'custom_op.parameter_map["precision_mode"].s = b"allow_mix_precision"\n'
+           'custom_op.parameter_map["enable_data_pre_proc"].b = False\n'
+           'run_config = NPURunConfig(session_config=config, precision_mode="allow_fp32_to_fp16")\n')
+    config = tf.compat.v1.ConfigProto()
+    op = config.graph_options.rewrite_options.custom_optimizers.add()
+    op.name = "NpuOptimizer"
+    op.parameter_map["precision_mode"].s = b"allow_mix_precision"
+    op.parameter_map["enable_data_pre_proc"].b = False
+    [text] = _run_time_npb106(config, precision_mode="allow_fp32_to_fp16")
+    assert "precision_mode" in text and "enable_data_pre_proc" in text
+    found = [(f.line, f.code, f.message) for f in lint.lint_source(src, "t.py")
+             if f.code == "NPB106"]
+    assert found == [(8, "NPB106", text)]
+    # without a session_config of its own, nothing to merge
+    plain = src.replace("session_config=config, ", "")
+    assert not [f for f in lint.lint_source(plain, "t.py") if f.code == "NPB106"]

@@ -404,7 +404,7 @@ def test_npu_resolve_input():
     config = NPURunConfig(memory_config=MemoryConfig(static_memory_policy=2),
                           experimental_config=ExperimentalConfig(
                               graph_memory_optimize_config=GraphMemoryOptimizeConfig()))
-    parameter_map, used = config._npu_resolve_input()
+    parameter_map, used, arguments = config._npu_resolve_input()
     assert used == frozenset({"MemoryConfig", "ExperimentalConfig",
                               "GraphMemoryOptimizeConfig"})
     assert parameter_map["static_memory_policy"].i == 2
@@ -412,6 +412,10 @@ def test_npu_resolve_input():
     assert set(parameter_map) == set(DEFAULT_MAP) | {
         "static_memory_policy", "atomic_clean_policy", "variable_use_1g_huge_page"}
     assert NPURunConfig()._npu_resolve_input()[1] == frozenset()
+    # its RunConfig arguments as it keeps them (the "run_config" rules: NPB172)
+    assert arguments["save_checkpoints_steps"] == 100 and arguments["save_summary_steps"] == 0
+    assert NPURunConfig(save_checkpoints_secs=60)._npu_resolve_input()[2][
+        "save_checkpoints_steps"] is None
 
 
 def _resolve():

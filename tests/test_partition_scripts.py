@@ -115,3 +115,15 @@ def test_partition_command_prints_rules_and_sources(tmp_path):
                           str(tmp_path / "none.json"), os.path.join(SCRIPTS, "p2_without_compile.py")],
                          cwd=str(tmp_path), env=env, capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and "none.json" in bad.stderr
+
+
+@pytest.mark.parametrize("iterator,dp,code", [("oneshot", "dp", "NPB172"),
+                                               ("oneshot", "nodp", "NPB172"),
+                                               ("init", "nodp", "NPB172")])
+def test_one_cause_beside_the_loop_is_one_finding(tmp_path, iterator, dp, code):
+    # a OneShotIterator with iterations_per_loop != 1 aborts the real adapter
+    # (om_partition_subgraphs_pass.cc:2440-2443): NPB172 names that cause and its fix; its
+    # IteratorGetNext beside the loop's GeOp is not NPB198 too (both fired for it)
+    conf, _ = report(tmp_path, "p7_loop_iterators.py", iterator, dp)
+    codes = [d["code"] for d in conf["diagnostics"] if d["code"] in ("NPB172", "NPB198")]
+    assert codes == [code]

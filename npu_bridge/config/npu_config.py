@@ -565,8 +565,8 @@ class NPURunConfig(tf.estimator.RunConfig):
         _validate("NPURunConfig", npu_args, record_as="NPURunConfig(model_dir=%s)" % (model_dir,),
                   origin=self)
         self._assign_npu_args(npu_args)
-        if save_checkpoints_steps is None and save_checkpoints_secs is None:
-            save_checkpoints_steps = 100  # the real class's default cadence
+        save_checkpoints_steps = _config_schema.run_config_arguments(   # its default cadence
+            args)["save_checkpoints_steps"]
         super().__init__(
             model_dir=model_dir,
             tf_random_seed=tf_random_seed,
@@ -676,13 +676,15 @@ class NPURunConfig(tf.estimator.RunConfig):
         return frozenset(used)
 
     def _npu_resolve_input(self):
-        """``(parameter_map, used_classes)`` for `npu_bridge.ge.resolve` (docs/INTERFACES.md).
+        """``(parameter_map, used_classes, arguments)`` for `npu_bridge.ge.resolve`
+        (docs/INTERFACES.md).
 
         parameter_map: dict key -> `AttrValue`, what the real NPUEstimator writes for this
         config (`render_parameter_map`); when ``session_config`` already carries
         NpuOptimizer(s), a tuple of their parameter_maps followed by that dict (the order of
-        `render_session_config`, merged by the resolver as the adapter reads them); used_classes: frozenset of the config-class names
-        given (e.g. {"MemoryConfig"}), which drive the class-level product rules.
+        `render_session_config`, merged by the resolver as the adapter reads them);
+        used_classes: frozenset of the config-class names given (e.g. {"MemoryConfig"}),
+        which drive the class-level product rules; arguments: `_npu_run_arguments()`.
         """
         custom_op = rewriter_config_pb2.RewriterConfig.CustomGraphOptimizer()
         render_parameter_map(self, custom_op)
@@ -695,13 +697,22 @@ class NPURunConfig(tf.estimator.RunConfig):
         # (render_session_config) and the adapter reads them all in order: then a tuple of
         # the parameter_maps in that order, which the resolver merges (NPB106 on changes).
         session_config = getattr(self, "_session_config", None)
+        arguments = self._npu_run_arguments()
         if session_config is not None:
             user = tuple(o.parameter_map for o in
                          session_config.graph_options.rewrite_options.custom_optimizers
                          if o.name == _NPU_OPTIMIZER)
             if user:
-                return user + (parameter_map,), self._npu_used_classes()
-        return parameter_map, self._npu_used_classes()
+                return user + (parameter_map,), self._npu_used_classes(), arguments
+        return parameter_map, self._npu_used_classes(), arguments
+
+    def _npu_run_arguments(self):
+        """The `tf.estimator.RunConfig` arguments as this config keeps them (name -> value,
+        `config_schema.run_config_arguments`), which the resolver's "run_config" rules read
+        (NPB172); None for the argument check's probe, which has no RunConfig state."""
+        if "_save_checkpoints_steps" not in vars(self):
+            return None
+        return {arg: getattr(self, arg) for arg in _BASE_ARGS}
 
 
 _NPU_ARG_NAMES = tuple(n for n in _RUN.params if n not in _BASE_ARGS)

@@ -2112,6 +2112,12 @@ CROSS_RULES = [
     {'kind': 'notice', 'if': [('input_fusion_size', 'set')], 'option': 'input_fusion_size',
      'quiet': [131072], 'code': 'NPB122', 'failure': 'docs',
      'source': 'seed ge_memory_options_zh.txt'},
+    # level "run_config": on a config class's values and its own RunConfig arguments
+    {'kind': 'multiple_of', 'level': 'run_config', 'if': [('iterations_per_loop', 'set')],
+     'option': 'iterations_per_loop', 'steps': ['save_checkpoints_steps', 'save_summary_steps'],
+     'code': 'NPB172', 'failure': 'docs',
+     'source': 'vendor migration guide, iterations_per_loop restrictions (the host acts between '
+               'loops)'},
     # level "ge_direct": on GE options given directly (resolve_ge), before the "ge" rows
     {'kind': 'notice', 'level': 'ge_direct', 'if': [('ge.exec.input_fusion_size', 'set')],
      'option': 'ge.exec.input_fusion_size', 'quiet': ['131072'], 'code': 'NPB122',

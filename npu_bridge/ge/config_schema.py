@@ -242,3 +242,17 @@ def memory_seed_form(third, huge_page):
 # npu_config, recognised and removed for TensorFlow's CPU session by the Session patch).
 ESTIMATOR_GRAPPLER_OPTIMIZERS = ("pruning", "function", "constfold", "shape", "arithmetic",
                                   "loop", "dependency", "layout", "GradFusionOptimizer")
+
+
+def run_config_arguments(given):
+    """The `tf.estimator.RunConfig` arguments (`base_args`) an NPURunConfig keeps, from the
+    arguments given (name -> value; a missing one takes its default): `save_checkpoints_steps`
+    is 100 when it and `save_checkpoints_secs` are both None, the real class's default cadence
+    (hicann/tensorflow tf_adapter/python/npu_bridge/estimator/npu/npu_config.py:327-330,
+    `_get_save_checkpoints_steps`). The class keeps them so, and the resolver's "run_config"
+    rules (NPB172) read them, at run time and in lint."""
+    run = BY_NAME["NPURunConfig"]
+    out = {arg: given.get(arg, run.defaults[arg]) for arg in run.base_args}
+    if out["save_checkpoints_steps"] is None and out["save_checkpoints_secs"] is None:
+        out["save_checkpoints_steps"] = 100
+    return out

@@ -174,6 +174,16 @@ class OutPlan:
         self.lives, self.streams = None, set()
 
 
+_PLAIN = OutPlan()
+_PLAIN.streams = frozenset()          # shared, read only
+
+
+def has_continuous_inputs(graph):
+    """Whether any node needs continuous inputs (padded or no-padding), by attribute."""
+    return any(n.attrs.get("continuous_input") or n.attrs.get("_no_padding_continuous_input")
+               for n in graph.nodes)
+
+
 def plan_output(prep, node, i):
     """The OutPlan of output `i` of `node`. IsOutNodeSetContinuousInput (bma L778-854): a
     no-padding continuous input (or a separately cleaned padded one) reached at input 0 gets
@@ -181,6 +191,8 @@ def plan_output(prep, node, i):
     the whole answer is no (the life times found so far stay, as GE's members do). Then
     GetNoNeedAssignMemoryFlag (bma L124-175): an output reaching such a node only at inputs
     other than 0 gets no block; and the symbols of ref_no_assign get none."""
+    if not prep.continuous_nodes:
+        return _PLAIN                 # no continuous-input node: nothing to find
     plan = OutPlan()
     peers = prep.out_peers.get((node.name, i), ())
     for dst, idx in peers:

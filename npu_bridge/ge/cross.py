@@ -10,7 +10,7 @@ import os
 from dataclasses import dataclass
 from typing import Any, ClassVar, Optional, Tuple
 
-from npu_bridge.ge import _rows, catalog, paths, products
+from npu_bridge.ge import _rows, catalog, config_schema, paths, products
 from npu_bridge.ge.diagnostics import make
 from npu_bridge.ge.scopes import SCOPES
 
@@ -18,6 +18,9 @@ LEVELS = {
     "parameter_map": "on the parameter_map values (keys are parameter_map keys)",
     "ge_direct": "on GE options given directly (resolve_ge), before the \"ge\" rows",
     "ge": "on the effective GE options of every resolution, in table order",
+    "run_config": "on a config class's parameter_map values and its own `tf.estimator."
+                  "RunConfig` arguments (`NPURunConfig`: keys are parameter_map keys or its "
+                  "arguments)",
 }
 FAILURES = {
     "error": "the real adapter fails session creation",
@@ -174,7 +177,7 @@ class Requires(CrossRule):
         when, needs = _conds(self.when), _conds(self.needs)
         rule = self
         if self.level != "parameter_map":
-            def check_ge(result, env, state):
+            def check_effective(result, env, state):
                 eff = result.effective
                 hit = _first(eff, when)
                 if hit is None or all(_first(eff, (c,)) is not None for c in needs):
@@ -183,7 +186,7 @@ class Requires(CrossRule):
                     rule.code, hit[0], hit[1], subject="%s=%s" % (hit[0], _show(hit[1])),
                     needed=" and ".join(c[2] for c in needs), got=eff.get(needs[0][0]),
                     **rule._why()))
-            return check_ge
+            return check_effective
 
         def check(values, diags, given, ctx=None):
             hit = _first(values, when)
@@ -415,18 +418,54 @@ class Notice(_Option, CrossRule):
     def compile(self):
         option, quiet, notice = self.option, self.quiet, self._notice()
         if self.level != "parameter_map":
-            def check_ge(result, env, state):
+            def check_effective(result, env, state):
                 value = result.effective.get(option)
                 if value is None or value in quiet:
                     return
                 result.diagnostics.append(notice(value))
-            return check_ge
+            return check_effective
 
         def check(values, diags, given=(), ctx=None):
             value = values.get(option)
             if value is None or value in quiet:
                 return
             diags.append(notice(value))
+        return check
+
+
+@dataclass(frozen=True, kw_only=True)
+class MultipleOf(_Option, CrossRule):
+    """option: a step count N (iterations_per_loop); steps: the arguments whose step counts
+    must be multiples of N when N > 1 (the host acts only between loops of N steps)."""
+    kind = "multiple_of"
+    levels = ("run_config",)
+    doc = "each step count is a multiple of the option when that is > 1"
+    option: str
+    steps: Tuple[str, ...]
+
+    def own_keys(self):
+        return (self.option,) + self.steps
+
+    def describe(self):
+        return "%s multiples of `%s`" % (", ".join("`%s`" % s for s in self.steps), self.option)
+
+    def compile(self):
+        option, steps, rule = self.option, self.steps, self
+
+        def check(values, diags, given=(), ctx=None):
+            loop = values.get(option)
+            if type(loop) is not int or loop <= 1:
+                return
+            for name in steps:
+                n = values.get(name)
+                if type(n) is int and n > 0 and n % loop:
+                    diags.append(make(
+                        rule.code, name, n, severity=rule.severity,
+                        subject="%s=%d is not a multiple of %s=%d" % (name, n, option, loop),
+                        effect="on the NPU the host acts only between loops, so it happens at "
+                        "the end of the loop that crosses each such step (the first at step "
+                        "%d), not at the configured steps" % (-(-n // loop) * loop),
+                        fix="a multiple of %s" % option))
         return check
 
 
@@ -615,6 +654,9 @@ def _frozen(value):
 def _known_key(level):
     if level == "parameter_map":
         return catalog.BY_KEY.__contains__
+    if level == "run_config":
+        arguments = config_schema.BY_NAME["NPURunConfig"].base_args
+        return lambda k: k in catalog.BY_KEY or k in arguments
     return lambda k: k in catalog.BY_GE_KEY or k in SCOPES   # the GE keys GE reads
 
 
@@ -649,6 +691,9 @@ COMPILED = tuple((tuple(k for k, _ in rule.when), rule.compile())
                  for rule in CROSS_RULES if rule.level == "parameter_map")
 """((trigger keys, check(values, diags, given, ctx)), ...) of the parameter_map rows, in
 `CROSS_RULES` order."""
+RUN_CONFIG_COMPILED = tuple((tuple(k for k, _ in rule.when), rule.compile())
+                            for rule in CROSS_RULES if rule.level == "run_config")
+"""((trigger keys, check(values, diags, given, ctx)), ...) of the "run_config" rows."""
 GE_COMPILED = {level: tuple((tuple(k for k, _ in rule.when), rule.trigger_env, rule.compile())
                             for rule in CROSS_RULES if rule.level == level)
                for level in ("ge_direct", "ge")}
@@ -670,6 +715,17 @@ def check_all(values, diags, given=(), ctx=None):
             if key in values:
                 check(values, diags, given, ctx)
                 break
+
+
+def check_run_config(values, arguments, diags):
+    """Append the diagnostics of the "run_config" rows to `diags`: `values` the valid
+    parameter_map values, `arguments` the config class's own arguments as it keeps them
+    (`config_schema.run_config_arguments`)."""
+    both = dict(arguments)
+    both.update(values)
+    for keys, check in RUN_CONFIG_COMPILED:
+        if any(key in both for key in keys):
+            check(both, diags, both)
 
 
 def check_ge(result, env, parallel=None, shown=None, direct=False):

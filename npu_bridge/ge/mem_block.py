@@ -515,7 +515,10 @@ def add_life_reuse_block(this, block, clones, depth=0, child_reuse=False, ctx=No
         return False
     # CanBlockLifeReuse both ways
     conflict = this._attrs and block._attrs and _conflict(this._attrs, block._attrs)
-    can_block = _can_block(this, block, conflict, ctx)
+    if ctx is None:
+        can_block = not conflict and (bt[0].lb > tt[-1].end or tt[0].lb > bt[-1].end)
+    else:
+        can_block = _can_block(this, block, conflict, ctx)
     if (this.is_zero_copy and block.continuous) or (block.is_zero_copy and this.continuous):
         return False
     if this.continuous or block.continuous:
@@ -593,6 +596,7 @@ def nest_life_reuse_block(this, block, clones, depth=1, ctx=None, need=None):
     of `this`'s children first (AddLifeReuseBlock on each, its checks inline), else beside
     them when it fits (size + 512)."""
     if this.children and depth < MAX_DEPTH:
+        simple = ctx is None
         mtype = block.memory_type
         b_attrs = block._attrs
         b_zero, b_cont = block.is_zero_copy, block.continuous
@@ -607,7 +611,11 @@ def nest_life_reuse_block(this, block, clones, depth=1, ctx=None, need=None):
             if not c.reuse_mem or c.memory_type != mtype or not tt:
                 continue
             conflict = c._attrs and b_attrs and _conflict(c._attrs, b_attrs)
-            can_block = _can_block(c, block, conflict, ctx)
+            if simple:
+                bt = block.tenants     # the interval split below may replace the list
+                can_block = not conflict and (bt[0].lb > tt[-1].end or tt[0].lb > bt[-1].end)
+            else:
+                can_block = _can_block(c, block, conflict, ctx)
             if (c.is_zero_copy and b_cont) or (b_zero and c.continuous):
                 continue
             if c.continuous or b_cont:

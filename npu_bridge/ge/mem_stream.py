@@ -70,6 +70,10 @@ class Streams:
     def __init__(self, prep):
         self.p = prep
         self.stream = {n.name: n.stream for n in prep.graph.nodes}
+        self.in_edges, self.out_edges = {}, {}
+        self.single = len(set(self.stream.values())) <= 1
+        if self.single:
+            return
         self._succ = {n.name: [] for n in prep.graph.nodes}
         self._ctrl = {}
         for src, dst in prep.graph.control:
@@ -78,10 +82,6 @@ class Streams:
         for src, _, dst, _ in prep.graph.edges:
             self._succ[src].append(dst)
             self._n_in[dst] += 1
-        self.in_edges, self.out_edges = {}, {}
-        self.single = len(set(self.stream.values())) <= 1
-        if self.single:
-            return
         for nm in prep.order:                 # PreparationForAssign (bma L503-510)
             self._data_stream(nm)
             self._optimize_diff_stream(nm)

@@ -1,13 +1,13 @@
-"""A captured graph (`memory_plan.Graph`: shapes and dtypes) as the GE graph the memory
+"""A captured graph (`memory_desc.Graph`: shapes and dtypes) as the GE graph the memory
 assigner plans (`ge_graph.GeGraph`: bytes), no TensorFlow.
 
 Rules (docs/memory.md "From a captured graph to GE's graph"):
-- output bytes: `memory_plan.tensor_bytes` (elements x dtype size rounded up to 32, + 32);
+- output bytes: `memory_desc.tensor_bytes` (elements x dtype size rounded up to 32, + 32);
   a dtype without device memory (string, resource, variant) is 0 bytes;
 - graph inputs (and `Data`/`RefData` nodes) become `Data` nodes with their input index;
   constants `Const` and variables `Variable` (no feature-map memory: GE's
   CheckIsZeroMemNodeType); the graph's outputs feed one `NetOutput` node in output order;
-- an alias output (`memory_plan.ALIAS_OPS` or `Node.alias`) is a reuse-input output
+- an alias output (`memory_desc.ALIAS_OPS` or `Node.alias`) is a reuse-input output
   (`ref_output_to_input`): it shares its input's block and extends its life;
 - workspaces: `Assumptions.workspace_bytes` / `workspace_by_op` per node with outputs;
 - float32 planned as float16 under `Assumptions.float32_as_fp16` (or force_fp16);
@@ -18,6 +18,7 @@ Rules (docs/memory.md "From a captured graph to GE's graph"):
 """
 import dataclasses
 
+from npu_bridge.ge import memory_desc as md
 from npu_bridge.ge.ge_graph import GeGraph, GeNode
 
 NETOUTPUT_NAME = "NetOutput"
@@ -45,18 +46,18 @@ KEEP_WHEN_UNUSED = frozenset(("Data", "RefData", "Enter", "RefEnter"))
 """Producers GE keeps when folding leaves them without consumers (folding_pass.cc L154-160)."""
 
 
-def _type_of(node, is_input, mp):
-    if is_input or node.op in mp.DATA_OPS:
+def _type_of(node, is_input):
+    if is_input or node.op in md.DATA_OPS:
         return "Data" if node.op != "RefData" else "RefData"
-    if node.op in mp.VARIABLE_OPS:
+    if node.op in md.VARIABLE_OPS:
         return "Variable"
-    if node.op in mp.CONST_OPS:
+    if node.op in md.CONST_OPS:
         return "Const"
     return node.op
 
 
 def fold_constants(graph):
-    """`graph` (a memory_plan.Graph in topological order) after GE's folding passes of
+    """`graph` (a memory_desc.Graph in topological order) after GE's folding passes of
     OptimizeStage1 (graph_manager.cc L3381-3416), as they change memory:
     - DimensionComputePass: a `DIMENSION_TYPES` node whose inputs all have static shapes;
     - ConstantFoldingPass: a `FOLDING_TYPES` node whose data inputs are all constants (also
@@ -65,7 +66,6 @@ def fold_constants(graph):
     with no consumer is deleted unless it is a graph input or `Enter` (folding_pass.cc
     Folding L134-173). A node the user fetches folds too: it then is a constant output.
     Returns `graph` itself when nothing folds, else a new Graph."""
-    from npu_bridge.ge import memory_plan as mp
     by = {}
     const = set()
     folded = set()
@@ -74,7 +74,7 @@ def fold_constants(graph):
         by[node.name] = node
         if node.name in inputs:
             continue
-        if node.op in mp.CONST_OPS:
+        if node.op in md.CONST_OPS:
             const.add(node.name)
             continue
         if not node.inputs or len(node.outputs) == 0:
@@ -97,7 +97,7 @@ def fold_constants(graph):
         for src, _ in by[name].inputs:
             node = by[src]
             if (src not in used and src not in inputs and src not in folded
-                    and node.op not in KEEP_WHEN_UNUSED and node.op not in mp.DATA_OPS):
+                    and node.op not in KEEP_WHEN_UNUSED and node.op not in md.DATA_OPS):
                 dropped.add(src)
     nodes = []
     for node in graph.nodes:
@@ -105,7 +105,7 @@ def fold_constants(graph):
             continue
         control = tuple(c for c in node.control if c not in dropped)
         if node.name in folded:
-            node = mp.Node(node.name, "Const", node.outputs, (), None, None, control)
+            node = md.Node(node.name, "Const", node.outputs, (), None, None, control)
         elif control != node.control:
             node = dataclasses.replace(node, control=control)
         nodes.append(node)
@@ -126,17 +126,15 @@ def output_bytes(shape, dtype, ge_type):
     L46-58) and as 32 bytes on a Data node. AI CPU ops set the exact bytes without the 32-byte
     rule (cpu_engine util.cc SetOutPutsSize): not told apart here (at most 64 bytes more per
     tensor)."""
-    from npu_bridge.ge import memory_plan as mp
-    if shape is not None and ge_type not in mp.DATA_OPS and 0 in shape and _static(shape):
+    if shape is not None and ge_type not in md.DATA_OPS and 0 in shape and _static(shape):
         shape = ()
-    return mp.tensor_bytes(shape, dtype)
+    return md.tensor_bytes(shape, dtype)
 
 
 def to_ge_graph(graph, options, assumptions):
-    """The GeGraph of `graph` (a memory_plan.Graph in topological order) under `options`
+    """The GeGraph of `graph` (a memory_desc.Graph in topological order) under `options`
     (MemoryOptions) and `assumptions` (Assumptions). Raises ValueError naming the node when
     an input names no earlier node's output."""
-    from npu_bridge.ge import memory_plan as mp
     inputs = {name: k for k, name in enumerate(graph.inputs)}
     ws_by_op = dict(assumptions.workspace_by_op)
     seen = {}
@@ -154,18 +152,18 @@ def to_ge_graph(graph, options, assumptions):
             if c in seen:
                 control.append((c, node.name))
         seen[node.name] = len(node.outputs)
-        ge_type = _type_of(node, node.name in inputs, mp)
+        ge_type = _type_of(node, node.name in inputs)
         sizes = []
         for shape, dtype in node.outputs:
-            if dtype not in mp.DTYPE_BYTES:
+            if dtype not in md.DTYPE_BYTES:
                 sizes.append(0)
                 continue
-            size = output_bytes(shape, mp._dtype_of(dtype, assumptions,
+            size = output_bytes(shape, md.dtype_of(dtype, assumptions,
                                                      options.precision_mode), ge_type)
             sizes.append(size or 0)
         attrs = {}
         alias = node.alias
-        if alias is None and node.op in mp.ALIAS_OPS and node.inputs:
+        if alias is None and node.op in md.ALIAS_OPS and node.inputs:
             alias = tuple(k if len(node.inputs) > 1 else 0 for k in range(len(node.outputs)))
         if alias:
             ref = {str(k): a for k, a in enumerate(alias)

@@ -4,65 +4,18 @@ Notes: docs/design.md "Module notes"; rules: docs/memory.md.
 from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, List, Optional, Tuple
 
-from npu_bridge.ge import products
+from npu_bridge.ge import mem_assign, memory_graph, products
+from npu_bridge.ge.memory_desc import (  # noqa: F401  (re-exported: the planner's input types)
+    ALIAS_OPS, CONST_OPS, DATA_OPS, DTYPE_BYTES, NEVER_REUSED, TENSOR_ALIGN, TENSOR_PAD,
+    VARIABLE_OPS, Assumptions, Graph, Node, dtype_of, tensor_bytes)
 
 GIB = 1024 ** 3
-TENSOR_ALIGN = 32     # tensor_utils.cc GetTensorMemorySizeInBytes: round up to 32, then + 32
-TENSOR_PAD = 32
 BLOCK_ALIGN = 512     # block_mem_assigner MEM_ALIGN_SIZE
 BUDGET_CAP = 256 * GIB   # graph_var_manager.h: at most 256 GiB each
 GRAPH_SHARE = (26, 32)   # feature-map share of the device memory when graph_memory_max_size unset
 VAR_SHARE = (5, 32)      # variable share when variable_memory_max_size unset
 
-DTYPE_BYTES = {
-    "bool": 1, "int8": 1, "uint8": 1, "qint8": 1, "quint8": 1,
-    "int16": 2, "uint16": 2, "float16": 2, "bfloat16": 2, "qint16": 2, "quint16": 2,
-    "int32": 4, "uint32": 4, "float32": 4, "qint32": 4,
-    "int64": 8, "uint64": 8, "float64": 8, "complex64": 8, "complex128": 16,
-}
-"""Bytes per element of the device dtypes. Other dtypes (string, resource, variant) have no
-device feature-map memory here: strings stay on the host, a resource is a handle."""
-
-NEVER_REUSED = frozenset(("Data", "Const", "GetNext", "DropOutGenMask", "RefData", "Enter",
-                          "NextIteration"))
-"""Op types whose outputs GE never reuses (block_mem_assigner.cc InitReuseFlag)."""
-
-VARIABLE_OPS = frozenset(("Variable", "VariableV2", "VarHandleOp", "RefData"))
-"""Outputs held in the session's variable memory (VarManager), not the feature map."""
-
-CONST_OPS = frozenset(("Const", "Constant", "FileConstant"))
-"""Outputs held in the model's weight memory (off the device with ge.externalWeight 1/2)."""
-
-ALIAS_OPS = frozenset(("Identity", "ReadVariableOp", "Reshape", "Squeeze", "ExpandDims",
-                       "StopGradient", "PreventGradient", "Snapshot", "IdentityN",
-                       "RefIdentity", "NoOp"))
-"""Ops GE removes or runs in place (IdentityRemovePass, ReshapeRemovePass...): output i shares
-the memory of input i (input 0 for a single input), extending its lifetime."""
-
-DATA_OPS = frozenset(("Data", "RefData"))
-
-
 # ------------------------------------------------------------------ sizes
-def tensor_bytes(shape, dtype):
-    """GE's memory size of one tensor in bytes: elements x dtype size rounded up to 32, plus
-    32 (GE tensor_utils.cc GetTensorMemorySizeInBytes). A scalar (shape ()) has 1 element.
-
-    Returns None when the shape is unknown (None or a dimension None/negative: no static
-    size), 0 for a dtype with no device memory (see `DTYPE_BYTES`)."""
-    if shape is None:
-        return None
-    elements = 1
-    for dim in shape:
-        if dim is None or dim < 0:
-            return None
-        elements *= dim
-    size = DTYPE_BYTES.get(dtype)
-    if size is None:
-        return 0
-    raw = elements * size
-    return -(-raw // TENSOR_ALIGN) * TENSOR_ALIGN + TENSOR_PAD
-
-
 def block_bytes(nbytes, align=BLOCK_ALIGN):
     """`nbytes` rounded up to a whole number of `align` bytes (GE MEM_ALIGN_SIZE = 512)."""
     return -(-nbytes // align) * align
@@ -74,66 +27,6 @@ def gib_pages(nbytes):
 
 
 # ------------------------------------------------------------------ the graph description
-@dataclass(frozen=True)
-class Node:
-    """One GE node. op: its type (GE names: Data, Const, GetNext, Enter, NextIteration,
-    Variable... or the TensorFlow op type); outputs: ((shape or None, dtype name), ...), a
-    shape a tuple of ints with None for an unknown dimension; inputs: ((producer name,
-    output index), ...) data inputs only; alias: per output, the index of the input whose
-    memory it is (None: its own memory), default from `ALIAS_OPS`; var_name: for a variable,
-    its name in the session (shared across graphs; default the node's name); control: names
-    of earlier nodes this one waits for (control edges: they order GE's sort)."""
-    name: str
-    op: str
-    outputs: Tuple[Tuple[Optional[tuple], str], ...] = ()
-    inputs: Tuple[Tuple[str, int], ...] = ()
-    alias: Optional[Tuple[Optional[int], ...]] = None
-    var_name: Optional[str] = None
-    control: Tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class Graph:
-    """One GE graph: nodes in topological order; inputs: the graph's input (Data) node names
-    in input-index order; outputs: (node, output index) in output-index order (NetOutput)."""
-    name: str
-    nodes: Tuple[Node, ...]
-    inputs: Tuple[str, ...] = ()
-    outputs: Tuple[Tuple[str, int], ...] = ()
-
-    def unknown_inputs(self):
-        """Names of the input nodes whose shape has an unknown dimension."""
-        by = {n.name: n for n in self.nodes}
-        return [i for i in self.inputs if i in by and any(
-            tensor_bytes(s, "int8") is None for s, _ in by[i].outputs)]
-
-    def dynamic_nodes(self):
-        """Names of the nodes with a device output of unknown shape (a dynamic graph)."""
-        return [n.name for n in self.nodes for s, d in n.outputs
-                if d in DTYPE_BYTES and tensor_bytes(s, d) is None]
-
-
-@dataclass(frozen=True)
-class Assumptions:
-    """What the CPU cannot know, stated (docs/memory.md "Assumptions").
-
-    workspace_bytes: operator workspace per node with outputs, in bytes (default 0: the real
-      figure comes from each operator's compiled kernel, `OpDesc::GetWorkspaceBytes`);
-      `workspace_by_op` maps an op type to its own figure.
-    float32_as_fp16: plan float32 feature-map tensors as float16 (2 bytes). None: only under
-      precision_mode force_fp16; allow_mix_precision and allow_fp32_to_fp16 cast per operator,
-      which the CPU cannot know, so float32 is kept (an upper bound).
-    """
-    workspace_bytes: int = 0
-    workspace_by_op: Tuple[Tuple[str, int], ...] = ()
-    float32_as_fp16: Optional[bool] = None
-
-    def to_dict(self):
-        return {"workspace_bytes": self.workspace_bytes,
-                "workspace_by_op": dict(self.workspace_by_op),
-                "float32_as_fp16": self.float32_as_fp16}
-
-
 # ------------------------------------------------------------------ options
 def _indexes(text):
     return frozenset(int(x) for x in (text or "").split(",") if x.strip().isdigit())
@@ -331,13 +224,6 @@ class GraphPlan:
                 "largest": [[n, b] for n, b in self.largest[:5]]}
 
 
-def _dtype_of(dtype, assumptions, precision_mode):
-    fp16 = assumptions.float32_as_fp16
-    if fp16 is None:
-        fp16 = precision_mode == "force_fp16"
-    return "float16" if fp16 and dtype == "float32" else dtype
-
-
 def _steps(assignment):
     """Per node: (name, live bytes, highest address used so far, bytes requested so far)."""
     n = len(assignment.order)
@@ -369,7 +255,6 @@ def plan_graph(graph, options=None, assumptions=None):
     no feature-map figure.
     Raises ValueError naming the node for an input that names no earlier node's output.
     """
-    from npu_bridge.ge import mem_assign, memory_graph
     options = options or MemoryOptions()
     assumptions = assumptions or Assumptions()
     graph = memory_graph.fold_constants(graph)   # GE's folding passes run before assignment

@@ -182,27 +182,6 @@ def _oom_fix(feature_map, variables, options):
     return "; or ".join(fixes)
 
 
-def loop_cadence_findings(iterations_per_loop, steps):
-    """NPB172 (row 3) for each of `steps` (name -> step count or None, e.g.
-    save_checkpoints_steps, save_summary_steps) that is not a multiple of
-    `iterations_per_loop` > 1: the NPU acts only at the end of a loop, so the checkpoints or
-    summaries are not written at the configured steps."""
-    out = []
-    if not isinstance(iterations_per_loop, int) or iterations_per_loop <= 1:
-        return out
-    for name, n in steps.items():
-        if isinstance(n, int) and n > 0 and n % iterations_per_loop:
-            out.append(make("NPB172", name, n,
-                            subject="%s=%d is not a multiple of iterations_per_loop=%d" % (
-                                name, n, iterations_per_loop),
-                            effect="on the NPU the host acts only between loops, so it happens "
-                            "at the end of the loop that crosses each such step (the first at "
-                            "step %d), not at the configured steps"
-                            % (-(-n // iterations_per_loop) * iterations_per_loop),
-                            fix="a multiple of iterations_per_loop"))
-    return out
-
-
 def session_findings(session_name, session_plan):
     """NPB178: the static graphs of one session fit one by one, but not together under
     static_memory_policy 0 (each its own memory); policy 2 would need only the largest."""

@@ -141,21 +141,24 @@ def _value_of(attr, want):
 
 
 def _unpack(config):
-    """(parameter_map mapping, used_classes frozenset, extra).
+    """(parameter_map mapping, used_classes frozenset, extra, arguments).
 
     `extra`: None in the common case (one NpuOptimizer, nothing to note), else
     `(note, maps, near)`: `note` True when there is no NpuOptimizer (NPB116), else None; `maps` every
     NpuOptimizer's parameter_map in the order the adapter reads them (None when there is at
     most one); `near` the names of custom optimizers named close to NpuOptimizer (or None).
+    `arguments`: the config class's own arguments for the "run_config" rules (the third item
+    of `_npu_resolve_input()`), else None.
     """
     hook = getattr(config, "_npu_resolve_input", None)
     if hook is not None:
-        pmap, used = hook()
+        got = hook()
+        pmap, used, arguments = got[0], got[1], got[2] if len(got) > 2 else None
         if type(pmap) is tuple:   # several parameter_maps, in the order the adapter reads them
             if len(pmap) > 1:
-                return pmap[0], frozenset(used or ()), (None, pmap, None)
+                return pmap[0], frozenset(used or ()), (None, pmap, None), arguments
             pmap = pmap[0] if pmap else {}
-        return pmap, frozenset(used or ()), None
+        return pmap, frozenset(used or ()), None, arguments
     graph_options = getattr(config, "graph_options", None)
     if graph_options is not None:
         # The real adapter reads every custom optimizer named exactly NpuOptimizer, in order,
@@ -173,17 +176,17 @@ def _unpack(config):
             elif _near_miss(name):
                 near = (near or []) + [name]
         if first is None:
-            return {}, frozenset(), (True, None, near)   # NPB116
+            return {}, frozenset(), (True, None, near), None   # NPB116
         if maps is None and near is None:
-            return first, frozenset(), None
-        return first, frozenset(), (None, maps, near)
+            return first, frozenset(), None, None
+        return first, frozenset(), (None, maps, near), None
     pmap = getattr(config, "parameter_map", None)
     if pmap is not None:
-        return pmap, frozenset(), None
+        return pmap, frozenset(), None, None
     if config is None:
-        return {}, frozenset(), None
+        return {}, frozenset(), None, None
     if hasattr(config, "items"):
-        return config, frozenset(), None
+        return config, frozenset(), None, None
     raise TypeError("resolve() takes a ConfigProto, an NpuOptimizer custom optimizer, a "
                     "parameter_map, or an object with _npu_resolve_input(); got %r"
                     % type(config).__name__)
@@ -517,9 +520,11 @@ def resolve(config, product=None, env=None, user_set=None):
         a name close to it is ignored with warning NPB107), that custom optimizer, its
         `parameter_map` (key -> `AttrValue`, or key -> plain Python value: bool -> .b, int ->
         .i, float -> .f, str/bytes -> .s), or an object with `_npu_resolve_input()` returning
-        `(parameter_map, used_classes)` (parameter_map may be a tuple of parameter_maps in
-        the order the adapter reads them: merged the same way); such an object may also
-        have `_npu_user_keys()` (the keys the user set; see `user_set`).
+        `(parameter_map, used_classes[, arguments])` (parameter_map may be a tuple of
+        parameter_maps in the order the adapter reads them: merged the same way; arguments:
+        the config class's `tf.estimator.RunConfig` arguments as it keeps them,
+        `config_schema.run_config_arguments`, read by the "run_config" rules); such an
+        object may also have `_npu_user_keys()` (the keys the user set; see `user_set`).
       user_set: `(owner, keys)` (a `UserSet`) when a config class or function wrote the
         parameter_map: `keys` the ones the user set, the others are the `owner`'s defaults.
         The codes of `diagnostics.USER_SET_ONLY` (NPB105 deprecated, NPB122 ...) are
@@ -537,7 +542,7 @@ def resolve(config, product=None, env=None, user_set=None):
     Rules: DESIGN.md "Rules the resolver enforces"; values per catalog row.
     """
     env = os.environ if env is None else env
-    pmap, used_classes, extra = _unpack(config)
+    pmap, used_classes, extra, arguments = _unpack(config)
     if extra is not None and extra[1] is not None:   # several NpuOptimizers: merged in order
         merged = _merge(extra[1])
         pmap = merged[0]
@@ -553,6 +558,8 @@ def resolve(config, product=None, env=None, user_set=None):
     # SoC names that can make the memory figure exact, in target precedence order
     socs = (products.current_forced_product() if product is None else product, soc, env.get(products.PRODUCT_ENV))
     _pm_rules(values, used_classes, pid, diags, pmap, socs)
+    if arguments is not None:   # a config class's own arguments (NPB172)
+        cross.check_run_config(values, arguments, diags)
     effective = dict(levels[0])
     effective.update(levels[1])
     effective.update(levels[2])

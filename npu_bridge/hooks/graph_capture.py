@@ -1,6 +1,7 @@
 """The GE graphs of a run, captured on the first run of each (session, fetch set, feed set)
 and planned with `npu_bridge.ge.memory_plan`. Notes: docs/design.md "Module notes".
 """
+import dataclasses
 import os
 
 import numpy as np
@@ -412,6 +413,14 @@ def _fast_key(rec, fetches, feed_dict):
 
 
 
+class _Waiting:
+    """What `_CAPTURE.seen` holds for a run captured but not yet partitioned (`_finish`)."""
+    __slots__ = ("captured",)
+
+    def __init__(self, captured):
+        self.captured = captured
+
+
 def _note_new(rec, key, session, fetches, feed_dict):
     with _lock:
         if key in _CAPTURE.seen:
@@ -424,10 +433,39 @@ def _note_new(rec, key, session, fetches, feed_dict):
                       name="%s/%d" % (rec.name, len(rec.graphs) + 1))
     except Exception:   # not ours to judge: Session.run reports a bad fetch itself
         return
-    # GE plans what it compiles: each GeOp (docs/partition.md)
-    part = _partition_capture.note(rec, session, fetches, feed_dict, cap.graph.name)
-    for geop in _partition_capture.geop_captures(cap, part):
-        _plan_new(rec, key, geop)
+    # The run pays the capture only: the partition into GeOps (a second walk of the graph,
+    # reading its attributes) and what follows are done by `_finish`, in capture order,
+    # before anything reads them (the records, `count_step`, `captured_name`). The subgraph a
+    # run reads does not change after the run (a TensorFlow graph only grows); the fed
+    # values are not kept, only the feed keys.
+    with _lock:
+        _CAPTURE.seen[key] = _Waiting(cap)
+        _CAPTURE.deferred.append((rec, key, cap, session.graph, fetches,
+                          dict.fromkeys(feed_dict) if feed_dict else None))
+
+
+_finish_lock = _CAPTURE.finish_lock
+
+
+def _finish():
+    """The deferred part of `_note_new` for every run captured so far, in capture order, as
+    it would have been done in the run: the graph's name counts the graphs before it, GE
+    plans what it compiles (each GeOp, docs/partition.md), the partition's findings."""
+    with _finish_lock:
+        while True:
+            with _lock:
+                if not _CAPTURE.deferred:
+                    return
+                rec, key, cap, graph, fetches, feeds = _CAPTURE.deferred.pop(0)
+                _CAPTURE.seen[key] = None
+                if len(rec.graphs) >= GRAPHS_PER_SESSION:
+                    continue
+            name = "%s/%d" % (rec.name, len(rec.graphs) + 1)
+            if cap.graph.name != name:   # graphs captured before it had several GeOps
+                cap.graph = dataclasses.replace(cap.graph, name=name)
+            part = _partition_capture.note(rec, graph, fetches, feeds, name)
+            for geop in _partition_capture.geop_captures(cap, part):
+                _plan_new(rec, key, geop)
 
 
 def _plan_new(rec, key, cap):
@@ -474,6 +512,7 @@ def _plan_entry(rec, entry):
 def _settle():
     """Plan the graphs captured since the last call, drop those that could not be planned,
     and make the session findings (NPB178) of the records that have several graphs."""
+    _finish()
     with _lock:
         todo, _CAPTURE.pending = _CAPTURE.pending, []
     touched = {}
@@ -503,6 +542,9 @@ def captured_name(rec, key):
     """The name (`Session#1/2`) of the graph captured for record `rec` and `key` (a
     `session_guard.graph_key`), or None (not captured, or the same subgraph as another)."""
     entry = _CAPTURE.seen.get((id(rec), key))
+    if isinstance(entry, _Waiting):
+        _finish()
+        entry = _CAPTURE.seen.get((id(rec), key))
     return None if entry is None else entry.captured.graph.name
 
 
@@ -514,7 +556,11 @@ def count_step(session, fetches, feed_dict):
     rec = known.record if known is not None else None
     if rec is None:
         return
-    entry = _CAPTURE.seen.get((id(rec), graph_key(session.graph, fetches, feed_dict, session)))
+    key = (id(rec), graph_key(session.graph, fetches, feed_dict, session))
+    entry = _CAPTURE.seen.get(key)
+    if isinstance(entry, _Waiting):
+        _finish()
+        entry = _CAPTURE.seen.get(key)
     if entry is None or not entry.captured.facts.training:
         return
     run = _records.RUN
@@ -545,3 +591,4 @@ def reset():
         _CAPTURE.seen.clear()
         _CAPTURE.fast_seen.clear()
         _CAPTURE.pending = []
+        _CAPTURE.deferred = []

@@ -166,7 +166,7 @@ def partition_run(graph, fetches, feed_dict, options, name="graph", environ=os.e
 PARTITIONS_PER_SESSION = 64   # as graph_capture.GRAPHS_PER_SESSION
 
 
-def note(rec, session, fetches, feed_dict, name):
+def note(rec, graph, fetches, feed_dict, name):
     """Partition a run's graph the first time it runs (called by graph_capture): the
     `Partition` goes to the session's record (`rec.partitions`), its diagnostics to the
     record's runtime diagnostics. Never fails the run: a graph it cannot read is noted in
@@ -184,7 +184,7 @@ def note(rec, session, fetches, feed_dict, name):
             name = "%s (%d)" % (base, k)
         taken.add(name)
     try:
-        part = partition_run(session.graph, fetches, feed_dict, rec.options, name)
+        part = partition_run(graph, fetches, feed_dict, rec.options, name)
     except Exception as err:   # pylint: disable=broad-except  (the user's run comes first)
         if len(_state.CAPTURE.unpartitioned) < 16:
             _state.CAPTURE.unpartitioned.append("%s: %s: %s" % (name, type(err).__name__, err))

@@ -107,6 +107,8 @@ class Capture:
       lock: held while `seen` and `pending` change.
       seen: graph key -> `GraphEntry` (None: nothing to plan); `fast_seen`: keys of runs
         already known (the run's hot path; bounded by `graph_capture`).
+      deferred: (record, key, Captured, tf.Graph, fetches, feed keys) captured, not yet
+        partitioned; `finish_lock`: held while they are (re-entrant).
       pending: (record, GraphEntry) captured, not yet planned.
       unplanned: "<session>: <error>" of graphs whose capture or plan failed (at most 16).
       unpartitioned: "<graph>: <error>" of graphs whose partition failed (at most 16).
@@ -116,6 +118,8 @@ class Capture:
         self.lock = threading.Lock()
         self.seen = {}
         self.fast_seen = set()
+        self.deferred = []
+        self.finish_lock = threading.RLock()
         self.pending = []
         self.unplanned = []
         self.unpartitioned = []

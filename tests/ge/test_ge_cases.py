@@ -244,3 +244,41 @@ def test_streams_of_data_and_ge_local_nodes():
     graph = GeGraph.from_case(case)
     prep = ba.Prepared(graph, topological_order(graph)[0])
     assert not any(len(e) for srcs in prep.streams.in_edges.values() for e in srcs.values())
+
+
+def _blocks_of(case, names):
+    """(offset, size) of the block holding output 0 of each named node in the winning
+    binary-block plan, as GE's CheckReuse reads them (MemoryBlock HeadOffset, Size)."""
+    graph = GeGraph.from_case(case)
+    prep = ba.Prepared(graph, topological_order(graph)[0])
+    run = ba.BlockAssigner(prep, ba.strategies(False)[0]).assign()
+    found = {}
+
+    def walk(block):
+        for t in block.tenants:
+            if t.kind == "out" and t.index == 0 and t.node in names:
+                found[t.node] = (block.offset, block.size)
+        for c in block.children:
+            walk(c)
+    for b in run.blocks:
+        if not b.child_block:
+            walk(b)
+    return found
+
+
+def test_multi_ref_check_reuse_as_ge_checks():
+    """graph_continuous_input_memory_reuse_multi_ref (mem_assigner_unittest.cc L3668-3687)
+    also runs CheckReuse (L2074-2131) on A, B, F, I: sorted by offset, each block lies inside
+    the first one's range. B:0 and F:0 have no block of their own (inputs 1 of separately
+    cleaned continuous inputs; GE takes their offsets from the nodes after
+    ReAssignContinuousMemory, which the plan does not compute), so A and I are checked, and
+    A's block holds G's two inputs (2048 + 4096 bytes)."""
+    path = [p for p in OURS if p.endswith("graph_continuous_input_memory_reuse_multi_ref.json")]
+    with open(path[0]) as f:
+        case = json.load(f)
+    found = _blocks_of(case, {"A", "B", "F", "I"})
+    assert set(found) == {"A", "I"}, found
+    assert found["A"][1] == 6144
+    spans = sorted(found.values(), key=lambda x: (x[0], -x[1]))
+    first_end = spans[0][0] + spans[0][1]
+    assert all(off + size <= first_end for off, size in spans[1:]), spans

@@ -186,7 +186,7 @@ def test_estimator_appends_its_optimizer_warning_only_when_values_differ():
 def test_estimator_without_user_optimizer_unchanged():
     from npu_bridge.estimator.npu.npu_config import NPURunConfig
     config = NPURunConfig(session_config=config_pb2.ConfigProto(), precision_mode="force_fp32")
-    parameter_map, _ = config._npu_resolve_input()
+    parameter_map = config._npu_resolve_input()[0]
     assert isinstance(parameter_map, dict)
     assert not codes(resolve(config, env={}), "NPB106")
 

@@ -150,12 +150,6 @@ class NPUEstimator(tf.estimator.Estimator):
         self._npu_ge_options = ge_options
         self._npu_record = _records.record("estimator", "NPUEstimator(model_dir=%s)" % model_dir,
                                            ge_options)
-        from npu_bridge.ge import npu_failures   # checkpoints/summaries vs the loop (row 3)
-        for diag in npu_failures.loop_cadence_findings(
-                getattr(config, "iterations_per_loop", 1) or 1,
-                {"save_checkpoints_steps": config.save_checkpoints_steps,
-                 "save_summary_steps": config.save_summary_steps}):
-            _records.add_runtime_diagnostic(self._npu_record, (diag.code, diag.option), diag)
 
         if not warm_start_from:
             warm_start_from = os.getenv("RESTORE_FROM") or None

@@ -1,9 +1,10 @@
 """`npu-bridge lint`: a static check of Ascend TF1 scripts (`ast` only: never imports or runs
-them). Laid out as flake8/pyflakes are: `files` (discovery, `# noqa`, the pool), `prefilter`
-(candidate lines), `literals` (literal folding), `scopes`, `visitor` (per-statement-type
-handlers), `checks` (groups resolved by `npu_bridge.ge.resolve` into findings) and `schema`
-(the callables it follows; the config classes' schema is `npu_bridge.ge.config_schema`).
-How it reads a script: docs/lint.md.
+them). Laid out as flake8/pyflakes are: `files` (discovery, `# noqa`, the pool), `registry`
+(the producers of findings, wired in one place), `prefilter` (candidate lines), `literals`
+(literal folding), `scopes`, `visitor` (one handler per statement type), `checks` (groups
+resolved by `npu_bridge.ge.resolve` into findings), `npu_calls` (one handler per NPU-only
+call kind) and `schema` (the callables it follows; the config classes' schema is
+`npu_bridge.ge.config_schema`). How it reads a script: docs/lint.md.
 """
 from npu_bridge.ge import plugin_args as _plugin_args  # noqa: F401  (the module lint's plugin checks use)
 from npu_bridge.tools.lint.checks import (LINT_CODES, NAME_FIELD_CODES, Finding,  # noqa: F401

@@ -3,8 +3,10 @@ input (per combination of branch arms), resolved with `npu_bridge.ge.resolve`, a
 diagnostic is mapped back to the line of the entry it is about, as a `Finding`."""
 import dataclasses
 import itertools
+from typing import Any, Callable, NamedTuple, Optional
 
-from npu_bridge.ge import argtypes as _argtypes, plugin_args as _plugin_args
+from npu_bridge.ge import argtypes as _argtypes, config_schema as _config_schema
+from npu_bridge.ge import plugin_args as _plugin_args
 from npu_bridge.ge.diagnostics import CODES, make
 from npu_bridge.tools.lint.literals import (SCALAR_FIELDS, LiteralAttr, LiteralList, _NOT_LITERAL,
                                       _attr_for_field, _misfit_reason, _placeholder)
@@ -54,14 +56,16 @@ class Finding:
 
 
 class _ResolveInput:
-    """What an `NPURunConfig` hands the resolver: its parameter_map and the classes used."""
+    """What an `NPURunConfig` hands the resolver: its parameter_map, the classes used and its
+    own RunConfig arguments (None: no NPURunConfig)."""
 
-    def __init__(self, parameter_map, used_classes):
+    def __init__(self, parameter_map, used_classes, arguments=None):
         self._pm = parameter_map
         self._used = frozenset(used_classes)
+        self._arguments = arguments
 
     def _npu_resolve_input(self):
-        return self._pm, self._used
+        return self._pm, self._used, self._arguments
 
 
 
@@ -180,6 +184,8 @@ def _config_entry_to_attr(cat, entry):
     return opt.key, LiteralAttr(field, typed)
 
 
+_RUN_ARGS = frozenset(_config_schema.BY_NAME["NPURunConfig"].base_args)
+
 # Infos about how lint resolved, not about the script (no target product; the stand-in
 # configuration lint builds has no NpuOptimizer): said once in lint's summary, not per group.
 CONTEXT_CODES = frozenset(("NPB110", "NPB116"))
@@ -216,11 +222,14 @@ def _resolve(config, product, env, user_set=None, used=None):
     when it raises. `used` (a set): gets the resolution's `_target`."""
     from npu_bridge.ge import NpuConfigError, resolve
     if isinstance(config, _ResolveInput):
-        pm, classes = config._npu_resolve_input()
+        pm, classes, arguments = config._npu_resolve_input()
+        arguments = arguments and tuple((k, repr(v)) for k, v in arguments.items())
     else:
-        pm, classes = config, None
-    memo = (tuple((k, _attr_id(a)) for k, a in pm.items()), classes, product,
-            tuple(sorted(env.items())), user_set)
+        pm, classes, arguments = config, None, None
+    maps = pm if type(pm) is tuple else (pm,)   # a session_config's maps, then the class's
+    pm = maps[-1]
+    memo = (tuple(tuple((k, _attr_id(a)) for k, a in m.items()) for m in maps), classes,
+            product, tuple(sorted(env.items())), user_set, arguments)
     found = _RESOLVED.get(memo)
     if found is None:
         try:
@@ -293,9 +302,10 @@ def _check_group(group, cat, product, env, used=None):
     """Findings of one group, as (line, col, code, severity, message, option): each set of
     entries that can hold together (`_paths`, per function: `_by_function`) is resolved on
     its own. `used` (a set): gets the target of each resolution (`_target`)."""
-    if group.kind == "parameter_map" and group.opt_name not in (None, _NPU_OPTIMIZER):
+    kind = GROUP_KINDS[group.kind]
+    if kind.named and group.opt_name not in (None, _NPU_OPTIMIZER):
         return _misnamed_optimizer(group, product, env)
-    if not group.entries and group.kind != "plugin":   # (a plugin call sends its defaults)
+    if not group.entries and not kind.sends_defaults:
         return []
     paths = [p for part in _by_function(group.entries) for p in _paths(part)]
     if len(paths) == 1:
@@ -342,6 +352,160 @@ def _misnamed_optimizer(group, product, env):
     return [(line, col) + f for f in found]
 
 
+class _Input(NamedTuple):
+    """What one set of a group's entries gives the resolver: `pm` (key -> LiteralAttr or a
+    stand-in), `positions` (key -> (line, col)), `placeholders` (the stand-in keys), `out`
+    (findings of the entries themselves), `make(pm)` (the resolver's input; None: nothing to
+    resolve) and `user_set` (None: every key is the user's)."""
+    pm: dict
+    positions: dict
+    placeholders: set
+    out: list
+    make: Optional[Callable]
+    user_set: Any = None
+
+
+def _map_input(group, entries, cat):
+    """A hand-written parameter_map: each key's last write (NPB162 for `.b = N`)."""
+    pm, positions, placeholders, out, last = {}, {}, set(), [], {}
+    for e in entries:
+        positions[e.key] = (e.line, e.col)
+        last[e.key] = e
+        if e.value is _NOT_LITERAL or e.field == "list":
+            pm[e.key] = _placeholder(e.field)
+            placeholders.add(e.key)
+        else:
+            pm[e.key] = LiteralAttr(e.field, e.value)
+            placeholders.discard(e.key)
+    for e in last.values():   # the value the session reads: each key's last write
+        if e.bool_int is not None:
+            found_ = _bool_int_finding(cat, e)
+            if found_ is not None:
+                out.append(found_)
+    return _Input(pm, positions, placeholders, out, dict)
+
+
+def _plugin_input(group, entries, cat):
+    """An `npu_resource_init` call: its arguments as the function sends them; the keys it
+    sends by default are not the user's."""
+    pm, positions, placeholders, out = _plugin_entries(group, entries)
+    rows = _plugin_args.spec().rows
+    given = {rows[e.key].key for e in entries if e.key in rows}
+    return _Input(pm, positions, placeholders, out, dict,
+                  (_plugin_args.OWNER, frozenset(k for k in pm if k in given)))
+
+
+def _config_input(group, entries, cat):
+    """Config-class calls: the keys their arguments write (NBL011 for a value the class
+    cannot write), and an NPURunConfig's own RunConfig arguments (the "run_config" rules)."""
+    pm, positions, placeholders, out = {}, {}, set(), []
+    for e in entries:
+        opt = cat.by_arg.get(e.key)
+        if opt is None or not opt.key or e.value is None:
+            continue  # not an NPU option (model_dir, ...) or None (= not written)
+        converted = _config_entry_to_attr(cat, e)
+        positions[opt.key] = (e.line, e.col)
+        if converted is None and opt.field in SCALAR_FIELDS and e.value is not _NOT_LITERAL \
+                and isinstance(e.value, (int, float)) and not isinstance(e.value, bool) \
+                and _attr_for_field(opt.field, e.value) is None \
+                and (opt.field != "s"):
+            # the config class cannot write it into parameter_map["KEY"].FIELD
+            out.append(found(e.line, e.col, "NBL011", opt.key, e.value, subject=e.label,
+                             shown=repr(e.value), error=_misfit_reason(opt.field, e.value)))
+        if converted is None:
+            pm[opt.key] = _placeholder(opt.field)
+            placeholders.add(opt.key)
+        else:
+            pm[converted[0]] = converted[1]
+            placeholders.discard(opt.key)
+    arguments = None
+    if "NPURunConfig" in group.classes:
+        given = {e.key: e.value for e in entries if e.key in _RUN_ARGS}
+        positions.update((e.key, (e.line, e.col)) for e in entries if e.key in given)
+        arguments = _config_schema.run_config_arguments(given)
+    classes = frozenset(group.classes)
+    if group.user_maps and "NPURunConfig" in classes:
+        return _with_session_config(group, entries, cat, positions, out, arguments)
+    if not pm and not (classes - {"NPURunConfig"}):
+        return _Input(pm, positions, placeholders, out, None)
+    return _Input(pm, positions, placeholders, out,
+                  lambda m: _ResolveInput(m, classes, arguments))
+
+
+def _rendered_attr(row, value):
+    """The LiteralAttr the estimator writes for `value` of `row` (as the config layer's
+    `_render._write`), or None when lint cannot tell (not a literal, or not writable)."""
+    if value is _NOT_LITERAL:
+        return None
+    field = _argtypes.write_field(value, row) or row.field
+    if field == "s" and not isinstance(value, (str, bytes)):
+        value = str(value)
+    typed = _attr_for_field(field, value) if field in SCALAR_FIELDS else None
+    return None if typed is None else LiteralAttr(field, typed)
+
+
+def _with_session_config(group, entries, cat, positions, out, arguments):
+    """An NPURunConfig whose `session_config` carries NpuOptimizer(s) lint follows: the real
+    NPUEstimator appends its own map after theirs and the adapter reads them all in order,
+    so the whole map it writes (`argtypes.estimator_writes` over the literal arguments: its
+    defaults too) is resolved after the user's maps, as at run time (NPB106 where it
+    overrides one of their keys). The keys the user set: the arguments given and the user's
+    maps' keys."""
+    given = {e.key: e.value for e in entries}
+
+    def lookup(path):
+        cls, arg = _config_schema.owner(path)
+        if cls.name != "NPURunConfig" and cls.name not in group.classes:
+            return False, None
+        value = given.get(path, cls.defaults.get(arg))
+        return True, None if value is _config_schema.REQUIRED else value
+
+    pm, placeholders = {}, set()
+    for row, value in _argtypes.estimator_writes(lookup):
+        attr = _rendered_attr(row, value)
+        if attr is None:
+            pm[row.key] = _placeholder(row.field)
+            placeholders.add(row.key)
+        else:
+            pm[row.key] = attr
+    users = [_map_input(g, g.entries, cat) for g in group.user_maps]
+    for user in users:
+        out.extend(user.out)
+        placeholders |= user.placeholders
+        for key, where in user.positions.items():   # (an argument's own place first)
+            positions.setdefault(key, where)
+    user_keys = {cat.by_arg[e.key].key for e in entries if e.key in cat.by_arg
+                 and cat.by_arg[e.key].key} | {k for user in users for k in user.pm}
+    maps = tuple(user.pm for user in users)
+    # the second resolution (`_check_entries`) varies the stand-ins of the user's maps too
+    others = tuple({k: _placeholder(v.WhichOneof("value"), one=True) if k in user.placeholders
+                    else v for k, v in user.pm.items()} for user in users)
+    classes = frozenset(group.classes)
+    return _Input(pm, positions, placeholders, out,
+                  lambda m: _ResolveInput((maps if m is pm else others) + (m,), classes,
+                                          arguments),
+                  ("NPURunConfig", frozenset(user_keys)))
+
+
+class GroupKind(NamedTuple):
+    """How lint checks one kind of group the visitor collects (`_Group.kind`).
+
+    Attributes:
+      read: `read(group, entries, catalog)` -> `_Input`.
+      sends_defaults: checked even without entries (a call that sends its defaults).
+      named: a custom optimizer whose name decides whether the adapter reads it (NPB107).
+    """
+    read: Callable
+    sends_defaults: bool = False
+    named: bool = False
+
+
+GROUP_KINDS = {"parameter_map": GroupKind(_map_input, named=True),
+               "plugin": GroupKind(_plugin_input, sends_defaults=True),
+               "config": GroupKind(_config_input)}
+"""Group kind -> its `GroupKind`: a new kind of group is one entry here."""
+
+
 def _check_entries(group, entries, cat, product, env, used=None):
     """Findings of one set of a group's entries, as (line, col, code, severity, message, option).
 
@@ -350,58 +514,10 @@ def _check_entries(group, entries, cat, product, env, used=None):
     resolutions give it (so it does not depend on the unknown value), or when it is about a
     stand-in key's name or field (NAME_FIELD_CODES), which needs no value.
     """
-    pm, positions, placeholders = {}, {}, set()
-    out = []
-    user_set = None   # every key is the user's, except the defaults npu_resource_init sends
-    if group.kind == "parameter_map":
-        last = {}
-        for e in entries:
-            positions[e.key] = (e.line, e.col)
-            last[e.key] = e
-            if e.value is _NOT_LITERAL or e.field == "list":
-                pm[e.key] = _placeholder(e.field)
-                placeholders.add(e.key)
-            else:
-                pm[e.key] = LiteralAttr(e.field, e.value)
-                placeholders.discard(e.key)
-        for e in last.values():   # the value the session reads: each key's last write
-            if e.bool_int is not None:
-                found = _bool_int_finding(cat, e)
-                if found is not None:
-                    out.append(found)
-        make = dict
-    elif group.kind == "plugin":
-        pm, positions, placeholders, out = _plugin_entries(group, entries)
-        rows = _plugin_args.spec().rows
-        given = {rows[e.key].key for e in entries if e.key in rows}
-        user_set = (_plugin_args.OWNER, frozenset(k for k in pm if k in given))
-        make = dict
-    else:
-        for e in entries:
-            opt = cat.by_arg.get(e.key)
-            if opt is None or not opt.key or e.value is None:
-                continue  # not an NPU option (model_dir, ...) or None (= not written)
-            converted = _config_entry_to_attr(cat, e)
-            positions[opt.key] = (e.line, e.col)
-            if converted is None and opt.field in SCALAR_FIELDS and e.value is not _NOT_LITERAL \
-                    and isinstance(e.value, (int, float)) and not isinstance(e.value, bool) \
-                    and _attr_for_field(opt.field, e.value) is None \
-                    and (opt.field != "s"):
-                # the config class cannot write it into parameter_map["KEY"].FIELD
-                out.append(found(e.line, e.col, "NBL011", opt.key, e.value, subject=e.label,
-                                 shown=repr(e.value), error=_misfit_reason(opt.field, e.value)))
-            if converted is None:
-                pm[opt.key] = _placeholder(opt.field)
-                placeholders.add(opt.key)
-            else:
-                pm[converted[0]] = converted[1]
-                placeholders.discard(opt.key)
-        if "NPURunConfig" in group.classes:
-            out.extend(_loop_cadence(entries))
-        if not pm and not (group.classes - {"NPURunConfig"}):
-            return out
-        classes = frozenset(group.classes)
-        make = lambda m: _ResolveInput(m, classes)  # noqa: E731
+    pm, positions, placeholders, out, make, user_set = GROUP_KINDS[group.kind].read(
+        group, entries, cat)
+    if make is None:
+        return out
     diags = _resolve(make(pm), product, env, user_set, used)
     if placeholders:
         other = {k: (_placeholder(v.WhichOneof("value"), one=True) if k in placeholders else v)
@@ -419,28 +535,6 @@ def _check_entries(group, entries, cat, product, env, used=None):
         where = positions.get(key) or group.class_pos.get(option, (group.line, group.col))
         out.append((where[0], where[1], diag.code, diag.severity, diag.message, option))
     return out
-
-
-def _loop_cadence(entries):
-    """NPB172 for literal `save_checkpoints_steps` / `save_summary_steps` of an NPURunConfig
-    that are not multiples of its literal `iterations_per_loop` (the rule NPUEstimator applies
-    at run time: `npu_failures.loop_cadence_findings`, the same function). Unset
-    save_checkpoints_steps is the class's default 100 unless save_checkpoints_secs is given."""
-    from npu_bridge.ge import npu_failures
-    given = {e.key: e for e in entries}
-    ipl = given.get("iterations_per_loop")
-    if ipl is None or type(ipl.value) is not int:
-        return []
-    steps, where = {}, {}
-    for name in ("save_checkpoints_steps", "save_summary_steps"):
-        e = given.get(name)
-        if e is not None and type(e.value) is int:
-            steps[name], where[name] = e.value, (e.line, e.col)
-    if "save_checkpoints_steps" not in given and "save_checkpoints_secs" not in given:
-        steps["save_checkpoints_steps"] = 100   # NPURunConfig's default cadence
-        where["save_checkpoints_steps"] = (ipl.line, ipl.col)
-    return [(where[d.option][0], where[d.option][1], d.code, d.severity, d.message, d.option)
-            for d in npu_failures.loop_cadence_findings(ipl.value, steps)]
 
 
 def _bool_int_finding(cat, entry):

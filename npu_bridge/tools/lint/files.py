@@ -10,9 +10,8 @@ import stat
 import sys
 
 from npu_bridge.ge import plugin_args as _plugin_args
-from npu_bridge.tools.lint.checks import Finding, _catalog, _check_group, found as _found
-from npu_bridge.tools.lint.prefilter import _candidate_lines
-from npu_bridge.tools.lint.visitor import _Collector
+from npu_bridge.tools.lint import registry as _registry
+from npu_bridge.tools.lint.checks import Finding, _catalog, found as _found
 
 # Files above this size are reported (NBL002) instead of parsed: bounded time per file.
 DEFAULT_MAX_BYTES = 2 * 1024 * 1024
@@ -94,34 +93,15 @@ def lint_source(source, path="<string>", product=None, env=None, ignore=(), sele
         return [f for f in [Finding(path, *_found(line, max(col, 1), "NBL001",
                                                   problem="does not parse: %s" % msg))]
                 if chosen.keeps(f.code, f.severity)]
-    class_lines, names = set(), set()
-    lines = _candidate_lines(source, class_lines, names)
-    collector = _Collector(lines, sorted(class_lines), source, names)
+    parsed = _registry.Parsed(path, tree, source, product, {} if env is None else env, targets)
+    findings = []
     try:
-        if lines:
-            collector.visit_module(tree)
+        for producer in _registry.PRODUCERS:
+            findings.extend(Finding(path, *f) for f in producer(parsed))
     except RecursionError:
         return [f for f in [Finding(path, *_found(1, 1, "NBL001",
                                                   problem="nests too deeply to check"))]
                 if chosen.keeps(f.code, f.severity)]
-    findings = [Finding(path, line, col, code, sev, msg, opt)
-                for line, col, code, sev, msg, opt in collector.findings]
-    from npu_bridge.tools import lint_npu   # NPU-only failure kinds a static read can find
-    findings += [Finding(path, *f) for f in lint_npu.findings(tree, source)]
-    if not collector.groups:
-        return sorted(_suppressed(findings, source, chosen))
-    cat = _catalog()
-    env = {} if env is None else env
-    seen = set()
-    used = set()
-    for group in collector.groups:
-        for line, col, code, sev, msg, opt in _check_group(group, cat, product, env, used):
-            f = Finding(path, line, col, code, sev, msg, opt)
-            if f not in seen:
-                seen.add(f)
-                findings.append(f)
-    if targets is not None:
-        targets.update((path,) + t for t in used)
     return sorted(_suppressed(findings, source, chosen))
 
 
