@@ -185,7 +185,8 @@ def test_memory_json_stdout_is_json_even_when_the_script_prints(tmp_path):
         "custom_op.name = 'NpuOptimizer'\n"
         "with tf.Session(config=config) as sess:\n"
         "    sess.run(tf.global_variables_initializer())\n"
-        "    print('loss', sess.run([train, loss])[1])\n")
+        "    sess.run(train)\n"   # one step, then the loss: sess.run([train, loss]) has no order
+        "    print('loss', sess.run(loss))\n")
     proc = _memory(["--format", "json", str(script)], str(tmp_path), timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
     data = json.loads(proc.stdout)
