@@ -145,7 +145,7 @@ def test_diff_shows_options_and_diagnostics_that_changed(capsys, tmp_path):
     a = _options_json(capsys, tmp_path, "a.json", "precision_mode=allow_fp32_to_fp16",
                       "enable_data_pre_proc=true")
     b = _options_json(capsys, tmp_path, "b.json", "precision_mode=allow_mix_precision",
-                      "iterations_per_loop=10")
+                      "iterations_per_loop=10", "input_fusion_size=67108864")
     code = cli.main(["diff", a, b])
     out = capsys.readouterr().out.splitlines()
     assert code == 1 and out[:3] == ["--- %s" % a, "+++ %s" % b, "options -> options"]
@@ -153,6 +153,9 @@ def test_diff_shows_options_and_diagnostics_that_changed(capsys, tmp_path):
                for l in out)
     assert "  ~ adapter iterations_per_loop: 1 -> 10" in out
     assert any(l.startswith("  - info NPB105 [enable_data_pre_proc]") for l in out)
+    at = out.index("  + warning NPB104 [input_fusion_size]: input_fusion_size=67108864 is outside "
+                   "[0, 33554432] bytes; clamped to 33554432 as the real adapter does")
+    assert out[at + 1] == '      fix: parameter_map["input_fusion_size"].i = 33554432'
     code = cli.main(["diff", "--format", "json", a, b])
     data = __import__("json").loads(capsys.readouterr().out)
     assert code == 1 and data["changes"][0]["diagnostics"]["gone"][0]["code"] == "NPB105"
@@ -257,3 +260,28 @@ def test_diff_folds_a_configuration_present_in_one_report_only(capsys, tmp_path)
     code = cli.main(["diff", "--format", "json", two, one])   # the JSON keeps every option
     full = json.loads(capsys.readouterr().out)["changes"][0]["options"]
     assert sum(len(d["removed"]) for d in full.values()) == total
+
+
+def test_one_short_line_per_finding_with_its_fix_and_source_on_demand():
+    """issue 28: NPB140 in GiB with the size that fits; the provenance only with
+    --show-source; the same lines from the report read back from JSON (a --ranks job's
+    merged report is printed from the ranks' JSON)."""
+    conf = {"graph_memory_max_size": str(26 * 2 ** 30), "variable_memory_max_size": str(10 * 2 ** 30)}
+    data = _report([_rec("session", "Session#1", conf, product="atlas-training")])
+    lines = report.summary_lines(data)
+    at = lines.index("  error NPB140 [graph_memory_max_size]: 26.0 GiB + 10.0 GiB = 36.0 GiB "
+                     "exceed the 32.0 GiB of an atlas-training device")
+    assert lines[at + 1] == ('      fix: parameter_map["graph_memory_max_size"].s = '
+                             'b"23622320128" (22.0 GiB), or '
+                             'NPURunConfig(graph_memory_max_size=23622320128)')
+    assert not any("source:" in l or "confidence" in l for l in lines)
+    shown = report.summary_lines(data, show_source=True)
+    at = shown.index(lines[at])
+    assert shown[at + 2].startswith("      source: figure confidence high: no platform config")
+    assert "graph_var_manager.h" in shown[at + 2]
+    back = json.loads(report.dumps(data))
+    assert report.summary_lines(back, show_source=True) == shown
+    # the JSON keeps the exact bytes and every field it had
+    (d,) = [d for d in back["configurations"][0]["diagnostics"] if d["code"] == "NPB140"]
+    assert "38654705664" in d["message"] and "34359738368" in d["message"]
+    assert list(d)[:5] == ["code", "severity", "option", "value", "message"]
