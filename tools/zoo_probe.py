@@ -531,6 +531,9 @@ def _child_env(entry, project, home):
         "PYTHONDONTWRITEBYTECODE": "1", "PYTHONHASHSEED": "0", "MPLBACKEND": "Agg",
         "TF_CPP_MIN_LOG_LEVEL": "2", "CUDA_VISIBLE_DEVICES": "", "HOME": home,
         "PYTHONUNBUFFERED": "1", "OMP_NUM_THREADS": "1",
+        # a script's own `pip install` (HybridSN) reaches no package index: the probe changes
+        # no interpreter (pip on PATH is not the probe's venv)
+        "PIP_NO_INDEX": "1",
     })
     return env
 
