@@ -51,15 +51,31 @@ _RUNS = {   # name -> (argv of npu-bridge run, or ("python", env, argv) for a pl
     "bad_env": ("run", {"NPU_BRIDGE_PRECISION": "on"}, ["--no-report", _OVERFLOW]),
     "plain": ("python", {"NPU_BRIDGE_PRECISION": "emulate"},
               [_OVERFLOW, "--steps", "2", "--precision-mode", "allow_fp32_to_fp16"]),
-    "demo_emulate": ["--no-report", "--precision", "emulate", _DEMO, "--steps", "300"],
-    "demo_off": ["--no-report", "--precision", "off", _DEMO, "--steps", "300"],
+    # the demo twice in one process (one TensorFlow start): emulated, then float32
+    "demo": ("python", {}, ["-c", """if True:
+        import json, runpy
+        from npu_bridge.ge import precision as gp, records
+        from npu_bridge.hooks import precision_emulation as pe
+        demo = runpy.run_path(%r, run_name="digits")   # its main() not run at load
+        for mode in ("emulate", "off"):
+            pe.enable(mode == "emulate")
+            records.clear()
+            print("mode", mode, flush=True)
+            assert demo["main"](["--steps", "300"]) == 0
+            confs = [gp.configuration_precision(r) for r in records.records()]
+            low = {}
+            for c in confs:
+                for g in (c or {}).get("graphs", ()):
+                    low.update(g["ops_low"])
+            print("precision", mode, json.dumps({"emulated": any(c and c["emulated"] for c in confs),
+                  "low": c and c["low"], "ops_low": low}), flush=True)
+        """ % _DEMO]),
 }
 _NEEDS = {   # test -> the runs it reads
     "test_run_summary_and_report_say_what_was_emulated": ("a2_report", "off", "saturation"),
     "test_bad_environment_value_is_a_usage_error": ("bad_env",),
     "test_plain_python_run_with_the_environment_variable": ("plain",),
-    "test_demo_under_emulated_allow_mix_precision_is_within_a_point_of_float32": (
-        "demo_emulate", "demo_off"),
+    "test_demo_under_emulated_allow_mix_precision_is_within_a_point_of_float32": ("demo",),
 }
 
 
@@ -409,16 +425,20 @@ def test_plain_python_run_with_the_environment_variable(runs):
 
 
 def test_demo_under_emulated_allow_mix_precision_is_within_a_point_of_float32(runs):
-    """`make demo` (examples/digits_estimator.py: allow_mix_precision) under --precision
-    emulate against the same run in float32."""
+    """`make demo` (examples/digits_estimator.py: allow_mix_precision) emulated against the
+    same training in float32 (one process, the emulation switched between the two; the
+    `npu-bridge run --precision` path is the run tests')."""
     import re
-    accuracy = {}
-    for mode in ("emulate", "off"):
-        done, _ = _result(runs, "demo_" + mode)
-        assert done.returncode == 0, done.stderr[-3000:]
-        accuracy[mode] = float(re.search(r"test accuracy: ([0-9.]+)", done.stdout).group(1))
-        if mode == "emulate":
-            assert "emulated in float16" in done.stderr and "ops in float16: MatMul" in done.stderr
+    done, _ = _result(runs, "demo")
+    assert done.returncode == 0, done.stderr[-3000:]
+    out = done.stdout
+    accuracy = dict(zip(re.findall(r"^mode (\w+)$", out, re.M),
+                        map(float, re.findall(r"test accuracy: ([0-9.]+)", out))))
+    precision = {m: json.loads(v) for m, v in re.findall(r"^precision (\w+) (.*)$", out, re.M)}
+    assert sorted(accuracy) == sorted(precision) == ["emulate", "off"], out[-2000:]
+    assert precision["emulate"]["emulated"] and precision["emulate"]["low"] == "float16"
+    assert precision["emulate"]["ops_low"].get("MatMul", 0) >= 2
+    assert not precision["off"]["emulated"] and precision["off"]["ops_low"] == {}
     assert abs(accuracy["emulate"] - accuracy["off"]) <= 0.01, accuracy
 
 
