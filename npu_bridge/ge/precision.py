@@ -281,51 +281,62 @@ def _read(path):
 
 
 def overflow_fixes(plan, op, op_type, forward, scaling):
-    """The fixes of a low-precision overflow of op `op` (TensorFlow type `op_type`) under
-    `plan`, one string for NPB180 / NPB182's `fixes` field. `forward`: True when the op feeds
-    the loss (no loss scale changes its output), False for a gradient op, None when unknown
-    (no loss seen). `scaling`: None (no NPULossScaleOptimizer on the step), "checks" (one
-    whose overflow check runs), "no_check" (FixedLossScaleManager(enable_overflow_check=False)
-    in saturation mode: nothing checked, npu_loss_scale_optimizer.py line 76). Never advises
-    what the script already has; modify_mixlist only for the mixed modes (accuracy_tuning.md
-    "modify_mixlist": it takes effect when mixed precision is enabled)."""
-    fixes = ["npu_scope.keep_dtype_scope() around %s" % op]
+    """`(fixes, fix_more)`: the fixes of a low-precision overflow of op `op` (TensorFlow type
+    `op_type`) under `plan`, for NPB180 / NPB182: `fixes` the message's sentence, `fix_more`
+    what the fix line adds after "keep_dtype_scope() around <op>" (short). `forward`: True
+    when the op feeds the loss (no loss scale changes its output), False for a gradient op,
+    None when unknown (no loss seen). `scaling`: None (no NPULossScaleOptimizer on the step),
+    "checks" (one whose overflow check runs), "no_check" (FixedLossScaleManager(
+    enable_overflow_check=False) in saturation mode: nothing checked,
+    npu_loss_scale_optimizer.py line 76). Never advises what the script already has;
+    modify_mixlist only for the mixed modes (accuracy_tuning.md "modify_mixlist": it acts
+    when mixed precision is enabled)."""
+    fixes, more = ["npu_scope.keep_dtype_scope() around %s" % op], []
     if plan.rule == "mixed":
         fixes.append("modify_mixlist black-list to-add %s" % op_type)
+        more.append("modify_mixlist black-list")
     if forward:
         fixes.append("smaller inputs or weights for %s (it is in the forward pass: no loss scale "
                      "changes its output%s)" % (op, ", so the NPULossScaleOptimizer already "
                                                     "used cannot help" if scaling else ""))
+        more.append("smaller inputs/weights (forward pass)")
     elif scaling is None:
         fixes.append("add NPULossScaleOptimizer with ExponentialUpdateLossScaleManager (it skips "
                      "overflowed steps and lowers the scale)")
+        more.append("NPULossScaleOptimizer (dynamic scale)")
     elif scaling == "no_check":
         fixes.append("FixedLossScaleManager(enable_overflow_check=True) (overflowed steps are "
                      "then skipped) or a lower loss_scale")
+        more.append("enable_overflow_check=True")
     else:
         fixes.append("NPULossScaleOptimizer is already used: a lower init_loss_scale / "
                      "loss_scale, or ExponentialUpdateLossScaleManager's "
                      "decr_every_n_nan_or_inf / decr_ratio")
-    if plan.sat_mode == SATURATION and plan.sat_source.startswith("npu_plugin.set_device_sat_mode"):
+        more.append("a lower loss scale")
+    if (not forward and plan.sat_mode == SATURATION
+            and plan.sat_source.startswith("npu_plugin.set_device_sat_mode")):
         fixes.append("npu_plugin.set_device_sat_mode(1) (INF/NaN, this product's default)")
-    return ", ".join(fixes[:-1]) + ", or " + fixes[-1]
+    return (", ".join(fixes[:-1]) + ", or " + fixes[-1],
+            "".join("; " + m for m in more))
 
 
 def saturation_outcome(scaling, skipped, forward):
-    """NPB182's `outcome`: what became of a saturated step (see `overflow_fixes` for
-    `scaling`), or None when nothing is to be said (the optimizer skipped a gradient
-    overflow, as loss scaling is meant to)."""
+    """NPB182's `(outcome, outcome_short)`: what became of a saturated step (see
+    `overflow_fixes` for `scaling`), or None when nothing is to be said (the optimizer
+    skipped a gradient overflow, as loss scaling is meant to)."""
     if skipped:
         if not forward:
             return None
         return ("NPULossScaleOptimizer (already used) skipped the step, and as the op is in the "
                 "forward pass no loss scale removes the overflow: every such step is skipped "
-                "and the model does not train")
+                "and the model does not train", "every step skipped (forward overflow)")
     if scaling == "no_check":
         return ("the loss-scale manager has enable_overflow_check=False, so NPULossScaleOptimizer "
-                "applied the step with the clipped values")
+                "applied the step with the clipped values",
+                "used unchecked (enable_overflow_check=False)")
     return ("no NPULossScaleOptimizer reads the overflow status, so the step computed with the "
-            "clipped values (a loss stays finite but wrong)")
+            "clipped values (a loss stays finite but wrong)",
+            "used unchecked (no NPULossScaleOptimizer)")
 
 
 # --- the report's `precision` object and the summary's lines ---------------------------------

@@ -527,7 +527,8 @@ def _record_step(st, sess, fp, result, extra, fetches):
         outcome = _precision.saturation_outcome(fp.scaling, skipped, _feeds_loss(fp, first))
         if outcome:
             _diagnose(rec, "NPB182", st, fp, entry, step, first, float(peaks[over[0]]),
-                      outcome=outcome, limit=_precision.TYPE_MAX[st.plan.low])
+                      outcome=outcome[0], outcome_short=outcome[1],
+                      limit=_precision.TYPE_MAX[st.plan.low])
 
 
 def _feeds_loss(fp, rounded):
@@ -544,12 +545,12 @@ def _diagnose(rec, code, st, fp, entry, step, rounded, peak, **fields):
     if ((code, entry["graph"]) in rec.seen):
         return
     from npu_bridge.ge import diagnostics as _diagnostics
-    forward = _feeds_loss(fp, rounded)
+    fixes, fix_more = _precision.overflow_fixes(st.plan, rounded.op_name, rounded.op_type,
+                                                _feeds_loss(fp, rounded), fp.scaling)
     d = _diagnostics.make(
         code, "precision_mode", st.plan.mode, graph=entry["graph"], step=step, low=st.plan.low,
-        op=rounded.op_name, op_type=rounded.op_type, max_abs=peak,
-        fixes=_precision.overflow_fixes(st.plan, rounded.op_name, rounded.op_type, forward,
-                                        fp.scaling), **fields)
+        op=rounded.op_name, op_type=rounded.op_type, max_abs=peak, fixes=fixes,
+        fix_more=fix_more, **fields)
     _records.add_runtime_diagnostic(rec, (code, entry["graph"]), d)
 
 
