@@ -581,7 +581,8 @@ CODES = MappingProxyType({
         "(saturation mode): the NPU clips its output to +-{limit:g} (max |x| {max_abs:.4g} in "
         "float32) and reports nothing itself (set_device_sat_mode.md); {outcome}. Fixes: "
         "{fixes} (docs/precision.md)",
-        short="{graph:cut}: {op:cut} saturated at +-{limit:g} at step {step}; {outcome_short}",
+        short="{graph:cut}: {op:cut} saturated at +-{limit:g} at step {step} (max |x| "
+              "{max_abs:.3g}); {outcome_short}",
         fix="keep_dtype_scope() around {op:cut}{fix_more}"),
     # the partition of each graph into GeOps and host ops (npu_bridge/ge/partition.py,
     # docs/partition.md): hicann/tensorflow tf_adapter/optimizers/om_partition_subgraphs_pass.cc

@@ -333,10 +333,10 @@ def saturation_outcome(scaling, skipped, forward):
     if scaling == "no_check":
         return ("the loss-scale manager has enable_overflow_check=False, so NPULossScaleOptimizer "
                 "applied the step with the clipped values",
-                "used unchecked (enable_overflow_check=False)")
+                "unchecked: enable_overflow_check=False")
     return ("no NPULossScaleOptimizer reads the overflow status, so the step computed with the "
             "clipped values (a loss stays finite but wrong)",
-            "used unchecked (no NPULossScaleOptimizer)")
+            "unchecked: no NPULossScaleOptimizer")
 
 
 # --- the report's `precision` object and the summary's lines ---------------------------------

@@ -280,7 +280,7 @@ EXAMPLES = {
         op="resnet_model/dense_1/MatMul", op_type="MatMul", max_abs=1.2e5,
         outcome="NPULossScaleOptimizer (already used) skipped the step, and as the op is in "
         "the forward pass no loss scale removes the overflow: every such step is skipped and "
-        "the model does not train", outcome_short="used unchecked (enable_overflow_check=False)",
+        "the model does not train", outcome_short="unchecked: enable_overflow_check=False",
         fixes="npu_scope.keep_dtype_scope() around resnet_model/dense_1/MatMul, or smaller "
         "inputs or weights", fix_more="; modify_mixlist black-list; smaller inputs/weights "
         "(forward pass)")),
