@@ -415,22 +415,47 @@ def _fast_key(rec, fetches, feed_dict):
 unplanned = []   # graphs whose capture or plan failed (bounded): "<session>: <error>"
 
 
+def executor_key(graph, fetches, feed_dict):
+    """What TensorFlow's DirectSession builds one executor for (GetOrCreateExecutors: the
+    sorted names of the fed tensors, of the fetched tensors and of the targets), so what the
+    adapter's pass partitions once, making GeOps that GE compiles as graphs of their own
+    (a GeOp kernel adds one GE graph: geop_npu.cc:845-860, :1126-1151): the order of the
+    fetches and how a fetch is spelt (a tensor, its name) make no new graph."""
+    feeds, fetch_tensors, targets = _partition_capture.run_tensors(graph, fetches, feed_dict)
+    return (frozenset(t.name for t in feeds.values()),
+            frozenset(t.name for t in fetch_tensors), frozenset(op.name for op in targets))
+
+
 def _note_new(rec, key, session, fetches, feed_dict):
     with _lock:
         if key in _seen:
             return
         _seen[key] = None
-        if len(rec.graphs) >= GRAPHS_PER_SESSION:
-            return
     try:
-        cap = capture(session.graph, fetches, feed_dict,
-                      name="%s/%d" % (rec.name, len(rec.graphs) + 1))
+        run_key = executor_key(session.graph, fetches, feed_dict)
+    except Exception:   # not ours to judge: Session.run reports a bad fetch itself
+        return
+    with _lock:
+        names = rec.executors
+        if run_key in names:   # the same executor, reached by another spelling
+            _seen[key] = names[run_key]
+            return
+        if len(names) >= GRAPHS_PER_SESSION:
+            return
+        # one number per graph the adapter partitions, whether GE gets anything of it
+        name = "%s/%d" % (rec.name, len(names) + 1)
+        names[run_key] = None
+    try:
+        cap = capture(session.graph, fetches, feed_dict, name=name)
     except Exception:   # not ours to judge: Session.run reports a bad fetch itself
         return
     # GE plans what it compiles: each GeOp (docs/partition.md)
     part = _partition_capture.note(rec, session, fetches, feed_dict, cap.graph.name)
     for geop in _partition_capture.geop_captures(cap, part):
-        _plan_new(rec, key, geop)
+        entry = _plan_new(rec, key, geop)
+        with _lock:
+            if entry is not None and names[run_key] is None:
+                names[run_key] = entry
 
 
 def _plan_new(rec, key, cap):
@@ -442,19 +467,17 @@ def _plan_new(rec, key, cap):
             cause = (d.code,) if d.code in _failures.PER_SESSION else (d.code, cap.graph.name)
             _records.add_runtime_diagnostic(rec, cause, d)
         return
-    # one GE graph per distinct subgraph content of a session; planned later (`_settle`:
-    # before the records are read), so a run pays the capture only
+    # one GE graph per GeOp of each executor (`executor_key`), even when two executors'
+    # GeOps hold the same ops: the adapter compiles each; planned later (`_settle`: before
+    # the records are read), so a run pays the capture only
     sig = (frozenset(n.name for n in cap.graph.nodes), cap.graph.inputs, cap.graph.outputs)
     entry = _records.GraphEntry(cap, None, sig, make=lambda e: _plan_entry(rec, e))
     with _lock:
-        graphs = rec.graphs
-        same = next((e for e in graphs if e.sig == sig), None)
-        if same is not None:
-            _seen[key] = same
-            return
-        graphs.append(entry)
-        _seen[key] = entry
+        rec.graphs.append(entry)
+        if _seen.get(key) is None:
+            _seen[key] = entry
         _pending.append((rec, entry))
+    return entry
 
 
 _pending = []   # (record, GraphEntry) captured, not yet planned
