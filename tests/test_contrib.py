@@ -547,6 +547,60 @@ def test_keras_applications_imagenet_utils_and_keras_2_utils_paths(tmp_path):
     assert "keras.applications" in message
 
 
+# MLSP (the zoo probe, issue 25): standalone Keras 2.2/2.3's keras.engine package and its
+# keras.engine.topology module (Keras 2.15 keeps them in keras.src.engine, Network renamed
+# Functional).
+KERAS_ENGINE = r'''
+import json
+import numpy as np
+import npu_bridge.npu_init
+import tensorflow as tf
+import keras
+from keras import backend as K
+from keras.engine.topology import Layer, InputSpec, Node, Input, InputLayer, Network, get_source_inputs
+from keras.engine import Model as EngineModel, Input as EngineInput, Layer as EngineLayer
+from keras.engine.training import Model
+from keras.engine.base_layer import Layer as BaseLayer
+from keras.engine import base_layer_utils
+r = {"same": [Layer is keras.layers.Layer, InputSpec is keras.layers.InputSpec,
+              Input is keras.Input, InputLayer is keras.layers.InputLayer,
+              Model is keras.Model, EngineModel is keras.Model, EngineInput is keras.Input,
+              EngineLayer is keras.layers.Layer, BaseLayer is keras.layers.Layer,
+              Node.__name__ == "Node",
+              base_layer_utils.make_variable.__module__ == "keras.src.engine.base_layer_utils"]}
+
+
+class Scale(Layer):   # MLSP's kutils layers subclass keras.engine.topology.Layer
+    def build(self, input_shape):
+        self.input_spec = InputSpec(ndim=2)
+        self.w = self.add_weight(name="w", shape=(1,), initializer="ones")
+        super().build(input_shape)
+
+    def call(self, x):
+        return x * self.w * 3.0
+
+
+inp = Input(shape=(2,))
+model = Model(inp, Scale()(inp))
+r["sources"] = [t is inp for t in get_source_inputs(model.outputs[0])]
+r["network"] = isinstance(model, Network)   # a functional Model: Keras 2.3's Network
+r["value"] = model.predict(np.array([[1.0, 2.0]], np.float32)).tolist()
+try:
+    from keras.engine.topology import no_such_name
+except ImportError as e:
+    r["missing"] = [type(e).__name__, str(e)[:60]]
+print("RESULT " + json.dumps(r))
+'''
+
+
+def test_keras_2_engine_and_topology_paths(tmp_path):
+    r = run_scenario(tmp_path, KERAS_ENGINE)
+    assert r["same"] == [True] * 11, r["same"]
+    assert r["sources"] == [True] and r["network"] is True
+    assert r["value"] == [[3.0, 6.0]]
+    assert r["missing"][0] in ("MissingTF1ModuleError", "MissingTF1AttributeError"), r["missing"]
+
+
 @pytest.fixture(scope="module")
 def forms(tmp_path_factory):
     return run_scenario(tmp_path_factory.mktemp("forms"), FORMS)

@@ -1072,3 +1072,33 @@ def test_a_check_is_one_handler_in_a_list_wired_in_one_place(monkeypatch):
     monkeypatch.setattr(registry, "PRODUCERS", registry.PRODUCERS + (
         lambda parsed: [(1, 1, "NBL001", "error", "from a producer", "")],))
     assert [f.code for f in lint.lint_source(src, "t.py")] == ["NBL001", "NPB176"]
+
+
+def _run_time_npb106(session_config, **args):
+    """The NPB106 texts `resolve` gives for a real NPURunConfig (what NPUEstimator records)."""
+    from npu_bridge.estimator.npu.npu_config import NPURunConfig
+    from npu_bridge.ge import resolve
+    ge = resolve(NPURunConfig(session_config=session_config, **args))
+    return [d.message for d in ge.diagnostics if d.code == "NPB106"]
+
+
+def test_a_session_config_npu_optimizer_the_estimator_overrides_is_npb106_as_at_run_time():
+    # issue 25 item 5: NPURunConfig(session_config=...) whose own NpuOptimizer sets keys the
+    # estimator's own map (appended after it) writes again: NPB106 at run time, lint missed it
+    import tensorflow as tf
+    src = (HEAD + 'custom_op.parameter_map["precision_mode"].s = b"allow_mix_precision"\n'
+           'custom_op.parameter_map["enable_data_pre_proc"].b = False\n'
+           'run_config = NPURunConfig(session_config=config, precision_mode="allow_fp32_to_fp16")\n')
+    config = tf.compat.v1.ConfigProto()
+    op = config.graph_options.rewrite_options.custom_optimizers.add()
+    op.name = "NpuOptimizer"
+    op.parameter_map["precision_mode"].s = b"allow_mix_precision"
+    op.parameter_map["enable_data_pre_proc"].b = False
+    [text] = _run_time_npb106(config, precision_mode="allow_fp32_to_fp16")
+    assert "precision_mode" in text and "enable_data_pre_proc" in text
+    found = [(f.line, f.code, f.message) for f in lint.lint_source(src, "t.py")
+             if f.code == "NPB106"]
+    assert found == [(8, "NPB106", text)]
+    # without a session_config of its own, nothing to merge
+    plain = src.replace("session_config=config, ", "")
+    assert not [f for f in lint.lint_source(plain, "t.py") if f.code == "NPB106"]

@@ -7,15 +7,12 @@ no hand-written list of keys here. The public entry points are
 argument); `rendered_user_set` is how the Session patch tells the resolver which keys of a
 ConfigProto rendered here the user set.
 """
-import json
-import os
-
 import tensorflow as tf
 from tensorflow.core.protobuf import config_pb2
 from tensorflow.core.protobuf import rewriter_config_pb2
 
-from npu_bridge.ge.argtypes import (catalog_options as _catalog_options,
-    rows_by_arg as _rows_by_arg, write_field as _write_field)
+from npu_bridge.ge.argtypes import (estimator_writes as _estimator_writes,
+    write_field as _write_field)
 from npu_bridge.config import legacy_args as _legacy_args
 from npu_bridge.ge.config_schema import ESTIMATOR_GRAPPLER_OPTIMIZERS
 
@@ -40,51 +37,6 @@ def _get_path(run_config, path):
     return True, _field_value(obj, parts[-1])
 
 
-def _tf_config_task():
-    return (json.loads(os.environ.get("TF_CONFIG") or "{}")).get("task", {}) or {}
-
-
-def _estimator_value(row, run_config):
-    """(write?, value) for one catalog row, following the estimator_* columns."""
-    if row.estimator_value is not None:
-        return True, row.estimator_value
-    requires = row.estimator_requires
-    token = requires.split()[0] if requires else None
-    if token == "TF_CONFIG":
-        # job / task_index come from TF_CONFIG's task (type, index) when a type is given.
-        task = _tf_config_task()
-        attr = requires.split()[1].split(".")[-1]
-        if task.get("type") and task.get(attr) is not None:
-            return True, task[attr]
-        return True, row.estimator_default
-    if row.runconfig_arg is None:
-        return False, None
-    container, _, _ = row.runconfig_arg.rpartition(".")
-    present, value = _get_path(run_config, row.runconfig_arg)
-    if not present:
-        # The container object (e.g. DumpConfig) was not given.
-        return row.estimator_default is not None, row.estimator_default
-    if token is not None:
-        if container and token == container:
-            # All arguments of that container must be set (dynamic_input_config).
-            siblings = [r.runconfig_arg for r in _rows_by_arg().values()
-                        if r.runconfig_arg.startswith(container + ".")]
-            if any(_get_path(run_config, s)[1] is None for s in siblings):
-                return False, None
-        else:
-            needed = _get_path(run_config, token)[1]
-            if needed is None or needed is False:
-                return False, None
-    if value is None:
-        if not container and row.estimator_default is not None:
-            value = row.estimator_default
-        elif row.estimator_none_as is not None:
-            value = row.estimator_none_as
-    if value is None:
-        return False, None
-    return True, value
-
-
 def _write(attr_value, row, value):
     field = _write_field(value, row) or row.field
     if field == "s":
@@ -106,12 +58,8 @@ def fill_parameter_map(run_config, custom_op):
     """`npu_config.render_parameter_map` once `run_config` is known to be an NPURunConfig."""
     if not custom_op.name:
         custom_op.name = _NPU_OPTIMIZER
-    for row in _catalog_options():
-        if not row.key or row.estimator_write == "never":
-            continue
-        write, value = _estimator_value(row, run_config)
-        if write:
-            _write(custom_op.parameter_map[row.key], row, value)
+    for row, value in _estimator_writes(lambda path: _get_path(run_config, path)):
+        _write(custom_op.parameter_map[row.key], row, value)
     _legacy_args.render(run_config, custom_op)   # what older estimators wrote (NPB108 args)
     return custom_op
 

@@ -7,7 +7,9 @@ No TensorFlow here (lint never imports it). The rules come from the catalog (eac
 (`npu_bridge.ge.config_schema`: argument prefixes, nested classes, the few arguments the real
 `NPURunConfig` checks in Python itself).
 """
+import json
 import numbers
+import os
 
 from npu_bridge.ge.diagnostics import make as _make
 from npu_bridge.ge.config_schema import BY_NAME as _CLASSES
@@ -47,6 +49,68 @@ def rows_by_arg():
                 rows.setdefault(row.runconfig_arg, row)
         _ROWS_BY_ARG = rows
     return rows
+
+
+def _tf_config_task():
+    return (json.loads(os.environ.get("TF_CONFIG") or "{}")).get("task", {}) or {}
+
+
+def _estimator_value(row, lookup):
+    """(write?, value) for one catalog row, following the estimator_* columns; `lookup(path)`
+    -> (container present, value) of a dotted `runconfig_arg`."""
+    if row.estimator_value is not None:
+        return True, row.estimator_value
+    requires = row.estimator_requires
+    token = requires.split()[0] if requires else None
+    if token == "TF_CONFIG":
+        # job / task_index come from TF_CONFIG's task (type, index) when a type is given.
+        task = _tf_config_task()
+        attr = requires.split()[1].split(".")[-1]
+        if task.get("type") and task.get(attr) is not None:
+            return True, task[attr]
+        return True, row.estimator_default
+    if row.runconfig_arg is None:
+        return False, None
+    container, _, _ = row.runconfig_arg.rpartition(".")
+    present, value = lookup(row.runconfig_arg)
+    if not present:
+        # The container object (e.g. DumpConfig) was not given.
+        return row.estimator_default is not None, row.estimator_default
+    if token is not None:
+        if container and token == container:
+            # All arguments of that container must be set (dynamic_input_config).
+            siblings = [r.runconfig_arg for r in rows_by_arg().values()
+                        if r.runconfig_arg.startswith(container + ".")]
+            if any(lookup(s)[1] is None for s in siblings):
+                return False, None
+        else:
+            needed = lookup(token)[1]
+            if needed is None or needed is False:
+                return False, None
+    if value is None:
+        if not container and row.estimator_default is not None:
+            value = row.estimator_default
+        elif row.estimator_none_as is not None:
+            value = row.estimator_none_as
+    if value is None:
+        return False, None
+    return True, value
+
+
+def estimator_writes(lookup):
+    """`[(row, value), ...]`: what the real NPUEstimator writes into its NpuOptimizer's
+    parameter_map for a config, in catalog order (hicann/tensorflow npu_estimator.py,
+    `__load_graph_optimizers`; the catalog's estimator_* columns). `lookup(path)` ->
+    `(container present, value)` of a dotted `runconfig_arg` (`memory_config.x`): the config
+    layer's rendering reads the objects, lint the literal arguments."""
+    out = []
+    for row in catalog_options():
+        if row.key and row.estimator_write != "never":
+            write, value = _estimator_value(row, lookup)
+            if write:
+                out.append((row, value))
+    return out
+
 
 _FIELD_TYPES = {"b": "a bool", "i": "an int", "s": "a str", "f": "a number"}
 

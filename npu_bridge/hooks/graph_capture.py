@@ -2,7 +2,6 @@
 and planned with `npu_bridge.ge.memory_plan`. Notes: docs/design.md "Module notes".
 """
 import os
-import threading
 
 import numpy as np
 import tensorflow as tf
@@ -17,8 +16,8 @@ from npu_bridge.hooks import partition_capture as _partition_capture
 
 GRAPHS_PER_SESSION = 64     # bounded: a script building a new fetch set per step stays cheap
 
-_lock = threading.Lock()
-_seen = {}                  # graph key -> entry (or None: nothing to plan)
+_CAPTURE = _state.CAPTURE   # what was seen and is waiting (npu_bridge.hooks.state.Capture)
+_lock = _CAPTURE.lock
 
 _TYPE_MAP = {
     "Placeholder": "Data", "PlaceholderV2": "Data",
@@ -361,7 +360,7 @@ def _options_of(rec):
 def note_run(session, fetches, feed_dict):
     """Called by the Session patch before each run while capture is on: capture and plan the
     graph of this (session, fetches, feeds) the first time it runs. Never fails the run: a
-    graph this module cannot read is left unplanned (and named in `unplanned`)."""
+    graph this module cannot read is left unplanned (and named in `state.CAPTURE.unplanned`)."""
     known = _state.of(session)
     rec = known.record if known is not None else None
     if rec is None:
@@ -369,28 +368,27 @@ def note_run(session, fetches, feed_dict):
     # keyed by the record (kept for the whole run), not the session's id, which a later
     # session can reuse
     fast = _fast_key(rec, fetches, feed_dict)
-    if fast is not None and fast in _fast_seen:
+    if fast is not None and fast in _CAPTURE.fast_seen:
         return
     key = (id(rec), graph_key(session.graph, fetches, feed_dict, session))
-    if key in _seen:
+    if key in _CAPTURE.seen:
         if fast is not None:
-            if len(_fast_seen) > _FAST_LIMIT:
-                _fast_seen.clear()
-            _fast_seen.add(fast)
+            if len(_CAPTURE.fast_seen) > _FAST_LIMIT:
+                _CAPTURE.fast_seen.clear()
+            _CAPTURE.fast_seen.add(fast)
         return
     try:
         _note_new(rec, key, session, fetches, feed_dict)
     except Exception as err:   # pylint: disable=broad-except  (the user's run comes first)
-        _seen[key] = None
-        if len(unplanned) < 16:
-            unplanned.append("%s: %s: %s" % (rec.name, type(err).__name__, err))
+        _CAPTURE.seen[key] = None
+        if len(_CAPTURE.unplanned) < 16:
+            _CAPTURE.unplanned.append("%s: %s: %s" % (rec.name, type(err).__name__, err))
 
 
 _ELEMENT_TYPES = frozenset(t for t in (tf.Operation, tf.Tensor,
                                         getattr(__import__("tensorflow.python.framework.ops",
                                                            fromlist=["ops"]), "SymbolicTensor",
                                                 None)) if t is not None)
-_fast_seen = set()
 _VARIANT = tf.variant   # DTypes are interned: compared by identity
 _FAST_LIMIT = 4096
 
@@ -412,7 +410,14 @@ def _fast_key(rec, fetches, feed_dict):
     return (id(rec), items, None)
 
 
-unplanned = []   # graphs whose capture or plan failed (bounded): "<session>: <error>"
+
+
+class _Waiting:
+    """What `_CAPTURE.seen` holds for a run captured but not yet partitioned (`_finish`)."""
+    __slots__ = ("captured",)
+
+    def __init__(self, captured):
+        self.captured = captured
 
 
 def executor_key(graph, fetches, feed_dict):
@@ -428,37 +433,67 @@ def executor_key(graph, fetches, feed_dict):
 
 def _note_new(rec, key, session, fetches, feed_dict):
     with _lock:
-        if key in _seen:
+        if key in _CAPTURE.seen:
             return
-        _seen[key] = None
+        _CAPTURE.seen[key] = None
     try:
         run_key = executor_key(session.graph, fetches, feed_dict)
     except Exception:   # not ours to judge: Session.run reports a bad fetch itself
         return
     with _lock:
-        names = rec.executors
-        if run_key in names:   # the same executor, reached by another spelling
-            _seen[key] = names[run_key]
+        keys = rec.executors.get(run_key)
+        if keys is not None:   # the same executor, reached by another spelling
+            keys.append(key)
+            _CAPTURE.seen[key] = _CAPTURE.seen.get(keys[0])
             return
-        if len(names) >= GRAPHS_PER_SESSION:
+        if len(rec.executors) >= GRAPHS_PER_SESSION:
             return
-        # one number per graph the adapter partitions, whether GE gets anything of it
-        name = "%s/%d" % (rec.name, len(names) + 1)
-        names[run_key] = None
+        # one number per graph the adapter partitions (in run order), whether GE gets
+        # anything of it or not (a dataset initializer stays on the host)
+        name = "%s/%d" % (rec.name, len(rec.executors) + 1)
+        rec.executors[run_key] = [key]
     try:
         cap = capture(session.graph, fetches, feed_dict, name=name)
     except Exception:   # not ours to judge: Session.run reports a bad fetch itself
         return
-    # GE plans what it compiles: each GeOp (docs/partition.md)
-    part = _partition_capture.note(rec, session, fetches, feed_dict, cap.graph.name)
-    for geop in _partition_capture.geop_captures(cap, part):
-        entry = _plan_new(rec, key, geop)
-        with _lock:
-            if entry is not None and names[run_key] is None:
-                names[run_key] = entry
+    # The run pays the capture only: the partition into GeOps (a second walk of the graph,
+    # reading its attributes) and what follows are done by `_finish`, in capture order,
+    # before anything reads them (the records, `count_step`, `captured_name`). The subgraph a
+    # run reads does not change after the run (a TensorFlow graph only grows); the fed
+    # values are not kept, only the feed keys.
+    with _lock:
+        _CAPTURE.seen[key] = _Waiting(cap)
+        _CAPTURE.deferred.append((rec, run_key, cap, session.graph, fetches,
+                                  dict.fromkeys(feed_dict) if feed_dict else None))
 
 
-def _plan_new(rec, key, cap):
+_finish_lock = _CAPTURE.finish_lock
+
+
+def _finish():
+    """The deferred part of `_note_new` for every run captured so far, in capture order, as
+    it would have been done in the run: GE plans what it compiles (each GeOp,
+    docs/partition.md), the partition's findings. The graph keeps the name it got when it
+    ran (`_note_new`); every spelling of its executor gets its first GE graph."""
+    with _finish_lock:
+        while True:
+            with _lock:
+                if not _CAPTURE.deferred:
+                    return
+                rec, run_key, cap, graph, fetches, feeds = _CAPTURE.deferred.pop(0)
+                keys = rec.executors[run_key]
+            name = cap.graph.name
+            part = _partition_capture.note(rec, graph, fetches, feeds, name)
+            first = None
+            for geop in _partition_capture.geop_captures(cap, part):
+                entry = _plan_new(rec, geop)
+                first = first or entry
+            with _lock:
+                for key in keys:
+                    _CAPTURE.seen[key] = first
+
+
+def _plan_new(rec, cap):
     """Plan one GE graph of a run (`cap`: a GeOp's graph) and record its findings."""
     if not any(n.outputs for n in cap.graph.nodes):
         # host only (an iterator initializer): no GE memory, but its mistakes still count
@@ -469,18 +504,16 @@ def _plan_new(rec, key, cap):
         return
     # one GE graph per GeOp of each executor (`executor_key`), even when two executors'
     # GeOps hold the same ops: the adapter compiles each; planned later (`_settle`: before
-    # the records are read), so a run pays the capture only
+    # the records are read), so a run pays the capture only. Returns the entry (None: host
+    # only).
     sig = (frozenset(n.name for n in cap.graph.nodes), cap.graph.inputs, cap.graph.outputs)
     entry = _records.GraphEntry(cap, None, sig, make=lambda e: _plan_entry(rec, e))
     with _lock:
         rec.graphs.append(entry)
-        if _seen.get(key) is None:
-            _seen[key] = entry
-        _pending.append((rec, entry))
+        _CAPTURE.pending.append((rec, entry))
     return entry
 
 
-_pending = []   # (record, GraphEntry) captured, not yet planned
 
 
 def _plan_entry(rec, entry):
@@ -501,16 +534,17 @@ def _plan_entry(rec, entry):
 def _settle():
     """Plan the graphs captured since the last call, drop those that could not be planned,
     and make the session findings (NPB178) of the records that have several graphs."""
+    _finish()
     with _lock:
-        todo, _pending[:] = list(_pending), []
+        todo, _CAPTURE.pending = _CAPTURE.pending, []
     touched = {}
     for rec, entry in todo:
         try:
             plan = entry.plan
         except Exception as err:   # pylint: disable=broad-except  (the report comes first)
             plan = None
-            if len(unplanned) < 16:
-                unplanned.append("%s: %s: %s" % (rec.name, type(err).__name__, err))
+            if len(_CAPTURE.unplanned) < 16:
+                _CAPTURE.unplanned.append("%s: %s: %s" % (rec.name, type(err).__name__, err))
         if plan is None:
             with _lock:
                 if entry in rec.graphs:
@@ -529,7 +563,10 @@ _records.on_settle(_settle)
 def captured_name(rec, key):
     """The name (`Session#1/2`) of the graph captured for record `rec` and `key` (a
     `session_guard.graph_key`), or None (not captured, or the same subgraph as another)."""
-    entry = _seen.get((id(rec), key))
+    entry = _CAPTURE.seen.get((id(rec), key))
+    if isinstance(entry, _Waiting):
+        _finish()
+        entry = _CAPTURE.seen.get((id(rec), key))
     return None if entry is None else entry.captured.graph.name
 
 
@@ -541,7 +578,11 @@ def count_step(session, fetches, feed_dict):
     rec = known.record if known is not None else None
     if rec is None:
         return
-    entry = _seen.get((id(rec), graph_key(session.graph, fetches, feed_dict, session)))
+    key = (id(rec), graph_key(session.graph, fetches, feed_dict, session))
+    entry = _CAPTURE.seen.get(key)
+    if isinstance(entry, _Waiting):
+        _finish()
+        entry = _CAPTURE.seen.get(key)
     if entry is None or not entry.captured.facts.training:
         return
     run = _records.RUN
@@ -569,6 +610,7 @@ def note_loss_scale_manager(name):
 def reset():
     """Forget what was captured (tests)."""
     with _lock:
-        _seen.clear()
-        _fast_seen.clear()
-        _pending[:] = []
+        _CAPTURE.seen.clear()
+        _CAPTURE.fast_seen.clear()
+        _CAPTURE.pending = []
+        _CAPTURE.deferred = []

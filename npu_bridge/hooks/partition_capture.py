@@ -186,7 +186,7 @@ PARTITIONS_PER_SESSION = 64   # as graph_capture.GRAPHS_PER_SESSION
 unpartitioned = []   # graphs whose partition failed (bounded): "<graph>: <error>"
 
 
-def note(rec, session, fetches, feed_dict, name):
+def note(rec, graph, fetches, feed_dict, name):
     """Partition a run's graph the first time it runs (called by graph_capture once per
     executor, `name` being unique in the record: `graph_capture.executor_key`): the
     `Partition` goes to the session's record (`rec.partitions`), its diagnostics to the
@@ -198,7 +198,7 @@ def note(rec, session, fetches, feed_dict, name):
     if len(parts) >= PARTITIONS_PER_SESSION:
         return None
     try:
-        part = partition_run(session.graph, fetches, feed_dict, rec.options, name)
+        part = partition_run(graph, fetches, feed_dict, rec.options, name)
     except Exception as err:   # pylint: disable=broad-except  (the user's run comes first)
         if len(unpartitioned) < 16:
             unpartitioned.append("%s: %s: %s" % (name, type(err).__name__, err))

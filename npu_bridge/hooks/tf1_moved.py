@@ -450,6 +450,24 @@ MOVED = {
                                     "keras 2.15 (the v1 Keras API keeps them)")
        for name in ("set_session", "get_session")},
     "keras.utils.np_utils": Row("keras.src.utils.np_utils", "keras 2.15.0", "keras 2.15 (moved)"),
+    # Keras 2.2/2.3's keras.engine package and keras.engine.topology (their exports), where
+    # keras 2.15 has keras.src.engine (Network renamed Functional)
+    "keras.engine": Row(("keras.src.engine",), "keras 2.15.0", "keras 2.15 (moved)",
+                        "keras.layers.Layer, keras.Model, keras.Input"),
+    "keras.engine.topology": Row(("keras.src.engine.base_layer",), "keras 2.15.0",
+                                 "Keras 2.3 engine/topology.py (its exports)",
+                                 "keras.layers.Layer, keras.layers.InputSpec, keras.Input"),
+    **{_path + "." + _name: Row(_home, "keras 2.15.0", "Keras 2.3 engine/__init__.py, "
+                                "engine/topology.py (exports)")
+       for _path in ("keras.engine", "keras.engine.topology")
+       for _name, _home in (("Layer", "keras.src.engine.base_layer:Layer"),
+                            ("InputSpec", "keras.src.engine.input_spec:InputSpec"),
+                            ("Input", "keras.src.engine.input_layer:Input"),
+                            ("InputLayer", "keras.src.engine.input_layer:InputLayer"),
+                            ("get_source_inputs", "keras.src.utils.layer_utils:get_source_inputs"),
+                            ("Model", "keras.src.engine.training:Model"),
+                            ("Node", "keras.src.engine.node:Node"),
+                            ("Network", "keras.src.engine.functional:Functional"))},
     "keras.backend.tensorflow_backend": Row(("tf.compat.v1.keras.backend",), "keras 2.15.0",
                                             "Keras 2.2's backend module (the v1 Keras backend)",
                                             "tf.compat.v1.keras.backend"),

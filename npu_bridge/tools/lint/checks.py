@@ -226,8 +226,10 @@ def _resolve(config, product, env, user_set=None, used=None):
         arguments = arguments and tuple((k, repr(v)) for k, v in arguments.items())
     else:
         pm, classes, arguments = config, None, None
-    memo = (tuple((k, _attr_id(a)) for k, a in pm.items()), classes, product,
-            tuple(sorted(env.items())), user_set, arguments)
+    maps = pm if type(pm) is tuple else (pm,)   # a session_config's maps, then the class's
+    pm = maps[-1]
+    memo = (tuple(tuple((k, _attr_id(a)) for k, a in m.items()) for m in maps), classes,
+            product, tuple(sorted(env.items())), user_set, arguments)
     found = _RESOLVED.get(memo)
     if found is None:
         try:
@@ -421,11 +423,68 @@ def _config_input(group, entries, cat):
         given = {e.key: e.value for e in entries if e.key in _RUN_ARGS}
         positions.update((e.key, (e.line, e.col)) for e in entries if e.key in given)
         arguments = _config_schema.run_config_arguments(given)
-    if not pm and not (group.classes - {"NPURunConfig"}):
-        return _Input(pm, positions, placeholders, out, None)
     classes = frozenset(group.classes)
+    if group.user_maps and "NPURunConfig" in classes:
+        return _with_session_config(group, entries, cat, positions, out, arguments)
+    if not pm and not (classes - {"NPURunConfig"}):
+        return _Input(pm, positions, placeholders, out, None)
     return _Input(pm, positions, placeholders, out,
                   lambda m: _ResolveInput(m, classes, arguments))
+
+
+def _rendered_attr(row, value):
+    """The LiteralAttr the estimator writes for `value` of `row` (as the config layer's
+    `_render._write`), or None when lint cannot tell (not a literal, or not writable)."""
+    if value is _NOT_LITERAL:
+        return None
+    field = _argtypes.write_field(value, row) or row.field
+    if field == "s" and not isinstance(value, (str, bytes)):
+        value = str(value)
+    typed = _attr_for_field(field, value) if field in SCALAR_FIELDS else None
+    return None if typed is None else LiteralAttr(field, typed)
+
+
+def _with_session_config(group, entries, cat, positions, out, arguments):
+    """An NPURunConfig whose `session_config` carries NpuOptimizer(s) lint follows: the real
+    NPUEstimator appends its own map after theirs and the adapter reads them all in order,
+    so the whole map it writes (`argtypes.estimator_writes` over the literal arguments: its
+    defaults too) is resolved after the user's maps, as at run time (NPB106 where it
+    overrides one of their keys). The keys the user set: the arguments given and the user's
+    maps' keys."""
+    given = {e.key: e.value for e in entries}
+
+    def lookup(path):
+        cls, arg = _config_schema.owner(path)
+        if cls.name != "NPURunConfig" and cls.name not in group.classes:
+            return False, None
+        value = given.get(path, cls.defaults.get(arg))
+        return True, None if value is _config_schema.REQUIRED else value
+
+    pm, placeholders = {}, set()
+    for row, value in _argtypes.estimator_writes(lookup):
+        attr = _rendered_attr(row, value)
+        if attr is None:
+            pm[row.key] = _placeholder(row.field)
+            placeholders.add(row.key)
+        else:
+            pm[row.key] = attr
+    users = [_map_input(g, g.entries, cat) for g in group.user_maps]
+    for user in users:
+        out.extend(user.out)
+        placeholders |= user.placeholders
+        for key, where in user.positions.items():   # (an argument's own place first)
+            positions.setdefault(key, where)
+    user_keys = {cat.by_arg[e.key].key for e in entries if e.key in cat.by_arg
+                 and cat.by_arg[e.key].key} | {k for user in users for k in user.pm}
+    maps = tuple(user.pm for user in users)
+    # the second resolution (`_check_entries`) varies the stand-ins of the user's maps too
+    others = tuple({k: _placeholder(v.WhichOneof("value"), one=True) if k in user.placeholders
+                    else v for k, v in user.pm.items()} for user in users)
+    classes = frozenset(group.classes)
+    return _Input(pm, positions, placeholders, out,
+                  lambda m: _ResolveInput((maps if m is pm else others) + (m,), classes,
+                                          arguments),
+                  ("NPURunConfig", frozenset(user_keys)))
 
 
 class GroupKind(NamedTuple):

@@ -9,6 +9,7 @@ from typing import Any, NamedTuple, Optional
 from npu_bridge.tools.lint import npu_calls
 from npu_bridge.tools.lint.checks import _catalog, _check_group
 from npu_bridge.tools.lint.prefilter import _candidate_lines
+from npu_bridge.tools.lint.schema import _NPU_OPTIMIZER
 from npu_bridge.tools.lint.visitor import _Collector
 
 
@@ -43,6 +44,7 @@ def config_findings(parsed):
     out = list(collector.findings)
     if not collector.groups:
         return out
+    _link_session_configs(collector.groups)
     cat, seen, used = _catalog(), set(), set()
     for group in collector.groups:
         for found in _check_group(group, cat, parsed.product, parsed.env, used):
@@ -52,6 +54,22 @@ def config_findings(parsed):
     if parsed.targets is not None:
         parsed.targets.update((parsed.path,) + t for t in used)
     return out
+
+
+def _link_session_configs(groups):
+    """Give each NPURunConfig group whose `session_config` is a ConfigProto lint follows the
+    parameter_map groups of that ConfigProto's NpuOptimizer(s), in the order they were added
+    (the real NPUEstimator appends its own after them: the resolver merges them, NPB106)."""
+    maps = {}
+    for group in groups:
+        if group.kind == "parameter_map" and group.container is not None \
+                and group.opt_name in (None, _NPU_OPTIMIZER):
+            name, scope = group.container
+            maps.setdefault((name, id(scope)), []).append(group)
+    for group in groups:
+        if group.session_config is not None:
+            name, scope = group.session_config
+            group.user_maps = maps.get((name, id(scope)), [])
 
 
 def npu_call_findings(parsed):

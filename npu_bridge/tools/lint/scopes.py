@@ -35,6 +35,12 @@ class _Group:
     name_pos: tuple = None
     # a call with `*args` or `**kwargs`: the arguments it does not name are unknown
     open_args: bool = False
+    # parameter_map groups: (name, scope) of the ConfigProto whose custom_optimizers.add()
+    # made the optimizer; config groups: (name, scope) of NPURunConfig's session_config and
+    # the parameter_map groups of that ConfigProto (linked by `registry.config_findings`)
+    container: tuple = None
+    session_config: tuple = None
+    user_maps: list = dataclasses.field(default_factory=list)
 
 
 class _Scope:

@@ -395,8 +395,9 @@ class _Collector:
                     owner_scope.owners.pop(owner, None)
                 self._track(name)
             elif _adds_custom_optimizer(value_node):
-                self._name_from_add(self._owner_group(*self._owner(target), value_node),
-                                    value_node)
+                group = self._owner_group(*self._owner(target), value_node)
+                self._name_from_add(group, value_node)
+                group.container = group.container or self._config_proto(value_node)
             return
         text = _dotted(target) if isinstance(target, ast.Attribute) else None
         if text is None:
@@ -406,7 +407,19 @@ class _Collector:
             for owner in [o for o in scope.owners if o == text or o.startswith(text + ".")]:
                 del scope.owners[owner]
         if _adds_custom_optimizer(value_node):   # `self.op = ...custom_optimizers.add()`
-            self._name_from_add(self._owner_group(*self._owner(target), value_node), value_node)
+            group = self._owner_group(*self._owner(target), value_node)
+            self._name_from_add(group, value_node)
+            group.container = group.container or self._config_proto(value_node)
+
+    def _config_proto(self, add_node):
+        """`(name, scope)` of the ConfigProto `X` of `X.graph_options.rewrite_options.
+        custom_optimizers.add()`, or None."""
+        text = _dotted(add_node.func.value) if isinstance(add_node.func, ast.Attribute) else None
+        suffix = ".graph_options.rewrite_options." + _CUSTOM_OPTIMIZERS
+        if text is None or not text.endswith(suffix):
+            return None
+        base = text[:-len(suffix)]
+        return base, self._scope_of(base.partition(".")[0])
 
     def _optimizer_name(self, target, value_node):
         """`<owner>.name = VALUE` for a custom optimizer lint follows (bound to
@@ -567,6 +580,10 @@ class _Collector:
         if name == "MemoryConfig":
             arguments = _memory_config_seed_form(arguments)
         for arg_name, value, where in arguments:
+            if arg_name == "session_config" and name == "NPURunConfig":
+                text = _dotted(value)   # its NpuOptimizer(s) come before the estimator's
+                if text is not None:
+                    group.session_config = (text, self._scope_of(text.partition(".")[0]))
             if isinstance(value, ast.Call):
                 inner = self._class_name(value)
                 if inner in _CLASSES:
