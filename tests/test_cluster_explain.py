@@ -35,7 +35,7 @@ def two_rank_job(tmp_path, monkeypatch, listening):
     job = types.SimpleNamespace(rank=0, size=2, job_dir=str(tmp_path), timeout=8.0,
                                 addresses=["127.0.0.1:1", address])
     monkeypatch.setattr(cluster, "job", lambda: job)
-    monkeypatch.setitem(cluster._built, (cluster.WORLD_KEY, 7),   # pylint: disable=protected-access
+    monkeypatch.setitem(cluster._CLUSTER.built, (cluster.WORLD_KEY, 7),   # pylint: disable=protected-access
                         "hccl_ops.allreduce HcomAllReduce_24 (group hccl_world_group, ranks [0, 1])")
     (tmp_path / "rank0.built").write_text(json.dumps([cluster.WORLD_KEY, 7, "allreduce"]) + "\n")
     return tmp_path
@@ -73,7 +73,7 @@ def test_two_group_names_with_one_key_are_an_error_naming_both(monkeypatch):
     # issue 25 item 5: TensorFlow's group keys are a hash of the name mod 8190, and two groups
     # sharing one would pair collectives of different groups (or hang): refused instead
     import zlib
-    monkeypatch.setattr(cluster, "_group_names", {})   # pylint: disable=protected-access
+    monkeypatch.setattr(cluster._CLUSTER, "group_names", {})   # pylint: disable=protected-access
     by_key = {}
     for i in range(20000):
         name = "group_%d" % i

@@ -29,7 +29,7 @@ def emulate(monkeypatch):
     """Emulation on, a fresh graph, the full Session patch, no sat mode set."""
     session_patch.patch()
     monkeypatch.setattr(_records.RUN, "precision", True)
-    monkeypatch.setitem(npu_plugin._state, "sat_mode", None)
+    monkeypatch.setattr(npu_plugin._ADAPTER, "sat_mode", None)
     monkeypatch.delenv("RANK_SIZE", raising=False)
     with tf.Graph().as_default() as graph:
         yield graph

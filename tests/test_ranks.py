@@ -151,7 +151,7 @@ def test_a_port_in_use_is_refused_before_the_server_starts(tmp_path, monkeypatch
         monkeypatch.delenv("NPU_BRIDGE_RANK_CHILD", raising=False)
         with pytest.raises(rt.RankTableError, match=r"127\.0\.0\.1:%d cannot be used" % port):
             _cluster.server()
-    assert _cluster._state["server"] is None   # pylint: disable=protected-access
+    assert _cluster._CLUSTER.server is None   # pylint: disable=protected-access
 
 
 def test_launcher_refuses_a_bad_table_before_any_rank(tmp_path):

@@ -126,10 +126,10 @@ else:                          # tensorflow_estimator imports TensorFlow
     import npu_bridge
     import tensorflow_estimator
     import tensorflow as tf
-from npu_bridge.hooks import tf1_mode
+from npu_bridge.hooks import patching, tf1_mode
 import builtins
-r["import_wrapped_once"] = hasattr(builtins.__import__, "__wrapped__") and \
-    not hasattr(builtins.__import__.__wrapped__, "__wrapped__")
+r["import_wrapped_once"] = patching.wrapped(builtins, "__import__") and \
+    not hasattr(patching.original(builtins.__import__), patching.ORIGINAL)
 r["enabled"] = tf1_mode.is_enabled()
 lib_tf = tf1_mode.library_tensorflow()
 if ORDER == "library_first":

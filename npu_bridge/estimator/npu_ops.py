@@ -7,6 +7,7 @@ import threading
 import tensorflow as tf
 
 from npu_bridge.estimator._real_shapes import with_shape
+from npu_bridge.hooks.state import ADAPTER as _ADAPTER   # the process's values (hooks.state)
 
 DEFAULT_GRAPH_SEED = 87654321
 _MAXINT32 = 2 ** 31 - 1
@@ -106,7 +107,6 @@ def LARSV2(input_weight, input_grad, weight_decay, learning_rate, hyperpara=0.00
 # Outfeed: the NPU pushes tensors into a named channel that a host thread drains. On the CPU
 # the channel is a FIFO queue per (graph, channel_name).
 _outfeed_lock = threading.Lock()
-_outfeed_queues = {}
 _OUTFEED_CAPACITY = 1 << 16
 
 
@@ -114,14 +114,14 @@ def _outfeed_queue(channel_name, dtypes=None, shapes=None):
     graph = tf.compat.v1.get_default_graph()
     key = (id(graph), channel_name)
     with _outfeed_lock:
-        entry = _outfeed_queues.get(key)
+        entry = _ADAPTER.outfeed_queues.get(key)
         if entry is not None and entry[0] is graph:
             return entry[1]
         if dtypes is None:
             raise ValueError("outfeed channel %r has no outfeed_enqueue_op in this graph yet" % channel_name)
         queue = tf.queue.FIFOQueue(_OUTFEED_CAPACITY, dtypes, shapes=shapes,
                                    shared_name="outfeed_" + channel_name, name="outfeed_" + channel_name)
-        _outfeed_queues[key] = (graph, queue)
+        _ADAPTER.outfeed_queues[key] = (graph, queue)
         return queue
 
 

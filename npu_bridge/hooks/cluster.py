@@ -8,7 +8,6 @@ import os
 import re
 import socket
 import sys
-import threading
 import time
 import zlib
 
@@ -31,13 +30,7 @@ COLLECTIVE_TYPES = frozenset((
     "CollectiveReduceScatterV2"))
 _ATTR_GROUP = "_npu_bridge_group_key"
 
-_lock = threading.RLock()
-_state = {"job": None, "server": None, "checked": None, "ready": False}
-_instances = {}        # group key -> collectives built so far
-_built = {}            # (group key, instance key) -> description
-_group_names = {}      # group key -> the group name it was derived from (group_key)
-_checked_keys = set()  # group keys the group leader confirmed as this group's (check_groups)
-_run_keys = {}         # (graph id, graph version, fetch ids) -> run key or 0
+_CLUSTER = _session_state.CLUSTER   # the job's state (npu_bridge.hooks.state.Cluster)
 _RUN_KEYS_LIMIT = 4096
 
 
@@ -83,15 +76,15 @@ def job():
     environment variables change; ``RankTableError`` when broken). Once this rank's server
     runs, its job is fixed: the server cannot move."""
     key = tuple(os.environ.get(k) for k in _ENV_KEYS)
-    with _lock:
-        if _state["server"] is not None:
-            return _state["job"]
-        if _state["checked"] != key:
-            _state["job"] = None
-            _state["checked"] = None
-            _state["job"] = _ranks.from_env()
-            _state["checked"] = key
-        return _state["job"]
+    with _CLUSTER.lock:
+        if _CLUSTER.server is not None:
+            return _CLUSTER.job
+        if _CLUSTER.checked != key:
+            _CLUSTER.job = None
+            _CLUSTER.checked = None
+            _CLUSTER.job = _ranks.from_env()
+            _CLUSTER.checked = key
+        return _CLUSTER.job
 
 
 def _cluster_config(cfg=None):
@@ -136,9 +129,9 @@ def _read_notes(rank, name):
 def server():
     """This rank's ``tf.distribute.Server`` (started on first use). Raises ``RankTableError``
     when its address cannot be listened on (a port in use)."""
-    with _lock:
-        if _state["server"] is not None:
-            return _state["server"]
+    with _CLUSTER.lock:
+        if _CLUSTER.server is not None:
+            return _CLUSTER.server
         j = job()
         address = j.addresses[j.rank]
         host, _, port = address.rpartition(":")
@@ -150,7 +143,7 @@ def server():
         spec = tf.train.ClusterSpec({"worker": list(j.addresses)})
         srv = tf.distribute.Server(spec, job_name="worker", task_index=j.rank,
                                    config=_cluster_config(), start=True)
-        _state["server"] = srv
+        _CLUSTER.server = srv
         _clear_own_notes(j)   # an earlier job on the same addresses (no launcher) left them
         _note("ready", "%f %d" % (time.time(), os.getpid()))
         from hccl.manage import api
@@ -180,8 +173,8 @@ def group_key(group):
     if group == _ranks.WORLD_GROUP:
         return WORLD_KEY
     key = 2 + zlib.crc32(group.encode("utf-8")) % (2 ** 13 - 2)
-    with _lock:
-        other = _group_names.setdefault(key, group)
+    with _CLUSTER.lock:
+        other = _CLUSTER.group_names.setdefault(key, group)
     if other != group:
         raise CollectiveError(
             "HCCL groups %r and %r have the same TensorFlow group key %d (a hash of the name "
@@ -216,16 +209,16 @@ def check_groups(groups):
     another size), is a ``CollectiveError`` naming the group, its ranks and the key. A member
     that never runs the group's collectives makes this wait as a collective would (the run's
     deadline, explained by ``wrap_run``). Checked once per key and process."""
-    if not _group_names:
+    if not _CLUSTER.group_names:
         return
-    with _lock:
-        pending = [k for k in sorted(groups) if k in _group_names and k not in _checked_keys]
+    with _CLUSTER.lock:
+        pending = [k for k in sorted(groups) if k in _CLUSTER.group_names and k not in _CLUSTER.checked_keys]
     for gkey in pending:
         _check_group(gkey)
 
 
 def _check_group(gkey):
-    group = _group_names[gkey]
+    group = _CLUSTER.group_names[gkey]
     members = group_members(group)
     mine = _fingerprint(group, members)
     session_cls = tf.compat.v1.Session
@@ -255,8 +248,8 @@ def _check_group(gkey):
     if others:
         raise _collision(group, members, gkey, "TensorFlow paired it with rank(s) %s, which "
                          "named another group" % others)
-    with _lock:
-        _checked_keys.add(gkey)
+    with _CLUSTER.lock:
+        _CLUSTER.checked_keys.add(gkey)
 
 
 def group_members(group):
@@ -265,13 +258,13 @@ def group_members(group):
 
 
 def _instance(gkey, kind, name, group, members):
-    with _lock:
-        count = _instances.get(gkey, 0) + 1
+    with _CLUSTER.lock:
+        count = _CLUSTER.instances.get(gkey, 0) + 1
         if count >= 2 ** 18:
             raise CollectiveError("more than %d collectives built on group %r" % (2 ** 18 - 1, group))
-        _instances[gkey] = count
+        _CLUSTER.instances[gkey] = count
         ikey = gkey * (2 ** 18) + count
-        _built[(gkey, ikey)] = "hccl_ops.%s %s (group %s, ranks %s)" % (kind, name, group, list(members))
+        _CLUSTER.built[(gkey, ikey)] = "hccl_ops.%s %s (group %s, ranks %s)" % (kind, name, group, list(members))
     _note("built", json.dumps([gkey, ikey, kind, name]))
     return ikey
 
@@ -460,7 +453,7 @@ def _run_info(session, fetches):
         key = (id(graph), graph.version, tuple(id(x) for x in _flatten(fetches, [])))
     except TypeError:
         key = None
-    found = _run_keys.get(key) if key is not None else None
+    found = _CLUSTER.run_keys.get(key) if key is not None else None
     if found is None:
         groups = collective_groups(graph, fetches)
         if not groups:
@@ -470,9 +463,9 @@ def _run_info(session, fetches):
         else:
             run = 0x100000 + zlib.crc32(repr(sorted(groups)).encode()) % (2 ** 30)   # int64 field
         if key is not None:
-            if len(_run_keys) > _RUN_KEYS_LIMIT:
-                _run_keys.clear()
-            _run_keys[key] = (run, groups, fetches)   # fetches kept: their ids stay theirs
+            if len(_CLUSTER.run_keys) > _RUN_KEYS_LIMIT:
+                _CLUSTER.run_keys.clear()
+            _CLUSTER.run_keys[key] = (run, groups, fetches)   # fetches kept: their ids stay theirs
         return run, groups
     return found[0], found[1]
 
@@ -542,7 +535,7 @@ def start_barrier():
     """Wait until every rank's server is up (once), at most the collective timeout plus the
     start-up allowance; raises ``CollectiveError`` naming the ranks that never came up or
     that ended."""
-    if _state["ready"]:
+    if _CLUSTER.ready:
         return
     j = job()
     deadline = time.time() + max(j.timeout, 60.0) + 120.0
@@ -559,7 +552,7 @@ def start_barrier():
         exits = _exits()
         ended = {r: why for r, why in exits.items() if r in missing}
         if not missing:
-            _state["ready"] = True
+            _CLUSTER.ready = True
             return
         if ended or time.time() > deadline:
             raise CollectiveError(
@@ -622,7 +615,7 @@ def explain(err, graph, fetches):
             gkey, ikey = op.get_attr("group_key"), op.get_attr("instance_key")
         except ValueError:
             continue
-        what = _built.get((gkey, ikey), "collective %r (group key %d, instance %d)" % (op.name, gkey, ikey))
+        what = _CLUSTER.built.get((gkey, ikey), "collective %r (group key %d, instance %d)" % (op.name, gkey, ikey))
         members = [r for r in range(j.size) if r == j.rank or any(k[0] == gkey for k in built[r])]
         if gkey == WORLD_KEY:
             members = list(range(j.size))
@@ -653,7 +646,7 @@ def _first_line(message):
 def _exit_barrier():
     """At exit, wait (bounded) until every rank is done or ended, so that the group leader's
     server outlives the others' last collective."""
-    j = _state["job"]
+    j = _CLUSTER.job
     if j is None:
         return
     # an exception that ended the script: python (and `npu-bridge run`) set sys.last_value

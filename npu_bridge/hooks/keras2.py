@@ -11,6 +11,10 @@ import collections
 import os
 import sys
 
+from npu_bridge.hooks import patching as _patching
+
+TAG = "tf1"   # part of the TF 1.x mode's changes (npu_bridge.hooks.tf1_mode.TAG)
+
 
 def keras_class(module_name, class_name, api_lookup):
     """`module_name.class_name` when that Keras 2 module is loaded and `tf.keras` is Keras 2
@@ -56,8 +60,8 @@ def use_legacy_optimizers(module):
     legacy = getattr(module, "legacy", None)
     for name in LEGACY_OPTIMIZERS.get(getattr(module, "__name__", None), ()):
         value = getattr(legacy, name, None)
-        if isinstance(value, type):
-            setattr(module, name, value)
+        if isinstance(value, type) and module.__dict__.get(name) is not value:
+            _patching.replace(module, name, value, TAG)
 
 
 def use_legacy_optimizers_loaded():
@@ -153,37 +157,37 @@ def _share_backend_state(keras_backend, copy_backend):
             for graph, values in list(theirs.items()):   # what the copy recorded already
                 for value in values:
                     mine[graph].add(value)
-        setattr(copy_backend, attr, mine)
+        _patching.replace(copy_backend, attr, mine, TAG)
     for name in _SHARED_FUNCTIONS:
-        if hasattr(keras_backend, name):
-            setattr(copy_backend, name, getattr(keras_backend, name))
+        if hasattr(keras_backend, name) and \
+                copy_backend.__dict__.get(name) is not getattr(keras_backend, name):
+            _patching.replace(copy_backend, name, getattr(keras_backend, name), TAG)
 
 
 def _both_layers(keras_layer, copy_layer):
     """A layer's sublayers (its `updates`, `losses`, `layers`) are the layers of both copies."""
     classes = (keras_layer, copy_layer)
-    for cls in classes:
-        if getattr(cls._flatten_layers, "_npu_one_keras", False):
-            continue
 
+    def make(original):
         def _flatten_layers(self, recursive=True, include_self=True):
             for module in self._flatten_modules(recursive=recursive, include_self=include_self):
                 if isinstance(module, classes):
                     yield module
-        _flatten_layers._npu_one_keras = True
-        cls._flatten_layers = _flatten_layers
+        return _flatten_layers
+    for cls in classes:
+        if not _patching.wrapped(cls, "_flatten_layers"):
+            _patching.wrap(cls, "_flatten_layers", make, TAG)
 
 
 def _one_call_context(module, other):
     """`module.needs_keras_history` is False inside a call of `other`'s layers too."""
-    original = module.needs_keras_history
-    if getattr(original, "_npu_one_keras", False):
+    if _patching.wrapped(module, "needs_keras_history"):
         return
 
-    def needs_keras_history(tensors, ignore_call_context=False):
-        if not ignore_call_context and other.call_context().in_call:
-            return False
-        return original(tensors, ignore_call_context)
-    needs_keras_history.__doc__ = original.__doc__
-    needs_keras_history._npu_one_keras = True
-    module.needs_keras_history = needs_keras_history
+    def make(original):
+        def needs_keras_history(tensors, ignore_call_context=False):
+            if not ignore_call_context and other.call_context().in_call:
+                return False
+            return original(tensors, ignore_call_context)
+        return needs_keras_history
+    _patching.wrap(module, "needs_keras_history", make, TAG)

@@ -9,6 +9,7 @@ import threading
 from npu_bridge.ge import partition as _partition
 from npu_bridge.ge import partition_graph as _pg
 from npu_bridge.ge import supported_ops as _supported
+from npu_bridge.hooks import state as _state
 
 ENV_SUPPORTED_OPS = "NPU_BRIDGE_SUPPORTED_OPS"   # set by `--supported-ops FILE`
 _ATTRS = ("_without_npu_compile", "_op_max_size", "_graph_dynamic_input",
@@ -183,7 +184,6 @@ def partition_run(graph, fetches, feed_dict, options, name="graph", environ=os.e
 
 
 PARTITIONS_PER_SESSION = 64   # as graph_capture.GRAPHS_PER_SESSION
-unpartitioned = []   # graphs whose partition failed (bounded): "<graph>: <error>"
 
 
 def note(rec, graph, fetches, feed_dict, name):
@@ -191,7 +191,7 @@ def note(rec, graph, fetches, feed_dict, name):
     executor, `name` being unique in the record: `graph_capture.executor_key`): the
     `Partition` goes to the session's record (`rec.partitions`), its diagnostics to the
     record's runtime diagnostics. Never fails the run: a graph it cannot read is noted in
-    `unpartitioned` (GE memory is then planned for the whole graph). Returns the
+    `state.CAPTURE.unpartitioned` (GE memory is then planned for the whole graph). Returns the
     `Partition`, or None."""
     from npu_bridge.ge import records as _records
     parts = rec.partitions
@@ -200,8 +200,8 @@ def note(rec, graph, fetches, feed_dict, name):
     try:
         part = partition_run(graph, fetches, feed_dict, rec.options, name)
     except Exception as err:   # pylint: disable=broad-except  (the user's run comes first)
-        if len(unpartitioned) < 16:
-            unpartitioned.append("%s: %s: %s" % (name, type(err).__name__, err))
+        if len(_state.CAPTURE.unpartitioned) < 16:
+            _state.CAPTURE.unpartitioned.append("%s: %s: %s" % (name, type(err).__name__, err))
         return None
     parts.append(part)
     for d in part.diagnostics:

@@ -2,12 +2,14 @@
 undone one way (imports no TensorFlow).
 
 `replace(owner, name, value, tag)` sets an attribute of a class or module, `replace_item`
-an entry of a dict (`sys.modules`), `wrap(owner, name, make, tag)` replaces a function by
-`make(original)` marked with `ORIGINAL`; `on_undo(callback, tag)` records a change that is
-not an attribute (TensorFlow's v2 behaviour switches, a `sys.meta_path` finder). Each is
-recorded in `npu_bridge.hooks.state.PATCHES` under its tag ("session": the Session patch;
-"tf1": the TF 1.x API mode with its Keras and contrib parts; "absl"); `undo(tag)` puts
-back what its changes replaced, the last one first, and `undo()` everything.
+an entry of a dict (`sys.modules`, a module's namespace), `insert(sequence, index, value,
+tag)` puts a value into a list (`sys.meta_path`, a package's `__path__`), `wrap(owner, name,
+make, tag)` replaces a function by `make(original)` marked with `ORIGINAL` (the one way a
+wrapper is marked); `on_undo(callback, tag)` records a change that is none of these
+(TensorFlow's v2 behaviour switches). Each is recorded in `npu_bridge.hooks.state.PATCHES`
+under its tag ("session": the Session patch; "tf1": the TF 1.x API mode with its Keras,
+contrib and absl parts; "dropout": `npu_convert_dropout`); `undo(tag)` puts back what its
+changes replaced, the last one first, and `undo()` everything.
 """
 from npu_bridge.hooks import state as _state
 
@@ -36,14 +38,26 @@ def replace_item(mapping, key, value, tag):
     return value
 
 
-def wrap(owner, name, make, tag):
+def insert(sequence, index, value, tag):
+    """`sequence.insert(index, value)` (a list), recorded under `tag`: undone by removing
+    that value (by identity) wherever it is then. Returns `value`."""
+    with _state.lock:
+        _state.PATCHES.append((tag, "insert", sequence, value, None))
+        sequence.insert(index, value)
+    return value
+
+
+def wrap(owner, name, make, tag, missing=_ABSENT):
     """Replace the function `owner.name` by `make(original)`, which gets the original's name
-    and docstring and `ORIGINAL`; recorded under `tag`. Returns the wrapper."""
-    original = getattr(owner, name)
+    and docstring and `ORIGINAL`; recorded under `tag`. Returns the wrapper. `missing`: the
+    original when `owner` has no `name` (e.g. None for a module without `__getattr__`); not
+    given, AttributeError."""
+    original = getattr(owner, name) if missing is _ABSENT else getattr(owner, name, missing)
     wrapper = make(original)
     setattr(wrapper, ORIGINAL, original)
-    wrapper.__doc__ = getattr(original, "__doc__", None)
-    wrapper.__name__ = getattr(original, "__name__", name)
+    if original is not None:
+        wrapper.__doc__ = getattr(original, "__doc__", None)
+        wrapper.__name__ = getattr(original, "__name__", name)
     return replace(owner, name, wrapper, tag)
 
 
@@ -78,6 +92,11 @@ def undo(tag=None):
     for _, kind, owner, name, previous in reversed(mine):
         if kind == "call":
             owner()
+        elif kind == "insert":
+            for i, value in enumerate(owner):
+                if value is name:
+                    del owner[i]
+                    break
         elif kind == "item":
             if previous is _ABSENT:
                 owner.pop(name, None)

@@ -17,7 +17,6 @@ it says which op overflowed first, at which step, and drives the emulated float 
 import contextlib
 import os
 import threading
-import weakref
 
 import tensorflow as tf
 from tensorflow.python.client import session as _session_lib
@@ -113,13 +112,10 @@ class _GraphState:
         self.fetch_plans = {}
 
 
-_graphs = weakref.WeakKeyDictionary()   # tf.Graph -> {plan key: _GraphState}
-
-
 def script_inputs(inputs):
     """`inputs` (an op's input tensors) with each round trip of the emulation replaced by the
     tensor it rounds: the graph as the script built it (the memory plan's view)."""
-    per = _graphs.get(inputs[0].graph) if inputs else None
+    per = _state.EMULATION.get(inputs[0].graph) if inputs else None
     if not per:
         return inputs
     out = []
@@ -351,7 +347,7 @@ class _FetchPlan:
 
 def _graph_state(graph, plan):
     with _lock:
-        per = _graphs.setdefault(graph, {})
+        per = _state.EMULATION.setdefault(graph, {})
         st = per.get(plan)
         if st is None:
             if per:   # the graph was rewritten under another plan: not twice
@@ -528,6 +524,6 @@ def low_ops_of(graph):
     """{op name: "low" | "cube_in"}: the ops of `graph` the emulation made compute in the
     low type so far (for tests and tools; empty when none)."""
     out = {}
-    for st in _graphs.get(graph, {}).values():
+    for st in _state.EMULATION.get(graph, {}).values():
         out.update({name: kind for _, kind, name in st.low_ops.values()})
     return out

@@ -21,7 +21,6 @@ POLICY_KEY = "ge.exec.staticMemoryPolicy"
 CONCURRENT_GRAPHS_CODE = "NPB123"
 
 _QUEUE_RUNNERS = "queue_runners"   # tf.compat.v1.GraphKeys.QUEUE_RUNNERS
-_QR_CACHE_ATTR = "_npu_queue_runner_ops"
 
 
 @functools.lru_cache(maxsize=None)
@@ -242,29 +241,35 @@ class ConcurrencyGuard:
             return False
         ops = _queue_runner_ops(graph, runners)
         if isinstance(fetches, _ops.Operation):
-            return fetches in ops
+            return id(fetches) in ops
         if isinstance(fetches, (list, tuple)) and fetches:
-            return all(isinstance(f, _ops.Operation) and f in ops for f in fetches)
+            return all(isinstance(f, _ops.Operation) and id(f) in ops for f in fetches)
         return False
 
 
 def _queue_runner_ops(graph, runners):
-    """The ops the graph's QueueRunners run (each one's enqueue_ops, close_op, cancel_op), as
-    a frozenset cached on the graph and rebuilt when the collection's length changes."""
-    cached = getattr(graph, _QR_CACHE_ATTR, None)
+    """The ids of the ops the graph's QueueRunners run (each one's enqueue_ops, close_op,
+    cancel_op), as a frozenset kept for the graph (`state.QUEUE_RUNNER_OPS`) and rebuilt when
+    the collection's length changes. Ids, not the ops: an op holds its graph, which would keep
+    the graph's entry, and so the graph, alive; the graph holds its ops, so their ids are
+    theirs while the entry exists."""
+    try:
+        cached = _state.QUEUE_RUNNER_OPS.get(graph)
+    except TypeError:   # not weak-referenceable: not a tf.Graph
+        cached = None
     if cached is not None and cached[0] == len(runners):
         return cached[1]
     ops = set()
     for runner in list(runners):
-        ops.update(getattr(runner, "enqueue_ops", None) or ())
+        ops.update(id(op) for op in getattr(runner, "enqueue_ops", None) or ())
         for name in ("close_op", "cancel_op"):
             op = getattr(runner, name, None)
             if op is not None:
-                ops.add(op)
+                ops.add(id(op))
     cached = (len(runners), frozenset(ops))
     try:
-        setattr(graph, _QR_CACHE_ATTR, cached)
-    except AttributeError:
+        _state.QUEUE_RUNNER_OPS[graph] = cached
+    except TypeError:
         pass
     return cached[1]
 

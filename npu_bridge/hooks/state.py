@@ -10,6 +10,14 @@
   (`npu_bridge.hooks.loops`).
 - `LOGGED`: keys of run-time diagnostics already logged once.
 - `PATCHES`: every change made to TensorFlow and its libraries (`npu_bridge.hooks.patching`).
+- `TF1`: the TF 1.x API mode's state (`TF1Mode`, `npu_bridge.hooks.tf1_mode`).
+- `CAPTURE`: what the graph capture and the partition have seen (`Capture`).
+- `CLUSTER`: the multi-rank job of this process (`Cluster`, `npu_bridge.hooks.cluster`).
+- `EMULATION`: the precision emulation's per-graph state, `tf.Graph` -> {plan key: state}
+  (`npu_bridge.hooks.precision_emulation`).
+- `QUEUE_RUNNER_OPS`: `tf.Graph` -> (collection length, ids of the ops its QueueRunners run)
+  (`npu_bridge.hooks.session_guard`).
+- `ADAPTER`: the values the real adapter's modules keep for the process (`Adapter`).
 The process-wide caches and guards stay the objects their modules own: `RESOLUTIONS`
 (`session_patch`), `GE_INITIALIZATION` (`npu_bridge.ge.initialization`), `GUARD`
 (`session_guard`).
@@ -22,7 +30,8 @@ from typing import Any, Optional
 from npu_bridge.ge.records import RUN  # noqa: F401  (re-exported: the run's context)
 
 __all__ = ["SessionState", "of", "attach", "mark_cluster", "is_cluster", "RUN", "LOOPS",
-           "LOGGED", "PATCHES", "lock"]
+           "LOGGED", "PATCHES", "TF1", "TF1Mode", "CAPTURE", "Capture", "CLUSTER", "Cluster",
+           "EMULATION", "QUEUE_RUNNER_OPS", "ADAPTER", "Adapter", "lock"]
 
 
 @dataclasses.dataclass
@@ -54,6 +63,122 @@ _SESSIONS = weakref.WeakKeyDictionary()
 LOOPS = weakref.WeakKeyDictionary()   # tf.Graph -> {op: N}; a dropped graph takes its loops
 LOGGED = set()
 PATCHES = []   # (tag, kind, owner, name, previous): npu_bridge.hooks.patching's changes, in order
+
+
+class TF1Mode:
+    """The TF 1.x API mode of the process (`npu_bridge.hooks.tf1_mode`), one instance: `TF1`.
+
+    Attributes:
+      lock: held while the mode is switched on or its finder installed (re-entrant: the
+        switch imports TensorFlow, whose import runs the finder's hook).
+      enabled: the mode is on (`enable()` ran, not undone).
+      finder: the `sys.meta_path` finder (post-import hook of `tensorflow`, TF 1.x modules),
+        or None.
+      after_import: callbacks waiting for `import tensorflow` to complete.
+      tensorflow: the `tensorflow` module scripts get (the TF 1.x API), once the mode is on.
+      library_tf: the TF 2 `tensorflow` module library code gets, once the mode is on.
+      v1_origins: (`__file__` prefixes, `__name__` prefixes) of the v1 API modules.
+      pending: (frame, offset) of a library's `import tensorflow` that switched the mode on,
+        whose binding is fixed once the statement completes.
+    """
+
+    def __init__(self):
+        self.lock = threading.RLock()
+        self.finder = None
+        self.after_import = []
+        self.forget()
+
+    def forget(self):
+        """The mode off: what `enable()` set is dropped (its changes undone by then)."""
+        self.enabled = False
+        self.tensorflow = None
+        self.library_tf = None
+        self.v1_origins = ((), ())
+        self.pending = []
+
+
+TF1 = TF1Mode()
+
+
+class Capture:
+    """What `npu_bridge.hooks.graph_capture` and `partition_capture` have seen this run.
+
+    Attributes:
+      lock: held while `seen` and `pending` change.
+      seen: graph key -> `GraphEntry` (None: nothing to plan); `fast_seen`: keys of runs
+        already known (the run's hot path; bounded by `graph_capture`).
+      deferred: (record, key, Captured, tf.Graph, fetches, feed keys) captured, not yet
+        partitioned; `finish_lock`: held while they are (re-entrant).
+      pending: (record, GraphEntry) captured, not yet planned.
+      unplanned: "<session>: <error>" of graphs whose capture or plan failed (at most 16).
+      unpartitioned: "<graph>: <error>" of graphs whose partition failed (at most 16).
+    """
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.seen = {}
+        self.fast_seen = set()
+        self.deferred = []
+        self.finish_lock = threading.RLock()
+        self.pending = []
+        self.unplanned = []
+        self.unpartitioned = []
+
+
+CAPTURE = Capture()
+
+
+class Cluster:
+    """The multi-rank job of this process (`npu_bridge.hooks.cluster`).
+
+    Attributes:
+      lock: held while any of the others change (re-entrant).
+      job: the `hccl.manage.ranktable` job read from the environment, or None; `checked`:
+        the environment it was read from; `server`: the TensorFlow server, once started;
+        `ready`: every rank answered the start barrier.
+      instances: group key -> collectives built so far; `built`: (group key, instance key)
+        -> description; `group_names`: group key -> the group name it came from;
+        `checked_keys`: group keys the group leader confirmed as this group's
+        (`check_groups`); `run_keys`: (graph id, graph version, fetch ids) -> (run key or 0,
+        its group keys, fetches).
+    """
+
+    def __init__(self):
+        self.lock = threading.RLock()
+        self.job = self.server = self.checked = None
+        self.ready = False
+        self.instances = {}
+        self.built = {}
+        self.group_names = {}
+        self.checked_keys = set()
+        self.run_keys = {}
+
+
+CLUSTER = Cluster()
+EMULATION = weakref.WeakKeyDictionary()   # tf.Graph -> {plan key: its emulation state}
+QUEUE_RUNNER_OPS = weakref.WeakKeyDictionary()   # tf.Graph -> (len(runners), op ids)
+
+
+class Adapter:
+    """Values the real adapter's modules keep for the process.
+
+    Attributes:
+      values: `npu_bridge.estimator.npu.util`'s store (`set_value` / `get_value`).
+      gradients_and_vars: util's split of the gradients over the ranks.
+      init_options: the options `npu_plugin.npu_resource_init` was given, or None;
+        `sat_mode`: the float overflow mode it set, or None.
+      outfeed_queues: `npu_ops`' outfeed queues, (graph id, channel) -> (graph, queue).
+    """
+
+    def __init__(self):
+        self.values = {}
+        self.gradients_and_vars = []
+        self.init_options = None
+        self.sat_mode = None
+        self.outfeed_queues = {}
+
+
+ADAPTER = Adapter()
 
 
 def of(session):

@@ -6,7 +6,10 @@ import importlib.machinery
 import sys
 import types
 
+from npu_bridge.hooks import patching as _patching
 from npu_bridge.hooks.tf1_moved import MOVED, Row  # noqa: F401 (Row: for the table's readers)
+
+TAG = "tf1"   # part of the TF 1.x mode's changes (npu_bridge.hooks.tf1_mode.TAG)
 
 
 class MissingTF1APIError(Exception):
@@ -138,10 +141,10 @@ class ContribModule(types.ModuleType):
                          % (display_name(name), ", ".join(row.target) if row and row.target
                             else "no library"))
         self.__path__ = []
-        self._npu_row = row
+        self._tf1_row = row
 
     def _targets(self):
-        return self._npu_row.target if self._npu_row is not None and self._npu_row.target else ()
+        return self._tf1_row.target if self._tf1_row is not None and self._tf1_row.target else ()
 
     def __getattr__(self, attr):
         if attr.startswith("__"):
@@ -188,12 +191,18 @@ class ContribModule(types.ModuleType):
 
 
 class _Loader:
-    """Loads a `MOVED` module: a `ContribModule`, or the library module a row names."""
+    """Loads a `MOVED` module: a `ContribModule`, or the library module a row names. Its
+    `sys.modules` entry and its binding on the parent module are recorded (`TAG`), so that
+    undoing the mode takes them away."""
 
     def __init__(self, module):
         self._module = module
 
     def create_module(self, spec):
+        _patching.replace_item(sys.modules, spec.name, self._module, TAG)
+        parent, _, child = spec.name.rpartition(".")
+        if parent in sys.modules:   # the import system binds it there next
+            _patching.replace(sys.modules[parent], child, self._module, TAG)
         return self._module
 
     def exec_module(self, module):
@@ -293,26 +302,27 @@ def patch_module(module):
     """Give a real module the `MOVED` names directly under it that it lacks (module
     `__getattr__`, PEP 562, chained to one it already has). Idempotent."""
     names = PATCHED.get(module.__name__)
-    if not names or getattr(module.__dict__.get("__getattr__"), "_npu_moved", False):
+    if not names or _patching.wrapped(module, "__getattr__"):
         return
-    previous = module.__dict__.get("__getattr__")
     prefix = module.__name__ + "."
 
-    def __getattr__(attr):
-        """TF 1.15 names this module had (npu_bridge.hooks.tf1_contrib.MOVED)."""
-        if attr in names:
-            row = MOVED[prefix + attr]
-            if row.target is None:
-                raise MissingTF1AttributeError(display_name(prefix + attr), row.nearest)
-            value = importlib.import_module(prefix + attr) if isinstance(row.target, tuple) \
-                else _resolve(row.target)
-            setattr(module, attr, value)
-            return value
-        if previous is not None:
-            return previous(attr)
-        raise AttributeError("module %r has no attribute %r" % (module.__name__, attr))
-    __getattr__._npu_moved = True
-    module.__getattr__ = __getattr__
+    def make(previous):
+        def __getattr__(attr):
+            """TF 1.15 names this module had (npu_bridge.hooks.tf1_contrib.MOVED)."""
+            if attr in names:
+                row = MOVED[prefix + attr]
+                if row.target is None:
+                    raise MissingTF1AttributeError(display_name(prefix + attr), row.nearest)
+                value = importlib.import_module(prefix + attr) \
+                    if isinstance(row.target, tuple) else _resolve(row.target)
+                if module.__dict__.get(attr) is not value:   # kept: looked up once
+                    _patching.replace(module, attr, value, TAG)
+                return value
+            if previous is not None:
+                return previous(attr)
+            raise AttributeError("module %r has no attribute %r" % (module.__name__, attr))
+        return __getattr__
+    _patching.wrap(module, "__getattr__", make, TAG, missing=None)
 
 
 def patch_loaded_modules():

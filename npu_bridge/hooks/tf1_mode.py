@@ -6,7 +6,7 @@ import sys
 import threading
 import types
 
-from npu_bridge.hooks import keras2, tf1_contrib
+from npu_bridge.hooks import keras2, patching as _patching, state as _state, tf1_contrib
 from npu_bridge.hooks.tf1_contrib import (  # noqa: F401  (part of this module's API)
     MissingTF1APIError, MissingTF1AttributeError, MissingTF1ModuleError)
 
@@ -23,14 +23,8 @@ LIBRARY_PACKAGES = {
 }
 
 
-_lock = threading.RLock()
-_enabled = False
-_hook = None
-_after_import = []   # callbacks to run once `import tensorflow` completes
-_tensorflow = None   # the `tensorflow` module, once the mode is on (scripts' 1.x API)
-_library_tf = None   # the TF 2 `tensorflow` module library code gets
-_v1_origins = ((), ())   # (__file__ prefixes, __name__ prefixes) of the v1 API modules
-_pending = []   # (frame, offset): a library's `import tensorflow` that switched the mode on
+TAG = "tf1"   # the mode's changes in npu_bridge.hooks.patching: `patching.undo(TAG)` ends it
+_MODE = _state.TF1   # the mode's state (npu_bridge.hooks.state.TF1Mode)
 
 
 def opted_out(environ=None):
@@ -41,7 +35,7 @@ def opted_out(environ=None):
 
 def is_enabled():
     """True once `enable()` has switched this process to the TF 1.x API."""
-    return _enabled
+    return _MODE.enabled
 
 
 def lookup_equivalent(name):
@@ -68,11 +62,11 @@ def library_tensorflow():
     """The `tensorflow` module library code gets: TensorFlow 2's, as stock TensorFlow has it
     (a module object of its own, holding the TF 2 names and meanings). When the mode is off
     (opted out), the `tensorflow` module itself. Imports TensorFlow if needed."""
-    if _library_tf is None:
+    if _MODE.library_tf is None:
         import tensorflow
-        if _library_tf is None:
+        if _MODE.library_tf is None:
             return tensorflow
-    return _library_tf
+    return _MODE.library_tf
 
 
 def _path_entries(paths):
@@ -92,21 +86,23 @@ def enable():
 
     Returns True when this call changed something, False when the mode was already on or
     `NPU_BRIDGE_TF2` opts out. Thread-safe and idempotent. Raises ImportError only when
-    TensorFlow itself cannot be imported."""
-    global _enabled
+    TensorFlow itself cannot be imported. Every change goes through `npu_bridge.hooks.patching`
+    under `TAG`: `patching.undo(TAG)` gives TensorFlow 2 back (tests/test_patching.py)."""
     if opted_out():
         return False
-    with _lock:
-        if _enabled:
+    with _MODE.lock:
+        if _MODE.enabled:
             return False
         import tensorflow as tf
-        if _enabled:   # this import ran the import hook, which switched the mode on
+        if _MODE.enabled:   # this import ran the import hook, which switched the mode on
             return True
         from tensorflow.python.util import deprecation
         v1 = tf.compat.v1
         library_tf = _snapshot(tf)   # the TF 2 module, for library code (before any change)
+        _patching.on_undo(_forget, TAG)   # undone last: the mode's state once all is back
         with deprecation.silence():   # TF 1.15 printed no "disable_resource_variables" notice
             v1.disable_v2_behavior()
+        _patching.on_undo(v1.enable_v2_behavior, TAG)
 
         tf_dir = os.path.dirname(tf.__file__)
         api_v1_dir = os.path.join(tf_dir, "_api", "v2", "compat", "v1")
@@ -116,7 +112,7 @@ def enable():
                 continue
             replaced[name] = tf.__dict__.get(name)
             # Raw __dict__ values: keeps TF's lazy loaders (keras, estimator, layers) lazy.
-            setattr(tf, name, value)
+            _patching.replace(tf, name, value, TAG)
         # `import tensorflow.nn` must find the v1 module, not load the TF 2 one and rebind
         # tf.nn to it. Real subpackages (tensorflow/lite, tensorflow/distribute) stay.
         for name, old in replaced.items():
@@ -125,25 +121,48 @@ def enable():
                 continue
             key = "tensorflow." + name
             existing = sys.modules.get(key)
-            if existing is None and not os.path.isdir(os.path.join(tf_dir, name)):
-                sys.modules[key] = value
-            elif existing is not None and existing is old:
-                sys.modules[key] = value
+            if (existing is None and not os.path.isdir(os.path.join(tf_dir, name))) or \
+                    (existing is not None and existing is old):
+                _patching.replace_item(sys.modules, key, value, TAG)
         # The v1 Keras / estimator / legacy-layers API folders, as tf.compat.v1 has them.
         v1_dirs = [p for p in _path_entries(v1.__path__)
                    if os.path.normpath(p) != os.path.normpath(api_v1_dir)]
-        tf.__path__[:0] = [p for p in v1_dirs if p not in tf.__path__]
-        tf.__getattr__ = _tensorflow_getattr_factory(tf, v1)
+        for p in reversed([p for p in v1_dirs if p not in tf.__path__]):
+            _patching.insert(tf.__path__, 0, p, TAG)
+        _patching.on_undo(_drop_v1_modules_factory(set(sys.modules)), TAG)
+        _patching.replace(tf, "__getattr__", _tensorflow_getattr_factory(tf, v1), TAG)
         tf1_contrib.patch_loaded_modules()   # tf.contrib, moved names (lazily resolved)
         keras2.use_legacy_optimizers_loaded()   # keras.optimizers.Adam: the graph-mode one
         keras2.join_keras_copies_loaded()   # tensorflow.python.keras and tf.keras: one Keras
         _tolerate_str_enum_values()
-        tf.__all__ = sorted(n for n in tf.__dict__ if not n.startswith("_")) + [
-            n for n in getattr(tf, "_names_with_underscore", [])]
+        _patching.replace(tf, "__all__", sorted(
+            n for n in tf.__dict__ if not n.startswith("_")) + [
+            n for n in getattr(tf, "_names_with_underscore", [])], TAG)
         _ensure_finder().handle_tensorflow = False
         _serve_libraries(tf, library_tf, replaced, v1_dirs)
-        _enabled = True
+        _MODE.enabled = True
         return True
+
+
+def _forget():
+    """The mode's state once its changes are undone: off, ready to be switched on again."""
+    with _MODE.lock:
+        _MODE.forget()
+        if _MODE.finder is not None:
+            _MODE.finder.handle_tensorflow = bool(_MODE.after_import)
+
+
+def _drop_v1_modules_factory(loaded):
+    def drop():
+        """Modules imported as `tensorflow.<name>` through the v1 API folders while the mode
+        was on (not in `loaded`) leave `sys.modules`: `import tensorflow.<name>` is TF 2's
+        again."""
+        for key, module in list(sys.modules.items()):
+            if key.startswith("tensorflow.") and key not in loaded and \
+                    not key.startswith("tensorflow._api.") and _is_v1_module(module) and \
+                    getattr(module, "__name__", None) == key:
+                del sys.modules[key]
+    return drop
 
 
 def _tolerate_str_enum_values():
@@ -153,9 +172,12 @@ def _tolerate_str_enum_values():
     Source: absl-py CHANGELOG 2.0.0, `EnumParser.__init__`."""
     from absl.flags import _argument_parser
     parser = _argument_parser.EnumParser
-    if getattr(parser.__init__, "_npu_tolerant", False):
-        return
-    original = parser.__init__
+    if not _patching.wrapped(parser, "__init__"):
+        _patching.wrap(parser, "__init__", _tolerant_enum_init_factory, TAG)
+
+
+def _tolerant_enum_init_factory(original):
+    from absl.flags import _argument_parser
 
     def __init__(self, enum_values, case_sensitive=True):
         if not isinstance(enum_values, str) or not enum_values:
@@ -167,9 +189,7 @@ def _tolerate_str_enum_values():
         _argument_parser.ArgumentParser.__init__(self)
         self.enum_values = enum_values
         self.case_sensitive = case_sensitive
-    __init__._npu_tolerant = True
-    __init__.__wrapped__ = original
-    parser.__init__ = __init__
+    return __init__
 
 
 def _snapshot(tf):
@@ -205,34 +225,33 @@ def _serve_libraries(tf, view, replaced, v1_dirs):
     the v1 ones replaced on `tensorflow` now load into `view`; already imported library
     modules bound to `tensorflow` are bound to `view`; `builtins.__import__` is wrapped so
     that later imports by library code return `view` (module or function level, any time)."""
-    global _tensorflow, _library_tf, _v1_origins
     from tensorflow.python.util.lazy_loader import LazyLoader
     for name, value in view.__dict__.items():
         if isinstance(value, LazyLoader) and tf.__dict__.get(name) is not value:
-            value.__dict__["_parent_module_globals"] = view.__dict__
+            _patching.replace_item(value.__dict__, "_parent_module_globals", view.__dict__, TAG)
     v1_only = frozenset(name for name in replaced if name not in view.__dict__)
     view.__getattr__ = _library_getattr_factory(tf, v1_only)
     api_v1_dir = os.path.join(os.path.dirname(tf.__file__), "_api", "v2", "compat", "v1")
-    _v1_origins = (
+    _MODE.v1_origins = (
         tuple(os.path.join(os.path.normpath(p), "") for p in list(v1_dirs) + [api_v1_dir]),
         ("tensorflow._api.v2.compat.v1", "keras.api._v1", "tf_keras.api._v1",
          "tensorflow_estimator.python.estimator.api._v1"))
-    _tensorflow, _library_tf = tf, view
+    _MODE.tensorflow, _MODE.library_tf = tf, view
     for module_name, module in list(sys.modules.items()):
         if module is not tf and is_library(module_name):
             namespace = getattr(module, "__dict__", None)
             if type(namespace) is dict:
                 for key in ("tf", "tensorflow"):   # `import tensorflow [as tf]`: not each value
                     if namespace.get(key) is tf:   # (touching them all costs tens of ms)
-                        namespace[key] = view
+                        _patching.replace_item(namespace, key, view, TAG)
     import builtins
-    builtins.__import__ = _library_import_factory(builtins.__import__)
+    _patching.wrap(builtins, "__import__", _library_import_factory, TAG)
 
 
 def _is_v1_module(module):
     """True for a module of the TF 1.x API that the mode made `import tensorflow.<name>` give
     (`sys.modules` entries, modules found through the v1 API folders on `tensorflow.__path__`)."""
-    files, names = _v1_origins
+    files, names = _MODE.v1_origins
     file = getattr(module, "__file__", None) or ""
     return file.startswith(files) or (getattr(module, "__name__", None) or "").startswith(names)
 
@@ -240,10 +259,10 @@ def _is_v1_module(module):
 def _for_library(name, fromlist, module):
     """What `import <name>` (a tensorflow import) gives library code: the TF 2 module."""
     if name == "tensorflow" or not fromlist:   # the result is the top-level package
-        return _library_tf if module is _tensorflow else module
+        return _MODE.library_tf if module is _MODE.tensorflow else module
     if not _is_v1_module(module):   # tensorflow.python..., tensorflow.compat...: unchanged
         return module
-    value = _library_tf
+    value = _MODE.library_tf
     try:
         for part in name.split(".")[1:]:
             value = getattr(value, part)
@@ -256,15 +275,15 @@ def _rebind_pending():
     """A library module's `import tensorflow` that imported TensorFlow and so switched the
     mode on got `tensorflow` before `__import__` was wrapped: once that statement has stored
     it (its frame has moved on), bind the module's globals that hold it to the TF 2 module."""
-    for entry in list(_pending):
+    for entry in list(_MODE.pending):
         frame, offset = entry
         if frame.f_lasti == offset:   # still importing
             continue
         namespace = frame.f_globals
-        for key in [key for key, value in list(namespace.items()) if value is _tensorflow]:
-            namespace[key] = _library_tf
+        for key in [key for key, value in list(namespace.items()) if value is _MODE.tensorflow]:
+            _patching.replace_item(namespace, key, _MODE.library_tf, TAG)
         try:
-            _pending.remove(entry)
+            _MODE.pending.remove(entry)
         except ValueError:   # another thread did it
             pass
 
@@ -276,9 +295,9 @@ def _note_importer():
     while frame is not None and (frame.f_code.co_filename.startswith("<frozen importlib")
                                  or frame.f_code.co_filename == __file__):
         frame = frame.f_back
-    if frame is not None and _library_tf is not None and \
+    if frame is not None and _MODE.library_tf is not None and \
             is_library(frame.f_globals.get("__name__")):
-        _pending.append((frame, frame.f_lasti))
+        _MODE.pending.append((frame, frame.f_lasti))
 
 
 def _library_import_factory(original):
@@ -286,7 +305,7 @@ def _library_import_factory(original):
         """`builtins.__import__` while the mode is on: library code importing `tensorflow`
         gets the TF 2 module (`library_tensorflow()`), everything else what it got before."""
         module = original(name, globals, locals, fromlist, level)
-        if _pending:
+        if _MODE.pending:
             _rebind_pending()
         if level == 0 and name.startswith("tensorflow") and (len(name) == 10 or name[10] == "."):
             if globals is None:   # __import__("tensorflow") called by hand: the caller's
@@ -298,7 +317,6 @@ def _library_import_factory(original):
             if is_library(importer):
                 return _for_library(name, fromlist, module)
         return module
-    __import__.__wrapped__ = original
     return __import__
 
 
@@ -345,7 +363,7 @@ class _TF1ModeFinder:
         self._local = threading.local()
 
     def find_spec(self, fullname, path=None, target=None):
-        if _enabled:
+        if _MODE.enabled:
             if tf1_contrib.handles(fullname):   # tf.contrib, tensorflow.examples, moved names
                 return tf1_contrib.find_spec(fullname)
             # a real module some moved names (or the legacy Keras optimizers) go onto
@@ -389,20 +407,26 @@ class _PatchingLoader(_WrappingLoader):
 
 
 def _ensure_finder():
-    global _hook
-    with _lock:
-        if _hook is None:
-            _hook = _TF1ModeFinder()
-            sys.meta_path.insert(0, _hook)
-        return _hook
+    with _MODE.lock:
+        if _MODE.finder is None:
+            _MODE.finder = _patching.insert(sys.meta_path, 0, _TF1ModeFinder(), TAG)
+            _patching.on_undo(_drop_finder, TAG)
+        return _MODE.finder
+
+
+def _drop_finder():
+    """Undone: the finder left `sys.meta_path` (the patching helper removed it)."""
+    with _MODE.lock:
+        _MODE.finder = None
+        del _MODE.after_import[:]
 
 
 def _run_after_import():
-    with _lock:
-        if _hook is not None:
-            _hook.handle_tensorflow = False
-        callbacks = list(_after_import)
-        del _after_import[:]
+    with _MODE.lock:
+        if _MODE.finder is not None:
+            _MODE.finder.handle_tensorflow = False
+        callbacks = list(_MODE.after_import)
+        del _MODE.after_import[:]
     for callback in callbacks:
         callback()
 
@@ -414,11 +438,11 @@ def call_when_tensorflow_imported(callback):
     Independent of the `NPU_BRIDGE_TF2` opt-out (`npu_bridge/__init__.py` installs the Session
     check this way: the opt-out is about the API only). Never imports TensorFlow itself.
     Returns True when `callback` was called now, False when it waits for the import."""
-    with _lock:
+    with _MODE.lock:
         tf = sys.modules.get("tensorflow")
         initializing = getattr(getattr(tf, "__spec__", None), "_initializing", False)
         if tf is None or initializing:
-            _after_import.append(callback)
+            _MODE.after_import.append(callback)
             _ensure_finder().handle_tensorflow = True
             return False
     callback()
@@ -434,7 +458,7 @@ def install_import_hook():
     is on (or will be switched on by the import), False when opted out."""
     if opted_out():
         return False
-    with _lock:
+    with _MODE.lock:
         tf = sys.modules.get("tensorflow")
         initializing = getattr(getattr(tf, "__spec__", None), "_initializing", False)
         if tf is not None and not initializing:

@@ -1,14 +1,17 @@
 """Importing this module makes Keras ``Dropout`` layers use ``npu_ops.dropout``, as the real
-module does. Notes: docs/design.md "Module notes".
+module does (through `npu_bridge.hooks.patching`, tag "dropout": `patching.undo("dropout")`
+gives Keras its own ``call`` back). Notes: docs/design.md "Module notes".
 """
 import numbers
 
 import tensorflow as tf
 
 from npu_bridge.estimator import npu_ops
+from npu_bridge.hooks import patching as _patching
 
 _Dropout = tf.keras.layers.Dropout
-_original_call = getattr(_Dropout.call, "_npu_original", _Dropout.call)
+_TAG = "dropout"
+_original_call = _patching.original(_Dropout.call)
 
 
 def dropout_call(self, inputs, training=None):
@@ -28,9 +31,9 @@ def dropout_call(self, inputs, training=None):
     return tf.compat.v1.cond(tf.cast(training, tf.bool), dropped, lambda: tf.identity(inputs))
 
 
-dropout_call._npu_original = _original_call
-_Dropout.call = dropout_call
-
-
 def _restore_for_tests():
-    _Dropout.call = _original_call
+    _patching.undo(_TAG)
+
+
+if not _patching.wrapped(_Dropout, "call"):
+    _patching.wrap(_Dropout, "call", lambda original: dropout_call, _TAG)

@@ -9,8 +9,8 @@ import tensorflow as tf
 
 from npu_bridge.ge import plugin_args as _plugin_args
 from npu_bridge.ge.plugin_args import OWNER as _OWNER
+from npu_bridge.hooks.state import ADAPTER as _ADAPTER   # the process's values (hooks.state)
 
-_state = {"init_options": None, "sat_mode": None}
 
 
 def _python_call_errors(function):
@@ -140,13 +140,13 @@ def _resource_init(args):
             diags.append(ignored)
     _records.record("options", "npu_plugin." + _OWNER, ge_options,
                     ignored=(ge_init.owner, ignored_keys) if ignored_keys else None)
-    _state["init_options"] = dict(init)
+    _ADAPTER.init_options = dict(init)
     return init
 
 
 def last_init_options():
     """The options of the last ``npu_resource_init`` call (dict) or None. Not in the real API."""
-    return None if _state["init_options"] is None else dict(_state["init_options"])
+    return None if _ADAPTER.init_options is None else dict(_ADAPTER.init_options)
 
 
 def npu_resource_shutdown():
@@ -203,15 +203,15 @@ def set_device_sat_mode(mode):
     """Record the overflow mode: 0 saturation, 1 INF/NaN. Raises ValueError otherwise."""
     if mode not in (0, 1) or isinstance(mode, bool):
         raise ValueError("device sat mode must be 0 (saturation) or 1 (INF/NaN), got %r" % (mode,))
-    _state["sat_mode"] = mode
+    _ADAPTER.sat_mode = mode
 
 
 def is_inf_nan_enabled():
     """True when ``set_device_sat_mode(1)`` was called (INF/NaN mode)."""
-    return _state["sat_mode"] == 1
+    return _ADAPTER.sat_mode == 1
 
 
 def device_sat_mode():
     """What ``set_device_sat_mode`` set: 0, 1, or None when it was not called (the product's
     default applies; read by ``--precision emulate``). Not in the real API."""
-    return _state["sat_mode"]
+    return _ADAPTER.sat_mode

@@ -11,6 +11,7 @@ from tensorflow.python.framework import ops
 from tensorflow.python.ops import ref_variable
 
 from npu_bridge.hooks import loops as _loops
+from npu_bridge.hooks.state import ADAPTER as _ADAPTER   # the process's values (hooks.state)
 
 _NPU_RUNCONFIG = "npu_runconfig"
 _ITERATIONS_PER_LOOP_VAR = "iterations_per_loop"
@@ -362,20 +363,16 @@ def fair_division(inputs, number):
     return inputs
 
 
-_GRADIENTS_AND_VARS = []
-
-
 def add_grads_and_vars(grads_and_vars, rank_size):
     """Record the non-None (grad, var) pairs and split them over `rank_size` ranks."""
-    global _GRADIENTS_AND_VARS
     items = [GradDivisionItem(grad, var) for grad, var in grads_and_vars if grad is not None]
-    _GRADIENTS_AND_VARS = fair_division(items, rank_size)
+    _ADAPTER.gradients_and_vars = fair_division(items, rank_size)
 
 
 def _gid_of(attr, tensor):
     """The rank of the last recorded item whose `attr` ("grad" or "var") has `tensor`'s name, or -1."""
     gid = -1
-    for item in _GRADIENTS_AND_VARS:
+    for item in _ADAPTER.gradients_and_vars:
         if getattr(item, attr).name == tensor.name:
             gid = item.root_rank_id
     return gid
@@ -393,7 +390,7 @@ def get_gid_by_weight(weight):
 
 def get_all_grad_item():
     """Every recorded GradDivisionItem."""
-    return _GRADIENTS_AND_VARS
+    return _ADAPTER.gradients_and_vars
 
 
 # ---------------------------------------------------------------------------------------------
@@ -462,23 +459,19 @@ def npu_compile(sess, *fetches):
     sess.run(fetches)
 
 
-_global_dict = {}
-
-
 def global_dict_init():
     """Empty the process-wide key/value store (init_resource calls it)."""
-    global _global_dict
-    _global_dict = {}
+    _ADAPTER.values = {}
 
 
 def set_value(key, value):
     """Store `value` under `key` in the process-wide store."""
-    _global_dict[key] = value
+    _ADAPTER.values[key] = value
 
 
 def get_value(key, def_value=None):
     """The value stored under `key`, else `def_value`."""
-    return _global_dict.get(key, def_value)
+    return _ADAPTER.values.get(key, def_value)
 
 
 def keep_tensors_dtypes(graph, input_tensors):
