@@ -139,8 +139,8 @@ class Record:
       memory_options: its `memory_plan.MemoryOptions`, computed on first use.
       seen: the causes of `runtime`.
       executors: each graph the script ran, as TensorFlow keys its executors (fed, fetched
-        and target names: `graph_capture.executor_key`) -> its first `GraphEntry` (None:
-        nothing for GE); its position numbers the graph's name (`Session#1/3`).
+        and target names: `graph_capture.executor_key`) -> the graph keys (`session_guard.
+        graph_key`) that reached it; its position numbers the graph's name (`Session#1/3`).
       precision: what `--precision emulate` did for it (`npu_bridge.hooks.precision_emulation`:
         a dict with its `plan`, `graphs`, `notes`, `name`), or None.
     """
