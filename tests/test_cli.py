@@ -69,7 +69,12 @@ def test_explain_static_memory_policy_by_each_name(capsys, name):
     assert code == 0
     assert "ge.exec.staticMemoryPolicy" in f["GE keys"] and f["level"].startswith("global")
     assert f["default"] == "0" and f["values"].startswith("0, 2, 3, 4")
-    assert "seed:" in f["source"]
+    # the vendor pages by title and path in the vendor's docs, not the seed file names
+    assert ("vendor page 'MemoryConfig构造函数 (MemoryConfig constructor)' (hicann/tensorflow "
+            "docs/zh/tfadapter_1/apiref/npu_config/memoryconfig_constructor.md)") in f["source"]
+    assert ("vendor page '内存管理 (GE options: memory management)' (hicann/ge "
+            "docs/zh/api/graph_engine_api/cpp/ge/options_params/memory_management.md)"
+            ) in f["source"] and "seed" not in f["source"]
 
 
 def test_explain_parameter_map_key_and_argument(capsys):
@@ -255,11 +260,26 @@ def test_lint_census_mistakes_flake8_format(capsys, tmp_path):
     code, out, _ = _main(capsys, "lint", str(tmp_path))
     assert code == 1
     path = str(tmp_path / "train.py")
-    heads = [l.split(": ", 2)[:2] for l in out.splitlines()]
+    lines = out.splitlines()
+    heads = [l.split(": ", 2)[:2] for l in lines if not l.startswith(" ")]
     assert heads == [[path + ":6:1", "NPB101 error"], [path + ":7:1", "NPB100 error"],
                      [path + ":8:1", "NPB100 error"], [path + ":9:1", "NPB101 error"],
                      [path + ":10:1", "NPB102 warning"]]
-    assert "dump_mode" in out.splitlines()[1] and "fusion_switch_file" in out.splitlines()[2]
+    # issue 28: one short line per finding, then the spelling to write (rustc's help:)
+    assert lines[2:4] == [
+        path + ":7:1: NPB100 error: parameter_map key 'sump_mode' is unknown: the real adapter "
+        "ignores it; did you mean 'dump_mode' or 'dump_debug_mode'?",
+        '    fix: parameter_map["dump_mode"].s = b"all"']
+    assert '    fix: parameter_map["fusion_switch_file"].s = b"/cfg/fusion.cfg"' in lines
+    assert '    fix: parameter_map["op_debug_level"].i = 0' in lines
+    assert all(len(l.split(": ", 2)[2]) <= 120 for l in lines if not l.startswith(" "))
+    assert "source" not in out and "npu_attrs.cc" not in out   # provenance: --show-source
+    code, shown, _ = _main(capsys, "lint", "--show-source", str(tmp_path))
+    shown = shown.splitlines()
+    at = shown.index(lines[2])
+    assert shown[at + 1] == lines[3] and shown[at + 2] == (
+        "    source: hicann/tensorflow tf_adapter/util/npu_attrs.cc:1917 "
+        "NpuAttrs::SetNpuOptimizerAttr (the parameter_map keys it reads); catalog: docs/options.md")
 
 
 def test_lint_clean_file_exit_0(capsys, tmp_path):
@@ -275,10 +295,16 @@ def test_lint_json_and_syntax_error(capsys, tmp_path):
     data = json.loads(out)
     assert code == 1 and data["files"] == 2
     assert [f["code"] for f in data["findings"]][-1] == "NBL001"
-    assert data["findings"][0] == {"path": str(tmp_path / "a.py"), "line": 6, "col": 1,
-                                   "code": "NPB101", "severity": "error",
-                                   "option": "precision_mode",
-                                   "message": data["findings"][0]["message"]}
+    first = data["findings"][0]
+    assert first == {"path": str(tmp_path / "a.py"), "line": 6, "col": 1,
+                     "code": "NPB101", "severity": "error", "option": "precision_mode",
+                     "message": first["message"], "short": first["short"],
+                     "fix": 'parameter_map["precision_mode"].s = ...',
+                     "provenance": first["provenance"]}
+    # the full message keeps the provenance the text line leaves to --show-source
+    assert first["message"].startswith("precision_mode is read from AttrValue field s")
+    assert "npu_attrs.cc:1917" in first["message"] and "npu_attrs.cc:1917" in first["provenance"]
+    assert "npu_attrs" not in first["short"]
 
 
 # --- run (subprocesses: each starts TensorFlow) -----------------------------------------
@@ -470,7 +496,11 @@ def test_options_product_flag_still_refuses_an_unknown_soc_config(capsys, monkey
                          "--set", "soc_config=Ascend910B9")
     assert code == 1, out
     assert "error NPB111 [soc_config]" in out and "'Ascend910B9' (from soc_config)" in out
-    assert "Ascend910B1/B2" in out
+    assert "known: Ascend950" in out   # the SoC names (cut to the line; all in the JSON)
+    assert '      fix: parameter_map["soc_config"].s = b"Ascend910B"' in out
+    code, out, _ = _main(capsys, "options", "--format", "json", "--product", "atlas-inference",
+                         "--set", "soc_config=Ascend910B9")
+    assert "Ascend910B1/B2" in json.loads(out)["diagnostics"][0]["message"]
     # a known SoC of another product: warning NPB115 naming both, the flag wins, exit 0
     code, out, _ = _main(capsys, "options", "--product", "atlas-inference",
                          "--set", "soc_config=Ascend910B1")
@@ -871,3 +901,34 @@ def test_set_bool_documented_spellings_in_any_case(capsys, raw, sent):
     code, out, _ = _main(capsys, "options", "--format", "json", "--set", "use_off_line=" + raw)
     assert code == 0, out
     assert json.loads(out)["configuration"]["options"]["adapter"]["use_off_line"] == sent
+
+
+def test_options_prints_short_lines_with_fix_and_source_on_demand(capsys):
+    """issue 28: `options` prints each finding in one short line, its fix under it, and
+    where the rule comes from only with --show-source."""
+    argv = ("options", "--set", "input_fusion_size=67108864", "--set", "static_memory_polcy=2")
+    code, out, _ = _main(capsys, *argv)
+    lines = out.splitlines()
+    at = lines.index("  warning NPB104 [input_fusion_size]: input_fusion_size=67108864 is "
+                     "outside [0, 33554432] bytes; clamped to 33554432 as the real adapter does")
+    assert lines[at + 1] == '      fix: parameter_map["input_fusion_size"].i = 33554432'
+    assert '      fix: parameter_map["static_memory_policy"].i = 2' in lines
+    assert "source" not in out and "seed" not in out
+    code, shown, _ = _main(capsys, *argv, "--show-source")
+    shown = shown.splitlines()
+    assert shown[shown.index(lines[at]) + 2] == (
+        "      source: vendor page '内存管理 (GE options: memory management)' (hicann/ge "
+        "docs/zh/api/graph_engine_api/cpp/ge/options_params/memory_management.md); vendor page "
+        "'Memory Management' (hicann/tensorflow docs/en/tfadapter_1/apiref/session_config/"
+        "memory_management.md)")
+
+
+def test_explain_a_code_gives_its_fix_and_provenance(capsys):
+    code, out, _ = _main(capsys, "explain", "npb140")
+    f = _fields(out)
+    assert code == 0 and f["code"] == "NPB140"
+    assert f["fix"] == 'parameter_map["<fix_key>"].s = b"<fit>" (<fit>), or NPURunConfig(<fix_key>=<fit>)'
+    assert "hicann/ge base/graph/manager/graph_var_manager.h:48" in f["source"]
+    assert "reference" not in f["source"] and "seed" not in f["source"]
+    f = _fields(_main(capsys, "explain", "NPB101")[1])
+    assert f["source"].startswith("hicann/tensorflow tf_adapter/util/npu_attrs.cc:1917")

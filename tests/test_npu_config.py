@@ -508,7 +508,7 @@ def test_external_weight_2_warns_what_is_sent_and_how_to_get_ges_2(tmp_path):
     assert "True, False" in text                              # allowed
     assert "ge.externalWeight '1'" in text                    # what GE gets
     assert "2" in text and "ge.externalWeight" in text and "directly" in text  # GE's own 2
-    assert "seed:ge_memory_options_zh.txt" in text            # the GE value's source
+    assert "options_params/memory_management.md" in text      # the GE value's source
     assert "npu_estimator.py" in text                         # the .b write's source
 
 

@@ -48,9 +48,12 @@ def test_top_level_keys_in_documented_order_with_version():
     assert list(conf["options"]) == ["global", "session", "graph", "adapter"]
     # option keys sorted, so two runs of one script give the same text
     assert list(conf["options"]["global"]) == ["ge.exec.staticMemoryPolicy", "static_memory_policy"]
+    # the version-2 keys, then what the text output prints of the message (added within 2)
     assert conf["diagnostics"] == [{"code": "NPB103", "severity": "warning",
                                     "option": "static_memory_policy", "value": 1,
-                                    "message": "legacy value 1 runs as 2"}]
+                                    "message": "legacy value 1 runs as 2",
+                                    "short": "legacy value 1 runs as 2", "fix": None,
+                                    "provenance": None}]
     assert data["summary"] == {"configurations": 1, "refused": 0, "errors": 0, "warnings": 1,
                                "infos": 0}
 

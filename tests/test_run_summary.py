@@ -257,3 +257,28 @@ def test_diff_folds_a_configuration_present_in_one_report_only(capsys, tmp_path)
     code = cli.main(["diff", "--format", "json", two, one])   # the JSON keeps every option
     full = json.loads(capsys.readouterr().out)["changes"][0]["options"]
     assert sum(len(d["removed"]) for d in full.values()) == total
+
+
+def test_one_short_line_per_finding_with_its_fix_and_source_on_demand():
+    """issue 28: NPB140 in GiB with the size that fits; the provenance only with
+    --show-source; the same lines from the report read back from JSON (a --ranks job's
+    merged report is printed from the ranks' JSON)."""
+    conf = {"graph_memory_max_size": str(26 * 2 ** 30), "variable_memory_max_size": str(10 * 2 ** 30)}
+    data = _report([_rec("session", "Session#1", conf, product="atlas-training")])
+    lines = report.summary_lines(data)
+    at = lines.index("  error NPB140 [graph_memory_max_size]: 26.0 GiB + 10.0 GiB = 36.0 GiB "
+                     "exceed the 32.0 GiB of an atlas-training device")
+    assert lines[at + 1] == ('      fix: parameter_map["graph_memory_max_size"].s = '
+                             'b"23622320128" (22.0 GiB), or '
+                             'NPURunConfig(graph_memory_max_size=23622320128)')
+    assert not any("source:" in l or "confidence" in l for l in lines)
+    shown = report.summary_lines(data, show_source=True)
+    at = shown.index(lines[at])
+    assert shown[at + 2].startswith("      source: figure confidence high: no platform config")
+    assert "graph_var_manager.h" in shown[at + 2]
+    back = json.loads(report.dumps(data))
+    assert report.summary_lines(back, show_source=True) == shown
+    # the JSON keeps the exact bytes and every field it had
+    (d,) = [d for d in back["configurations"][0]["diagnostics"] if d["code"] == "NPB140"]
+    assert "38654705664" in d["message"] and "34359738368" in d["message"]
+    assert list(d)[:5] == ["code", "severity", "option", "value", "message"]

@@ -635,8 +635,9 @@ def test_guard_message_names_the_policy_as_set_legacy_values_and_the_seed():
     assert diag.code == "NPB123" and diag.value == "1"
     assert diag.message.startswith("static_memory_policy=1 (runs as 2) does not support")
     assert "1 (legacy)" in diag.message and "allowed: 0, 1, 2" not in diag.message
-    assert "source: vendor page 'MemoryConfig constructor (zh)' " \
-           "(seed:memoryconfig_constructor_zh.txt)" in diag.message
+    assert "source: vendor page 'MemoryConfig构造函数 (MemoryConfig constructor)' " \
+           "(hicann/tensorflow docs/zh/tfadapter_1/apiref/npu_config/" \
+           "memoryconfig_constructor.md)" in diag.message
     assert "rule from the MemoryConfig documentation" not in diag.message
     sess.close()
 

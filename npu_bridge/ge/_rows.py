@@ -2132,7 +2132,7 @@ CROSS_RULES = [
     {'kind': 'env_policy', 'level': 'ge', 'if': [('ge.exec.staticMemoryPolicy', 'set')],
      'option': 'ge.exec.staticMemoryPolicy', 'env': 'GE_USE_STATIC_MEMORY',
      'valid': [0, 1, 2, 3, 4], 'code': 'NPB121', 'invalid_code': 'NPB150', 'failure': 'docs',
-     'source': 'reference README'},
+     'source': 'reference README (GE merge rule)'},
     {'kind': 'policy_parallel', 'level': 'ge', 'if': [('ge.exec.staticMemoryPolicy', 'set')],
      'option': 'ge.exec.staticMemoryPolicy', 'guarded': [2, 4],
      'parallel': 'ge.graphMaxParallelModelNum', 'code': 'NPB120', 'failure': 'docs',

@@ -351,11 +351,16 @@ class MemoryBudget(CrossRule):
                               mem * num // den))
             total = sum(v for _, v in sizes)
             if total > mem:
+                # the fix: the first size the script set, lowered to what fits beside the rest
+                fit = [(k, mem - (total - v)) for k, v in sizes
+                       if k in shares and total - v < mem]
                 diags.append(make(rule.code, sizes[0][0], total,
                                   severity="warning" if confidence == "low" else None,
                                   sizes=" + ".join("%s %d" % kv for kv in sizes), memory=mem,
                                   product=pid, confidence=confidence, figure=mem_source,
-                                  where=rule.source))
+                                  where=rule.source, parts=[v for _, v in sizes],
+                                  fix_key=fit[0][0] if fit else None,
+                                  fit=fit[0][1] if fit else None))
         return check
 
 
@@ -516,7 +521,7 @@ class LegacyValue(_Option, CrossRule):
                 result.diagnostics.append(make(
                     rule.code, shown, policy, shown=policy, note="GE runs it as %s" % runs_as,
                     allowed=row.allowed_text if row is not None else "see docs/options.md",
-                    where=rule.source))
+                    where=rule.source, runs_as=runs_as))
             state["policy"] = runs_as
         return check
 

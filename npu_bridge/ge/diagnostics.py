@@ -2,11 +2,14 @@
 diagnostic from its code's row (`CODES`: the table in npu_bridge/ge/codes.py, listed in
 `docs/diagnostics.md` by `tools/gen_catalog_doc.py`) and the call's fields.
 """
+import functools
 import re
+import string
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
 from npu_bridge.ge import codes as _codes
+from npu_bridge.ge.text import size_text
 
 SEVERITIES = ("error", "warning", "info")
 SHOWN_PER_CODE = 5   # repeated diagnostics of one code shown in a message (all are kept)
@@ -60,27 +63,117 @@ class NpuConfigError(ValueError):
         super().__init__("\n".join(lines))
 
 
-# The seeds are copies of vendor documentation pages; a source names the page and keeps the
-# seed file name in parentheses (a user's clone has the vendor docs, not the seed files).
+# Where the rules come from, named as a user finds them: a vendor page by its title and its
+# path in the vendor's documentation repository, an adapter or GE source file (and line), never
+# the file names of the project's own reference copies (which a user's clone does not have).
+_TF_DOCS = "hicann/tensorflow "
+_GE_DOCS = "hicann/ge "
 SEED_PAGES = MappingProxyType({
-    "ge_memory_options_zh.txt": "GE options: memory management (zh)",
-    "ir_memory_options_en.txt": "ir_option: memory management",
-    "memoryconfig_constructor_zh.txt": "MemoryConfig constructor (zh)",
+    "ge_memory_options_zh.txt": ("内存管理 (GE options: memory management)", _GE_DOCS
+                                 + "docs/zh/api/graph_engine_api/cpp/ge/options_params/"
+                                 "memory_management.md"),
+    "ir_memory_options_en.txt": ("Memory Management (ir_option)", _GE_DOCS
+                                 + "docs/zh/api/graph_engine_api/cpp/ge/"
+                                 "aclgrphBuildModel_config_params/memory_management.md"),
+    "memoryconfig_constructor_zh.txt": ("MemoryConfig构造函数 (MemoryConfig constructor)",
+                                        _TF_DOCS + "docs/zh/tfadapter_1/apiref/npu_config/"
+                                        "memoryconfig_constructor.md"),
 })
-_SEED_RE = re.compile(r"(?<![(\w])seed[: ](%s)" % "|".join(re.escape(n) for n in SEED_PAGES))
+"""Seed file -> (the vendor page's title, its path in the vendor's repository)."""
+
+# The adapter's pages the catalog and the code table cite (titles as the pages have them).
+DOC_TITLES = MappingProxyType({
+    "session_config/basic_options.md": "Basic Options",
+    "session_config/memory_management.md": "Memory Management",
+    "session_config/dynamic_shape.md": "Dynamic Shape",
+    "session_config/mixed_computing.md": "Mixed Computing",
+    "session_config/debugging.md": "Debugging",
+    "session_config/accuracy_tuning.md": "Accuracy Tuning",
+    "session_config/accuracy_comparison.md": "Accuracy Comparison",
+    "session_config/performance_tuning.md": "Performance Tuning",
+    "session_config/operator_and_graph_build.md": "Operator and Graph Build",
+    "session_config/data_augmentation.md": "Data Augmentation",
+    "session_config/exception_remedy.md": "Exception Remedy",
+    "session_config/Profiling.md": "Profiling",
+    "session_config/AOE.md": "AOE",
+    "session_config/experiment_options.md": "Experiment Options",
+    "session_config/deprecated_options.md": "Parameters That Will Be Deprecated in Later Versions",
+})
+_NPU_ATTRS = "hicann/tensorflow tf_adapter/util/npu_attrs.cc"
+# NpuAttrs::SetNpuOptimizerAttr (line 1917) reads and checks each parameter_map key here.
+_ADAPTER_CHECK_LINES = MappingProxyType({
+    "enable_dump": 2049, "enable_dump_debug": 2052, "dump_path": 2069, "dump_step": 2084,
+    "aoe_mode": 2154, "work_path": 2169, "precision_mode": 2188, "precision_mode_v2": 2478,
+    "optypelist_for_implmode": 2308, "input_shape": 2326, "compile_hybrid_mode": 2345,
+    "enable_compress_weight": 2393, "modify_mixlist": 2424, "input_fusion_size": 2055,
+})
+_SEED_RE = re.compile(r"(?<![\w/])seed[: ](%s)" % "|".join(re.escape(n) for n in SEED_PAGES))
+_DOC_RE = re.compile(r"(?<![\w/(])(?<!tensorflow )(?:hicann/tensorflow )?(?:vendor docs )?"
+                     r"(docs/(?:en|zh)/tfadapter_1/apiref/(%s))" % "|".join(
+                         re.escape(p) for p in DOC_TITLES))
+_CHECKED_RE = re.compile(r"reference option_values\.json checked_by_adapter(?: \(([^)]*)\))?")
+_REFERENCES = (   # the project's reference files -> the real sources their facts come from
+    (re.compile(r"reference npu_options\.json"),
+     _NPU_ATTRS + ":1917 NpuAttrs::SetNpuOptimizerAttr (the keys read, the AttrValue field of each)"),
+    (re.compile(r"reference ge_option_scopes\.json"),
+     "hicann/ge base/common/option_supportion_checker/option_supportion_checker.cc:235 "
+     "(the levels GE accepts each key at)"),
+    (re.compile(r"reference ge_memory\.md 'Device memory per product'"),
+     "the public device figures (docs/reference.md 'Products')"),
+    (re.compile(r"reference README \(GE merge rule\)"),
+     "hicann/ge base/graph/manager/graph_var_manager.h:351 VarManager::IsGeUseExtendSizeMemory "
+     "(GE merges ge.exec.staticMemoryPolicy and GE_USE_STATIC_MEMORY)"),
+    (re.compile(r"reference README"), "older vendor docs"),
+    (re.compile(r"reference option_values\.json(?: notes)?"),
+     "the adapter's option pages (" + _TF_DOCS + "docs/en/tfadapter_1/apiref/session_config/)"),
+    (re.compile(r"reference usage_census\.md(?: mistakes table)?"),
+     "the mistakes found in public Ascend model-zoo scripts"),
+)
 
 
+def _checked(match):
+    keys = [k.strip() for k in re.split(r"[,:]", match.group(1) or "") if k.strip()]
+    lines = [":%d" % _ADAPTER_CHECK_LINES[k] for k in keys if k in _ADAPTER_CHECK_LINES]
+    return "%s%s NpuAttrs::SetNpuOptimizerAttr%s" % (
+        _NPU_ATTRS, lines[0] if lines else ":1917",
+        " (%s)" % match.group(1) if match.group(1) else "")
+
+
+@functools.lru_cache(maxsize=4096)
 def cite(text):
-    """Name the vendor page of each seed cited in `text`: `seed:x.txt` or `seed x.txt` becomes
-    `vendor page '<title>' (seed:x.txt)` (already wrapped citations are left alone)."""
-    if "seed" not in text:
-        return text
-    return _SEED_RE.sub(lambda m: "vendor page '%s' (seed:%s)" % (SEED_PAGES[m.group(1)],
-                                                                   m.group(1)), text)
+    """Name each source in `text` as a user finds it: a seed (`seed:x.txt`, `seed x.txt`)
+    as `vendor page 'TITLE' (REPO PATH)`, and the project's reference files as the adapter
+    or GE source they were taken from (`reference npu_options.json` ->
+    `tf_adapter/util/npu_attrs.cc:1917 ...`). Adapter page paths stay paths (the docs'
+    tables); `name_pages` adds their titles."""
+    if "seed" in text:
+        text = _SEED_RE.sub(lambda m: "vendor page '%s' (%s)" % SEED_PAGES[m.group(1)], text)
+    if "reference " in text:
+        text = _CHECKED_RE.sub(_checked, text)
+        for rx, real in _REFERENCES:
+            text = rx.sub(real, text)
+    return text
 
 
-# The table (npu_bridge/ge/codes.py), seed pages cited in its sources.
-CODES = MappingProxyType({code: row._replace(source=cite(row.source))
+def _CITES(text):
+    """Whether `text` may name a source `name_pages` rewrites."""
+    return "seed" in text or "docs/" in text or "reference " in text
+
+
+@functools.lru_cache(maxsize=4096)
+def name_pages(text):
+    """`cite`, and each adapter page path (`docs/en/tfadapter_1/apiref/...md`) named by its
+    title and repository: what a diagnostic's message and provenance say."""
+    text = cite(text)
+    if "docs/" in text:
+        text = _DOC_RE.sub(lambda m: "vendor page '%s' (%s%s)" % (
+            DOC_TITLES[m.group(2)], _TF_DOCS, m.group(1)), text)
+    return text
+
+
+# The table (npu_bridge/ge/codes.py), its sources named as `name_pages` names them.
+CODES = MappingProxyType({code: row._replace(source=name_pages(row.source),
+                                       template=name_pages(row.template))
                           for code, row in _codes.CODES.items()})
 
 # Codes about a choice, reported only for an option the user set: never for a default a
@@ -89,21 +182,197 @@ CODES = MappingProxyType({code: row._replace(source=cite(row.source))
 # for `npu-bridge run` and `npu-bridge lint` alike.
 USER_SET_ONLY = frozenset(("NPB105", "NPB122"))
 
+SHORT_LIMIT = 120   # characters of a short message or a fix line, once filled
+
+
+class Message(str):
+    """A diagnostic's message: the full text (a `str`: what the JSON, SARIF and GitHub
+    outputs carry, provenance included), with the parts the `text` outputs print as
+    attributes: `short` (one line of at most `SHORT_LIMIT` characters, sizes in KiB/MiB/GiB),
+    `fix` (what to write instead, or ""), `provenance` (where the rule comes from, as `cite`
+    names it). A message rebuilt from text (read back from JSON) is a plain `str`: use
+    `short_of`, `fix_of`, `provenance_of`."""
+
+    def __new__(cls, text, short, fix="", provenance=""):
+        self = super().__new__(cls, text)
+        self.short, self.fix, self.provenance = short, fix, provenance
+        return self
+
+    def __reduce__(self):   # pickled across lint's process pool with its parts
+        return (Message, (str(self), self.short, self.fix, self.provenance))
+
+
+def short_of(message):
+    """The short line of a message (the full text when it carries none)."""
+    return getattr(message, "short", None) or str(message)
+
+
+def fix_of(message):
+    """The fix line of a message, "" when it has none."""
+    return getattr(message, "fix", "") or ""
+
+
+def provenance_of(message):
+    """Where a message's rule comes from, "" when it does not say."""
+    return getattr(message, "provenance", "") or ""
+
+
+def _spec_field(value, spec, fields):
+    """One field of a short or fix template, by its format spec: `size` (bytes as
+    B/KiB/MiB/GiB with one decimal), `sizes` (a list of those, joined by " + "), `field` (a
+    parameter_map key's AttrValue field, from the catalog), `lit` (the value spelled for
+    the AttrValue field it goes to: `_target_field`), `bare` (a clause without its leading
+    "; "); any other spec as `format` takes it (`cut` is handled by `fill`)."""
+    if spec == "size":
+        return _size(value)
+    if spec == "sizes":
+        return " + ".join(_size(v) for v in value)
+    if spec == "field":
+        return _field_of(value)
+    if spec == "lit":
+        return _literal(value, _target_field(fields))
+    if spec == "bare":   # a clause written to follow a message ("; write it as ...")
+        return str(value).lstrip("; ")
+    return format(value, spec or "")
+
+
+def _target_field(fields):
+    """The AttrValue field a `lit` value is written to: the call's `want`, else the
+    catalog's field of the suggested key, else of the option."""
+    if fields.get("want"):
+        return fields["want"]
+    for key in (fields.get("suggestion"), fields.get("option")):
+        try:
+            return _field_of(key)
+        except _NoFix:
+            continue
+    return None
+
+
+def _literal(value, field):
+    """`value` spelled as Python writes it into AttrValue field `field` (`b"all"`, `0`,
+    `True`), or `...` where it does not convert (the user's value does not fit the field)."""
+    if isinstance(value, bytes):
+        value = value.decode("utf-8", "replace")
+    if field == "s" and isinstance(value, str):
+        return 'b"%s"' % value.replace("\\", "\\\\").replace('"', '\\"')
+    if field == "i" and not isinstance(value, bool):
+        if isinstance(value, int) or (isinstance(value, str) and value.strip().lstrip("-").isdigit()):
+            return str(int(value))
+    if field == "b":
+        if isinstance(value, bool) or value in (0, 1):
+            return str(bool(value))
+        if isinstance(value, str) and value.lower() in ("true", "false", "1", "0"):
+            return str(value.lower() in ("true", "1"))
+    if field == "f" and isinstance(value, (int, float)) and not isinstance(value, bool):
+        return repr(float(value))
+    return "..."
+
+
+def _size(value):
+    return size_text(value) if isinstance(value, int) and not isinstance(value, bool) else str(value)
+
+
+def _field_of(key):
+    from npu_bridge.ge import catalog   # the catalog's rules import this module
+    row = catalog.BY_KEY.get(key)
+    if row is None or row.field not in ("s", "i", "b", "f"):
+        raise _NoFix(key)
+    return row.field
+
+
+class _NoFix(LookupError):
+    """A fix template names a field the call did not give (or a key without a field)."""
+
+
+@functools.lru_cache(maxsize=None)
+def _parsed(template):
+    """A template as `(literal, field name, spec, conversion)` parts (parsed once)."""
+    return tuple(string.Formatter().parse(template))
+
+
+_CONVERT = {"r": repr, "s": str, "a": ascii}
+
+
+def fill(template, fields, limit=SHORT_LIMIT):
+    """`template` filled with `fields` (format specs: `_spec_field`); the fields marked
+    `cut` share what is left of `limit` characters after the rest (each at least 12, cut
+    to the same length, the longest first, ending in "...").
+
+    Raises:
+      KeyError: a field the template names is not in `fields`.
+    """
+    parts, cuts = [], []
+    for literal, name, spec, conversion in _parsed(template):
+        if literal:
+            parts.append(literal)
+        if name is None:
+            continue
+        value = fields[name]
+        if conversion:
+            value = _CONVERT[conversion](value)
+        if spec == "cut":
+            cuts.append((len(parts), str(value)))
+            parts.append("")
+        else:
+            parts.append(_spec_field(value, spec, fields))
+    if cuts:
+        room = limit - sum(len(p) for p in parts)
+        cap = None   # the largest length all cut fields can keep (water-filling)
+        lengths = sorted(len(text) for _, text in cuts)
+        for i, length in enumerate(lengths):
+            left = len(lengths) - i
+            if length * left > room:
+                cap = max(room // left, 12)
+                break
+            room -= length
+        if cap is not None:
+            for at, text in cuts:
+                parts[at] = _cut(text, cap)
+        else:
+            for at, text in cuts:
+                parts[at] = text
+    return "".join(parts)
+
+
+def _cut(text, cap):
+    return text if len(text) <= cap else text[:cap - 3].rstrip() + "..."
+
 
 def make(code, option, value, severity=None, **fields):
     """The Diagnostic of `code` about `option` (the name the user wrote) and `value`: its
     message is the code's template (`CODES[code].template`) filled with `fields`, `option`,
-    `value` and `source` (the row's); severity the code's default unless one is given (a
-    rule whose row says otherwise). Seed citations name their vendor page (`cite`).
+    `value` and `source` (the row's), a `Message` whose short line is the row's `short`
+    template, its fix the row's `fix` template (none when a field it names is not given or
+    is None or empty) and its provenance the row's `cite` template (default: the call's
+    `where` or `source` field, else the row's source); severity the code's default unless one
+    is given (a rule whose row says otherwise). Sources are named as `name_pages` names them.
 
     Raises:
-      KeyError: an unknown code, or a field the template names and the call lacks.
+      KeyError: an unknown code, or a field the template or short template names and the
+        call lacks.
       ValueError: `severity` not one of `SEVERITIES`.
     """
     row = CODES[code]
     if severity is not None and severity not in SEVERITIES:
         raise ValueError("severity %r of %s: allowed: %s" % (severity, code, ", ".join(SEVERITIES)))
-    message = row.template.format(option=option, value=value, source=row.source, **fields)
-    if "seed" in message:
-        message = cite(message)
+    # sources are named in the fields (cached: they repeat) and in the table's templates
+    every = {k: name_pages(v) if isinstance(v, str) and _CITES(v) else v
+             for k, v in fields.items()}
+    given_source = every.get("source")
+    every.update(option=option, value=value, source=row.source)
+    message = row.template.format(**every)
+    short = fill(row.short, every) if row.short else message
+    fix = ""
+    if row.fix:
+        given = {k: v for k, v in every.items() if v is not None and v != ""}
+        try:
+            fix = fill(row.fix, given)
+        except (KeyError, _NoFix):
+            fix = ""
+    if row.cite:
+        provenance = row.cite.format(**every)
+    else:
+        provenance = every.get("where") or given_source or row.source
+    message = Message(message, short, fix, str(provenance))
     return Diagnostic(code, severity or row.severity, option, value, message)

@@ -603,8 +603,12 @@ def nest_life_reuse_block(this, block, clones, depth=1, ctx=None, need=None):
         if need is None:
             need = walk_need(block)
         for c in this.children:
-            if need and (c.room if c.children else own_room(c)) < need:
+            if need and c.room is not None and c.children and c.room < need:
                 continue        # nothing below c can take it, and the walk there changes nothing
+            if need and not c.children and not c.continuous and not c.is_zero_copy and (
+                    c.depth > MAX_DEPTH or (c._max_real or c.align_size()) - c.child_offset
+                    < need):
+                continue        # own_room(c) < need, inline
             # add_life_reuse_block(c, block, clones, depth, True); the checks of `block`
             # alone passed on the way here and hold until it is nested
             tt = c.tenants
@@ -627,7 +631,28 @@ def nest_life_reuse_block(this, block, clones, depth=1, ctx=None, need=None):
                     _add_zero_copy_life_reuse_block(c, block)
                 return True
             if not can_block:
-                if conflict or not _can_interval_life_reuse(c, block, clones):
+                if conflict:
+                    continue
+                bt = block.tenants
+                t = bt[0]
+                if (len(bt) == 1 and c.stream == block.stream and c.same_stream
+                        and block.same_stream and not tt[-1].diff_life and not t.diff_life):
+                    # _can_interval_life_reuse of one tenant, inline: a ref tenant passes,
+                    # else it passes when it crosses no tenant of c (nothing moves)
+                    idx = c._idx
+                    if idx is None:
+                        idx = _span_index(c)
+                    if t.ref_input:
+                        pass
+                    elif idx and t.lb <= t.end:
+                        if not (t.end < tt[0].lb or t.lb > tt[-1].end):
+                            lbs, ends = idx
+                            q = bisect.bisect_left(ends, t.lb)
+                            if q < len(ends) and lbs[q] <= t.end:
+                                continue
+                    elif not _can_interval_life_reuse(c, block, clones):
+                        continue
+                elif not _can_interval_life_reuse(c, block, clones):
                     continue
             elif not c.children:
                 size = block.align_size()

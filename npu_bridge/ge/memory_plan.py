@@ -5,6 +5,7 @@ from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, List, Optional, Tuple
 
 from npu_bridge.ge import mem_assign, memory_graph, products
+from npu_bridge.ge.text import size_text
 from npu_bridge.ge.memory_desc import (  # noqa: F401  (re-exported: the planner's input types)
     ALIAS_OPS, CONST_OPS, DATA_OPS, DTYPE_BYTES, NEVER_REUSED, TENSOR_ALIGN, TENSOR_PAD,
     VARIABLE_OPS, Assumptions, Graph, Node, dtype_of, tensor_bytes)
@@ -410,14 +411,7 @@ def plan_session(graphs, options=None, assumptions=None):
 
 
 # ------------------------------------------------------------------ text
-def mib(nbytes):
-    """Bytes as text: B, KiB, MiB or GiB with 1 decimal ('-' for None)."""
-    if nbytes is None:
-        return "-"
-    for unit, scale in (("GiB", GIB), ("MiB", 2 ** 20), ("KiB", 1024)):
-        if nbytes >= scale:
-            return "%.1f %s" % (nbytes / scale, unit)
-    return "%d B" % nbytes
+mib = size_text   # bytes as text (npu_bridge.ge.text: the diagnostics' short lines use it too)
 
 
 def summary_line(plan, verdict_, options):

@@ -3,6 +3,8 @@
 graph (`graph_line`) and the full listing of `npu-bridge partition` (`full_lines`).
 Schema: docs/report_schema.md `partition`; rules: docs/partition.md.
 """
+from npu_bridge.ge import diagnostics as _diag
+
 SUMMARY_GRAPHS = 8   # graphs shown per configuration in the run summary
 
 
@@ -88,8 +90,10 @@ def full_lines(d, top=10):
                                                    h["source"]))
     if d["unknown_ops"]:
         lines.append("    unknown to the list (taken as compiled): %s" % ", ".join(d["unknown_ops"]))
-    for x in d["diagnostics"]:
-        lines.append("    %s %s: %s" % (x["severity"], x["code"], x["message"]))
+    for x in d["diagnostics"]:   # one short line and its fix (issue 28)
+        lines.append("    %s %s: %s" % (x["severity"], x["code"], _diag.short_of(x["message"])))
+        if _diag.fix_of(x["message"]):
+            lines.append("        fix: %s" % _diag.fix_of(x["message"]))
     return lines
 
 

@@ -33,6 +33,7 @@ from typing import Optional, Tuple
 
 from npu_bridge.ge import records as _records
 from npu_bridge.ge.diagnostics import make
+from npu_bridge.ge.text import close_names
 
 GIB = 1024 ** 3
 
@@ -216,11 +217,21 @@ def check_product_arg(where, product):
                         % (where, product, type(product).__name__, ", ".join(PRODUCT_IDS)))
 
 
+_SPELLING = {"soc_config": 'parameter_map["soc_config"].s = b"%s"', "--product": "--product %s",
+             "$" + "NPU_BRIDGE_PRODUCT": "NPU_BRIDGE_PRODUCT=%s", "product=": 'product="%s"'}
+
+
 def unknown_product(option, name, where):
     """NPB111 for `name`, an unknown product id or SoC name given as `option` (`where`: how
-    it was given, e.g. "--product"), listing the known ones."""
+    it was given, e.g. "--product"), listing the known ones: `known` the SoC name forms for a
+    soc_config, else the product ids; `fix` the closest known name spelled as `where` takes
+    it (None when none is close)."""
+    names = tuple(SOC_MEMORY) if where == "soc_config" else PRODUCT_IDS + tuple(SOC_MEMORY)
+    close = close_names(str(name), names, n=1)
+    fix = _SPELLING.get(where, "%s") % close[0] if close else None
     return make("NPB111", option, name, where=where, ids=", ".join(PRODUCT_IDS),
-                socs=", ".join(KNOWN_SOC_FORMS))
+                socs=", ".join(KNOWN_SOC_FORMS), fix=fix,
+                known=", ".join(KNOWN_SOC_FORMS if where == "soc_config" else PRODUCT_IDS))
 
 
 # ---------------------------------------------------------------- the target of a resolution

@@ -85,7 +85,8 @@ def _entry_effect(key, attr):
         close = catalog.suggest(key)
         hint = ("; did you mean %s?" % " or ".join(repr(c) for c in close)) if close else ""
         return (None, value, (), (make("NPB100", key, value, key=repr(key), what="is unknown",
-                                       effect="ignores it" + hint),))
+                                       effect="ignores it" + hint,
+                                       suggestion=close[0] if close else None),))
     field, value = _value_of(attr, spec[1])
     return _effect(spec, key, field, value)
 

@@ -101,6 +101,17 @@ class Bool(ValueKind):
         return "true, false"
 
 
+def legacy_runs_as(row, value):
+    """What GE runs a legacy value of `row` as (the rule table's `legacy_value` rows on the
+    row's GE keys: static_memory_policy 1 runs as 2), or None: NPB103's fix."""
+    from npu_bridge.ge import cross   # the rule table is built from the catalog, which needs us
+    keys = {route.key for route in row.routes} | {row.ge_key}
+    for rule in cross.CROSS_RULES:
+        if rule.kind == "legacy_value" and rule.option in keys and value in rule.legacy:
+            return rule.runs_as
+    return None
+
+
 class Enum(ValueKind):
     name = "enum"
     doc = "one of `allowed`; `legacy_values` with a warning (NPB103)"
@@ -123,7 +134,7 @@ class Enum(ValueKind):
             return value, (make("NPB103", option, value, shown=_text(value),
                                 note=row.legacy_values[value],
                                 allowed=", ".join(_text(v) for v in row.allowed),
-                                where=row.source),)
+                                where=row.source, runs_as=legacy_runs_as(row, value)),)
         close = (close_names(value, [v for v in row.allowed if isinstance(v, str)], n=1)
                  if isinstance(value, str) else [])
         reason = "not one of the allowed values" + (

@@ -1,7 +1,18 @@
 """How the catalog writes a value and matches a name: `value_text` (a value as the adapter
-sends it to GE) and `close_names` (the "did you mean" of the resolver, `explain` and lint).
-Below the catalog and its rule kinds, which both use them."""
+sends it to GE) and `close_names` (the "did you mean" of the resolver, `explain` and lint);
+and `size_text`, bytes as people read them (the memory plan, the short diagnostic lines).
+Below the catalog, its rule kinds and the diagnostics, which use them."""
 import difflib
+
+
+def size_text(nbytes):
+    """Bytes as text: B, KiB, MiB or GiB with 1 decimal ('-' for None)."""
+    if nbytes is None:
+        return "-"
+    for unit, scale in (("GiB", 2 ** 30), ("MiB", 2 ** 20), ("KiB", 1024)):
+        if nbytes >= scale:
+            return "%.1f %s" % (nbytes / scale, unit)
+    return "%d B" % nbytes
 
 
 def value_text(v):

@@ -212,7 +212,8 @@ def _finish_run(args, cwd, report_path, result):
     else:
         code = EXIT_OK
     data["outcome"]["exit_code"] = code
-    lines = report.summary_lines(data, show_defaults=getattr(args, "all", False))
+    lines = report.summary_lines(data, show_defaults=getattr(args, "all", False),
+                                 show_source=getattr(args, "show_source", False))
     if unconfigured:
         lines.insert(1, "no NPU configuration resolved: the script never built an NPU "
                         "session, estimator or npu_resource_init (--require-config)")
@@ -407,7 +408,8 @@ def _cmd_options(args):
         print("product: %s" % (product or "none"))
         if conf is not None:
             lines = report.configuration_lines(conf, show_defaults=args.all,
-                                               hidden_hint="--all lists them")
+                                               hidden_hint="--all lists them",
+                                               show_source=args.show_source)
             # the report's line for an empty table speaks of `run`'s script
             where = "in %s" % args.pbtxt if args.pbtxt else "by --set"
             print("\n".join("  (no options set %s)" % where if line == _REPORT_EMPTY else line
@@ -415,10 +417,11 @@ def _cmd_options(args):
         else:
             print("  not resolved: the configuration has errors")
         if conf is None:
-            print("\n".join(report.diagnostic_lines(diags)))
+            print("\n".join(report.diagnostic_lines(diags, show_source=args.show_source)))
         for d in diags:   # (the table's lines leave out the run-level infos: said here)
             if d["code"] in report.RUN_INFOS:
-                print("  %s %s [%s]: %s" % (d["severity"], d["code"], d["option"], d["message"]))
+                print("\n".join(report.finding_lines("  %s %s [%s]" % (
+                    d["severity"], d["code"], d["option"]), d, "      ", args.show_source)))
     return EXIT_FINDINGS if errors else EXIT_OK
 
 
@@ -505,7 +508,7 @@ def _cmd_lint(args):
     elif args.format == "github":
         sys.stdout.write(output.render_github(findings))
     else:
-        sys.stdout.write(output.render_text(findings))
+        sys.stdout.write(output.render_text(findings, show_source=args.show_source))
     sys.stdout.flush()
     print(output.summary_line(findings, nfiles, product, used), file=sys.stderr)
     failing = FAIL_ON[args.fail_on]
@@ -543,7 +546,10 @@ def _show(value):
 
 
 def explain_lines(row):
-    """The lines `npu-bridge explain` prints for one catalog row, one field per line."""
+    """The lines `npu-bridge explain` prints for one catalog row, one field per line (its
+    sources with the vendor pages' titles and paths: `diagnostics.name_pages`)."""
+    from npu_bridge.ge.diagnostics import name_pages
+
     routes = ["%s %s%s" % (r.level, r.key, "" if r.when == "always" else " (when %s)" % r.when)
               for r in row.routes]
     if not routes and row.ge_key:
@@ -569,15 +575,20 @@ def explain_lines(row):
         ("deprecated", ("yes" + (", use %s" % row.replacement if row.replacement else ""))
          if row.deprecated else "no"),
         ("adapter check", row.adapter_check),
-        ("source", row.source),
-        ("doc", row.doc),
+        ("source", name_pages(row.source) if row.source else None),
+        ("doc", name_pages(row.doc) if row.doc else None),
         ("notes", row.notes or None),
     ]
     return ["%s: %s" % (k, _show(v)) for k, v in lines if v is not None]
 
 
+_TEMPLATE_FIELD = re.compile(r"\{(\w+)[^}]*\}")
+
+
 def _explain_code(text):
-    """`npu-bridge explain NPB126`: a diagnostic code's severity, title and source."""
+    """`npu-bridge explain NPB126`: a diagnostic code's severity, title, the fix it prints
+    (its fields as <name>) and the source of its rule (vendor pages by title and path, the
+    adapter or GE file and line: what `--show-source` prints under each finding)."""
     from npu_bridge.ge.diagnostics import CODES
 
     code = text.upper()
@@ -587,6 +598,8 @@ def _explain_code(text):
     severity, title, source = entry.severity, entry.title, entry.source
     lines = ["code: %s" % code, "severity: %s" % severity, "what: %s" % title,
              "source: %s" % source, "list: docs/diagnostics.md"]
+    if entry.fix:
+        lines.insert(3, "fix: %s" % _TEMPLATE_FIELD.sub(r"<\1>", entry.fix))
     if code.startswith("NBL"):
         lines.insert(3, "reported by: npu-bridge lint")
     return lines

@@ -27,6 +27,13 @@ def _add_fail_on(parser, default):
                              % default)
 
 
+def _add_show_source(parser):
+    parser.add_argument("--show-source", action="store_true",
+                        help="under each finding, where its rule comes from (the vendor page "
+                             "by title and path, the adapter or GE file and line, a figure's "
+                             "confidence); `npu-bridge explain CODE` says it per code")
+
+
 def build_parser():
     """The `npu-bridge` argument parser (argparse), every subcommand's options and help."""
     parser = argparse.ArgumentParser(
@@ -63,6 +70,7 @@ def build_parser():
                           "check that the script really configures the NPU)")
     run.add_argument("--all", action="store_true",
                      help="the summary also lists the options left at their defaults")
+    _add_show_source(run)
     run.add_argument("--precision", choices=("off", "emulate"), default=None,
                      help="emulate: each NPU session's graph computes with the precision the "
                      "NPU would use (float16/bfloat16, its overflow mode, the loss-scale "
@@ -97,6 +105,7 @@ def build_parser():
     opts.add_argument("--format", choices=("table", "json"), default="table")
     opts.add_argument("--all", action="store_true",
                       help="also list the options left at their adapter defaults")
+    _add_show_source(opts)
     src = opts.add_mutually_exclusive_group(required=True)
     src.add_argument("--pbtxt", metavar="FILE", help="a ConfigProto in protobuf text format")
     src.add_argument("--set", metavar="KEY=VALUE", action="append", dest="entries",
@@ -106,8 +115,8 @@ def build_parser():
         "lint", help="statically check scripts (never runs them)",
         description="Find parameter_map assignments and config-class arguments in Python "
                     "files and folders and check their literal values with the resolver. "
-                    "Text output: path:line:col: CODE severity: message, then a one-line "
-                    "summary on stderr.",
+                    "Text output: path:line:col: CODE severity: message (and an indented "
+                    "fix: line where a fix exists), then a one-line summary on stderr.",
         epilog="Exit code 1 when a finding is at or above --fail-on (default: warning), "
                "0 otherwise or with --exit-zero, 2 on a usage error. Formats: text, json, "
                "sarif (SARIF 2.1.0, for code-scanning uploads), github (workflow annotations).")
@@ -126,6 +135,7 @@ def build_parser():
     _add_fail_on(lint, "warning")
     lint.add_argument("--exit-zero", action="store_true",
                       help="exit 0 even when there are findings (usage errors still exit 2)")
+    _add_show_source(lint)
     lint.add_argument("paths", metavar="PATH", nargs="+", help="files or folders")
 
     explain = sub.add_parser(

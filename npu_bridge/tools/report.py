@@ -10,6 +10,7 @@ import re
 import stat
 import tempfile
 
+from npu_bridge.ge import diagnostics as _diagnostics
 from npu_bridge.ge import memory_report as _memory_report
 from npu_bridge.ge import precision as _precision
 from npu_bridge.ge import records as _records
@@ -37,12 +38,17 @@ def _tool_version():
 
 
 def diagnostic_dict(diag):
-    """A `Diagnostic` as a dict, keys in the schema's order."""
+    """A `Diagnostic` as a dict, keys in the schema's order: `message` the full text (the
+    provenance included), then what the `text` outputs print of it: `short` (one line),
+    `fix` (null when none) and `provenance` (`--show-source`)."""
     value = getattr(diag, "value", None)
     if value is not None and not isinstance(value, (str, int, float, bool)):
         value = str(value)
+    message = diag.message
     return {"code": diag.code, "severity": diag.severity, "option": diag.option,
-            "value": value, "message": diag.message}
+            "value": value, "message": str(message), "short": _diagnostics.short_of(message),
+            "fix": _diagnostics.fix_of(message) or None,
+            "provenance": _diagnostics.provenance_of(message) or None}
 
 
 def _sorted_str_dict(mapping):
@@ -444,8 +450,9 @@ from npu_bridge.ge.diagnostics import SHOWN_PER_CODE  # noqa: E402
 RUN_INFOS = {"NPB110": "no target product: product rules skipped (NPB110; give --product)"}
 
 
-def diagnostic_lines(diagnostics, indent="  ", per_code=SHOWN_PER_CODE):
-    """`severity CODE [option]: message` lines, at most `per_code` of each code, then
+def diagnostic_lines(diagnostics, indent="  ", per_code=SHOWN_PER_CODE, show_source=False):
+    """`severity CODE [option]: short message` lines (`finding_lines`: then its `fix:` line,
+    and with `show_source` its `source:` line), at most `per_code` of each code, then
     `... and N more of CODE`; the run-level infos (`RUN_INFOS`) are left out."""
     lines, shown, more = [], {}, {}
     for d in diagnostics:
@@ -456,14 +463,31 @@ def diagnostic_lines(diagnostics, indent="  ", per_code=SHOWN_PER_CODE):
             more[code] = more.get(code, 0) + 1
             continue
         shown[code] = shown.get(code, 0) + 1
-        lines.append("%s%s %s [%s]: %s" % (indent, d["severity"], code, d["option"],
-                                           d["message"]))
+        lines.extend(finding_lines("%s%s %s [%s]" % (indent, d["severity"], code, d["option"]),
+                                   d, indent + "    ", show_source))
     for code, n in more.items():
         lines.append("%s... and %d more of %s (all in the report)" % (indent, n, code))
     return lines
 
 
-def configuration_lines(conf, show_defaults=False, hidden_hint="see the report", same=None):
+def finding_lines(head, d, indent, show_source=False):
+    """`HEAD: short message`, then `INDENT fix: ...` where the diagnostic has a fix, and with
+    `show_source` `INDENT source: ...` (its provenance). `d`: a diagnostic's dict (the
+    report's, or one read back from a report's JSON: its `short`, `fix`, `provenance` keys)."""
+    message = d["message"]
+    short = d.get("short") or _diagnostics.short_of(message)
+    fix = d.get("fix") or _diagnostics.fix_of(message)
+    lines = ["%s: %s" % (head, short)]
+    if fix:
+        lines.append("%sfix: %s" % (indent, fix))
+    if show_source:
+        lines.append("%ssource: %s" % (indent, d.get("provenance")
+                                       or _diagnostics.provenance_of(message) or message))
+    return lines
+
+
+def configuration_lines(conf, show_defaults=False, hidden_hint="see the report", same=None,
+                        show_source=False):
     """Text lines for one configuration: level, GE key, value, effective, source; then its
     diagnostics (errors, warnings and infos; `diagnostic_lines`). Keys whose source is a
     default are left out unless `show_defaults`. `same`: the configurations shown as this one
@@ -504,7 +528,7 @@ def configuration_lines(conf, show_defaults=False, hidden_hint="see the report",
         lines.append("  (no options set by the script)")
     if hidden:
         lines.append("  (%d default option(s) not shown: %s)" % (hidden, hidden_hint))
-    lines.extend(diagnostic_lines(conf["diagnostics"]))
+    lines.extend(diagnostic_lines(conf["diagnostics"], show_source=show_source))
     return lines
 
 
@@ -541,9 +565,10 @@ def resolution_key(conf):
     return json.dumps({k: conf.get(k) for k in RESOLUTION_KEYS}, sort_keys=True, default=str)
 
 
-def summary_lines(report, show_defaults=False):
+def summary_lines(report, show_defaults=False, show_source=False):
     """The compact summary `npu-bridge run` prints at exit: counts, then each distinct
-    configuration once (identical ones as `[1,2] x2: estimator ..., session ...`)."""
+    configuration once (identical ones as `[1,2] x2: estimator ..., session ...`);
+    `show_source`: each diagnostic's provenance under it (`--show-source`)."""
     s = report["summary"]
     lines = ["npu-bridge run: %d configuration(s), %d error(s), %d warning(s), %d info(s)"
              % (s["configurations"], s["errors"], s["warnings"], s.get("infos", 0))]
@@ -566,7 +591,8 @@ def summary_lines(report, show_defaults=False):
                                               ", ".join("%s %s" % (c["kind"], c["name"])
                                                         for c in same), tail))
         lines.extend(configuration_lines(conf, show_defaults=show_defaults,
-                                         hidden_hint="--all lists them", same=same))
+                                         hidden_hint="--all lists them", same=same,
+                                         show_source=show_source))
         for member in same:   # the graphs each one captured
             lines.extend(_memory_report.memory_lines(member, show_all=show_defaults))
             lines.extend(_precision.precision_lines(member))
@@ -585,7 +611,8 @@ def summary_lines(report, show_defaults=False):
                                             is not None else ""))
         if unc.get("configuration"):
             lines.append("  (the refused configuration [%d] above)" % unc["configuration"])
-        lines.extend(diagnostic_lines(() if unc.get("configuration") else unc["diagnostics"]))
+        lines.extend(diagnostic_lines(() if unc.get("configuration") else unc["diagnostics"],
+                                      show_source=show_source))
     stopped = report["outcome"].get("signal")
     if stopped:
         lines.append("stopped by %s: the script did not finish; what it resolved until then "

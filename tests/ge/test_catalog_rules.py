@@ -6,7 +6,7 @@ import os
 import pytest
 
 from npu_bridge.ge import NpuConfigError, catalog, cross, resolve, resolve_ge
-from npu_bridge.ge.diagnostics import cite
+from npu_bridge.ge.diagnostics import name_pages
 
 PM_ROWS = [r for r in catalog.OPTIONS if r.key]
 GE_ROWS = [r for r in catalog.OPTIONS if not r.key]
@@ -108,7 +108,7 @@ def test_parameter_map_bad_value(row):
     errors, _ = _errors(lambda: resolve(_pm(row, bad), env={}))
     assert [d.code for d in errors] == ["E10001"], (row.key, bad, errors)
     msg = errors[0].message
-    assert row.key in msg and row.allowed_text in msg and cite(row.source) in msg
+    assert row.key in msg and row.allowed_text in msg and name_pages(row.source) in msg
 
 
 @pytest.mark.parametrize("row", PM_ROWS, ids=lambda r: r.key)

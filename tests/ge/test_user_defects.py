@@ -146,9 +146,9 @@ def test_unknown_key_and_external_weight_dir_messages_name_a_source():
 def test_seed_citations_name_the_vendor_page():
     err = err_of(lambda: resolve({"static_memory_policy": 7}, env={}))
     msg = err.diagnostics[0].message
-    assert "vendor page 'MemoryConfig constructor" in msg
-    assert "seed:memoryconfig_constructor_zh.txt" in msg
-    assert "vendor page" in CODES["NPB120"][2] and "memoryconfig_constructor_zh.txt" in CODES["NPB120"][2]
+    assert "vendor page 'MemoryConfig构造函数 (MemoryConfig constructor)'" in msg
+    assert "docs/zh/tfadapter_1/apiref/npu_config/memoryconfig_constructor.md" in msg
+    assert "vendor page" in CODES["NPB120"][2] and "memoryconfig_constructor.md" in CODES["NPB120"][2]
 
 
 # ---- 2. cross-option rules of the reference (checked_by_adapter), as data
@@ -318,8 +318,8 @@ def test_resolve_bad_product_type_and_non_string_key():
     (d,) = err.diagnostics[:1]
     assert d.code == "NPB100" and d.option == "5" and d.message == (
         "parameter_map key 5 (int) is not a string: the real adapter only reads string keys; "
-        "source: the parameter_map keys the real adapter reads (reference npu_options.json; "
-        "docs/options.md)")
+        "source: the parameter_map keys the real adapter reads (hicann/tensorflow "
+        "tf_adapter/util/npu_attrs.cc:1917 NpuAttrs::SetNpuOptimizerAttr; docs/options.md)")
     # the diagnostic survives the JSON round trip of the error's partial result
     assert "5 (int)" in str(err)
 

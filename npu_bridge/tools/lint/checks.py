@@ -7,7 +7,7 @@ from typing import Any, Callable, NamedTuple, Optional
 
 from npu_bridge.ge import argtypes as _argtypes, config_schema as _config_schema
 from npu_bridge.ge import plugin_args as _plugin_args
-from npu_bridge.ge.diagnostics import CODES, make
+from npu_bridge.ge.diagnostics import CODES, fix_of, make, provenance_of, short_of
 from npu_bridge.tools.lint.literals import (SCALAR_FIELDS, LiteralAttr, LiteralList, _NOT_LITERAL,
                                       _attr_for_field, _misfit_reason, _placeholder)
 from npu_bridge.tools.lint.schema import _NPU_OPTIMIZER
@@ -46,12 +46,17 @@ class Finding:
     option: str = ""
 
     def format(self):
+        """The text line: the message's short form (`npu_bridge.ge.diagnostics.Message`)."""
         return "%s:%d:%d: %s %s: %s" % (self.path, self.line, self.col, self.code,
-                                        self.severity, self.message)
+                                        self.severity, short_of(self.message))
 
     def to_dict(self):
+        """The JSON finding: `message` the full text (provenance included), then `short`,
+        `fix` (null when none) and `provenance`, what the text output prints of it."""
         return {"path": self.path, "line": self.line, "col": self.col, "code": self.code,
-                "severity": self.severity, "option": self.option, "message": self.message}
+                "severity": self.severity, "option": self.option, "message": str(self.message),
+                "short": short_of(self.message), "fix": fix_of(self.message) or None,
+                "provenance": provenance_of(self.message) or None}
 
 
 

@@ -5,7 +5,7 @@ import json
 import os
 from urllib.parse import quote
 
-from npu_bridge.ge.diagnostics import CODES, SEVERITIES
+from npu_bridge.ge.diagnostics import CODES, SEVERITIES, fix_of, provenance_of
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 # SARIF result levels and GitHub annotation commands per severity.
@@ -86,8 +86,18 @@ def _plural(n, word):
     return "%d %s%s" % (n, word, "" if n == 1 else "s")
 
 
-def render_text(findings):
-    return "".join(f.format() + "\n" for f in findings)
+def render_text(findings, show_source=False):
+    """flake8's `path:line:col: CODE severity: message`, with the short message; then, indented,
+    the `fix:` line where the finding has one, and with `show_source` its `source:` line."""
+    out = []
+    for f in findings:
+        out.append(f.format())
+        fix = fix_of(f.message)
+        if fix:
+            out.append("    fix: " + fix)
+        if show_source:
+            out.append("    source: " + (provenance_of(f.message) or str(f.message)))
+    return "".join(line + "\n" for line in out)
 
 
 def render_json(findings, nfiles, product=None, products=None):
