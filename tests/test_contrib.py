@@ -589,16 +589,26 @@ try:
     from keras.engine.topology import no_such_name
 except ImportError as e:
     r["missing"] = [type(e).__name__, str(e)[:60]]
+# CS-GAN (5 zoo files): TF 1.15's tensorflow.python.keras.datasets, a CIFAR batch file read
+import pickle
+from tensorflow.python.keras.datasets.cifar import load_batch
+from tensorflow.python.keras.datasets import mnist
+with open("batch", "wb") as fh:
+    pickle.dump({b"data": (np.arange(3072).reshape(1, 3072) % 251).astype(np.uint8), b"labels": [7]}, fh)
+data, labels = load_batch("batch")
+r["cifar"] = [list(data.shape), int(data[0, 2, 31, 31]), labels, callable(mnist.load_data)]
 print("RESULT " + json.dumps(r))
 '''
 
 
-def test_keras_2_engine_and_topology_paths(tmp_path):
+def test_keras_2_engine_and_topology_and_tf_keras_datasets_paths(tmp_path):
     r = run_scenario(tmp_path, KERAS_ENGINE)
     assert r["same"] == [True] * 11, r["same"]
     assert r["sources"] == [True] and r["network"] is True
     assert r["value"] == [[3.0, 6.0]]
     assert r["missing"][0] in ("MissingTF1ModuleError", "MissingTF1AttributeError"), r["missing"]
+    # the batch's last value (index 3071: 3071 % 251 = 59) is channel 2's pixel (31, 31)
+    assert r["cifar"] == [[1, 3, 32, 32], 59, [7], True]
 
 
 @pytest.fixture(scope="module")

@@ -145,7 +145,7 @@ def test_diff_shows_options_and_diagnostics_that_changed(capsys, tmp_path):
     a = _options_json(capsys, tmp_path, "a.json", "precision_mode=allow_fp32_to_fp16",
                       "enable_data_pre_proc=true")
     b = _options_json(capsys, tmp_path, "b.json", "precision_mode=allow_mix_precision",
-                      "iterations_per_loop=10")
+                      "iterations_per_loop=10", "input_fusion_size=67108864")
     code = cli.main(["diff", a, b])
     out = capsys.readouterr().out.splitlines()
     assert code == 1 and out[:3] == ["--- %s" % a, "+++ %s" % b, "options -> options"]
@@ -153,6 +153,9 @@ def test_diff_shows_options_and_diagnostics_that_changed(capsys, tmp_path):
                for l in out)
     assert "  ~ adapter iterations_per_loop: 1 -> 10" in out
     assert any(l.startswith("  - info NPB105 [enable_data_pre_proc]") for l in out)
+    at = out.index("  + warning NPB104 [input_fusion_size]: input_fusion_size=67108864 is outside "
+                   "[0, 33554432] bytes; clamped to 33554432 as the real adapter does")
+    assert out[at + 1] == '      fix: parameter_map["input_fusion_size"].i = 33554432'
     code = cli.main(["diff", "--format", "json", a, b])
     data = __import__("json").loads(capsys.readouterr().out)
     assert code == 1 and data["changes"][0]["diagnostics"]["gone"][0]["code"] == "NPB105"

@@ -67,7 +67,7 @@ def test_map_5_call_10_warns_once_and_loops_10():
                                                            "iterations_per_loop", 10)
         name = _state.of(sess).record["name"]
         for part in ("set_iteration_per_loop", "10", "parameter_map iterations_per_loop=5",
-                     name, "option_values.json", "session_config/performance_tuning.md",
+                     name, "iterations_per_loop notes", "session_config/performance_tuning.md",
                      "npu_util/set_iteration_per_loop.md", "geop_npu.cc"):
             assert part in d.message, part
         assert len(logged(warn)) == 1

@@ -69,3 +69,44 @@ def test_tensorflow_python_keras_layer_calling_tf_keras_layer_trains(tmp_path):
     assert r["one_session"] is True and r["set_session_seen"] is True
     assert r["outer_pred_shape"] == [2, 2]
     assert r["names"] == ["flatten", "flatten_1", "flatten_2"]   # one count, as TF 1.15
+
+
+# DIN_ID0190 (zoo probe, issue 25): DeepCTR's `tensorflow.python.keras` Model compiled with
+# `tf.keras.optimizers.Adam` (Keras 2.15's legacy optimizer in the mode): the copy's
+# `optimizers.get` refused it ("Could not interpret optimizer identifier"); in TF 1.15 both
+# were one Keras.
+OPTIMIZER = r'''
+import json
+import numpy as np
+import npu_bridge.npu_init
+import tensorflow as tf
+from tensorflow.python.keras.layers import Input, Dense
+from tensorflow.python.keras.models import Model
+from tensorflow.python.keras import optimizers as copy_optimizers
+
+tf.set_random_seed(0)
+x = Input(shape=(2,))
+model = Model(x, Dense(1, kernel_initializer="zeros", bias_initializer="zeros")(x))
+opt = tf.keras.optimizers.Adam(learning_rate=0.1)
+model.compile(opt, "mse")
+data = np.array([[1.0, 2.0], [3.0, 4.0]], np.float32)
+target = np.array([[1.0], [2.0]], np.float32)
+history = model.fit(data, target, epochs=20, batch_size=2, verbose=0)
+r = {"same": model.optimizer is opt, "get": copy_optimizers.get(opt) is opt,
+     "first": history.history["loss"][0], "last": history.history["loss"][-1],
+     "iterations": int(tf.keras.backend.get_value(opt.iterations))}
+try:
+    copy_optimizers.get(3)
+except ValueError as e:
+    r["bad"] = str(e)
+print("RESULT " + json.dumps(r))
+'''
+
+
+def test_tensorflow_python_keras_model_takes_a_tf_keras_optimizer(tmp_path):
+    r = run_scenario(tmp_path, OPTIMIZER)
+    assert r["same"] is True and r["get"] is True
+    assert abs(r["first"] - 2.5) < 1e-6          # zero weights: mean(1, 4) / 1
+    assert r["last"] < 0.1 * r["first"], r
+    assert r["iterations"] == 20
+    assert r["bad"] == "Could not interpret optimizer identifier: 3"

@@ -254,6 +254,19 @@ def test_classify_timeout_by_the_stacks_dumped_at_the_timeout(folder):
     assert zp.classify(None, "training step 10\n", True, script, model)[0] == "timeout"
 
 
+def test_stacks_dumped_after_a_progress_bar_without_a_newline(folder):
+    # SWA (zoo probe, issue 25): Keras' progress bar (no tty: backspaces, no newline) ran into
+    # faulthandler's first line, so the dump was not seen and a run killed while training
+    # (past its imports) was counted as a timeout inside its imports
+    model, script = folder
+    dump = _stacks([(script, 4, "main"), (script, 5, "<module>")])
+    bar = " 65536/131072 [=====>....] - ETA: 0s - loss: 0.4018" + "\b" * 8
+    output = dump.replace("Current thread", bar + "Current thread", 1)
+    assert zp.parse_stacks(output) == [(script, 5, "<module>", ""), (script, 4, "main", "")]
+    assert zp.classify(None, output, True, script, model) == (
+        "past_imports", "timeout after its imports", "timeout at train.py line 5")
+
+
 @pytest.mark.parametrize("preload", [False, True])
 def test_a_run_killed_at_the_timeout_dumps_its_stacks_first(tmp_path, preload):
     model = str(tmp_path / "zoo" / "TensorFlow" / "built-in" / "cv" / "M")

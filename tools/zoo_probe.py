@@ -299,7 +299,9 @@ def parse_traceback(output):
     return frames, exc
 
 
-STACK_START = re.compile(r"^(Current thread|Thread) 0x[0-9a-f]+ .*\(most recent call first\):$")
+# searched, not matched: the run's own output may not end its line before the dump (Keras'
+# progress bar without a tty writes backspaces, no newline)
+STACK_START = re.compile(r"(Current thread|Thread) 0x[0-9a-f]+ .*\(most recent call first\):$")
 STACK_FRAME = re.compile(r'^\s+File "(.*)", line (\d+) in (.*)$')
 # A run still going at the timeout gets this signal first; faulthandler, registered for it in
 # the run's process, writes every thread's stack to the run's output; then it is killed.
@@ -312,7 +314,7 @@ def parse_stacks(output):
     first, as `(file, line, function, "")`; `[]` when there is none."""
     frames, block = [], None
     for line in output.splitlines():
-        if STACK_START.match(line):
+        if STACK_START.search(line):
             if block:
                 frames += reversed(block)
             block = []

@@ -94,6 +94,8 @@ ONE_KERAS = {
     "base_layer_utils": ("keras.src.engine.base_layer_utils",
                          "tensorflow.python.keras.engine.base_layer_utils"),
     "base_layer": ("keras.src.engine.base_layer", "tensorflow.python.keras.engine.base_layer"),
+    # the copy's Model.compile takes tf.keras optimizers (Keras 2.15's legacy ones in the mode)
+    "optimizers": ("keras.src.optimizers.legacy.optimizer_v2", "tensorflow.python.keras.optimizers"),
 }
 ONE_KERAS_MODULES = frozenset(name for pair in ONE_KERAS.values() for name in pair)
 _SHARED_STATE = ("_GRAPH_VARIABLES", "_GRAPH_TF_OPTIMIZERS", "_SESSION",
@@ -124,6 +126,8 @@ def join_keras_copies(module):
             _share_backend_state(keras_module, copy_module)
         elif kind == "base_layer":
             _both_layers(keras_module.Layer, copy_module.Layer)
+        elif kind == "optimizers":
+            _copy_takes_keras_optimizers(keras_module.OptimizerV2, copy_module)
         else:
             _one_call_context(keras_module, copy_module)
             _one_call_context(copy_module, keras_module)
@@ -177,6 +181,21 @@ def _both_layers(keras_layer, copy_layer):
     for cls in classes:
         if not _patching.wrapped(cls, "_flatten_layers"):
             _patching.wrap(cls, "_flatten_layers", make, TAG)
+
+
+def _copy_takes_keras_optimizers(optimizer_v2, copy_optimizers):
+    """The copy's `optimizers.get` returns a Keras 2.15 (legacy) optimizer unchanged, as it
+    returns its own: its v1 training loop calls only `get_updates`, which both have."""
+    if _patching.wrapped(copy_optimizers, "get"):
+        return
+
+    def make(original):
+        def get(identifier):
+            if isinstance(identifier, optimizer_v2):
+                return identifier
+            return original(identifier)
+        return get
+    _patching.wrap(copy_optimizers, "get", make, TAG)
 
 
 def _one_call_context(module, other):

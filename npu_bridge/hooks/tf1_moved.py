@@ -436,6 +436,10 @@ MOVED = {
     "tensorflow_core": Row("tensorflow", _TF, "TF 1.15 pip package layout"),
     "tensorflow.python.graph_util": Row("tensorflow.python.framework.graph_util", _TF,
                                         "TF 1.15 tensorflow/python/__init__.py alias"),
+    # TF 2.15's old Keras copy has no datasets package (CS-GAN: datasets.cifar.load_batch)
+    "tensorflow.python.keras.datasets": Row(("keras.src.datasets",), "keras 2.15.0",
+                                            "keras 2.15 (TF 2.15's old Keras copy lacks it)",
+                                            "tf.keras.datasets"),
     "tensorflow.python.keras.preprocessing": Row(("keras.src.preprocessing",), "keras 2.15.0",
                                                  "keras 2.15 (TF 2.15's old Keras copy lacks it)",
                                                  "tf.keras.preprocessing"),

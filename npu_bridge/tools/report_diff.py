@@ -5,6 +5,7 @@ sizes, verdicts), and the diagnostics that appeared or went away. Reads `run` re
 output (docs/report_schema.md). No TensorFlow import."""
 import json
 
+from npu_bridge.tools import report as _report
 from npu_bridge.tools.report import LEVELS
 
 
@@ -219,7 +220,7 @@ def text_lines(diff, path_a, path_b):
             lines.append("  ~ effective %s: %s -> %s" % (k, _show(k, old), _show(k, new)))
         for d in c["diagnostics"]["gone"]:
             lines.append("  - %s %s [%s]" % (d.get("severity"), d.get("code"), d.get("option")))
-        for d in c["diagnostics"]["new"]:
-            lines.append("  + %s %s [%s]: %s" % (d.get("severity"), d.get("code"),
-                                                 d.get("option"), d.get("message")))
+        for d in c["diagnostics"]["new"]:   # its short line and fix, as `run` prints it
+            lines.extend(_report.finding_lines("  + %s %s [%s]" % (
+                d.get("severity"), d.get("code"), d.get("option")), d, "      "))
     return lines
