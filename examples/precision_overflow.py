@@ -4,7 +4,7 @@ A dense layer whose output reaches 120000 (float16 holds at most 65504). Under t
 training product's default precision_mode (allow_fp32_to_fp16) its MatMul computes in float16
 on the NPU. Run it as
     npu-bridge run --precision emulate --product atlas-training examples/precision_overflow.py
-(saturation mode: the loss stays finite but wrong), or as
+(saturation mode: the loss stays finite but wrong, warning NPB182 says so), or as
     npu-bridge run --precision emulate --product atlas-a2-training \
         examples/precision_overflow.py --precision-mode allow_fp32_to_fp16
 (INF/NaN mode: the loss becomes inf, warning NPB180 names the op).

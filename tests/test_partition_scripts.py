@@ -127,3 +127,61 @@ def test_one_cause_beside_the_loop_is_one_finding(tmp_path, iterator, dp, code):
     conf, _ = report(tmp_path, "p7_loop_iterators.py", iterator, dp)
     codes = [d["code"] for d in conf["diagnostics"] if d["code"] in ("NPB172", "NPB198")]
     assert codes == [code]
+
+
+def _memory_cli(tmp_path, script):
+    import subprocess
+    import sys
+    env = dict(os.environ, PYTHONPATH=REPO, TF_CPP_MIN_LOG_LEVEL="2")
+    proc = subprocess.run([sys.executable, "-m", "npu_bridge", "memory", script],
+                          cwd=str(tmp_path), env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return proc.stdout
+
+
+def test_each_graph_one_name_and_one_count_in_run_memory_and_partition(tmp_path):
+    # TensorFlow builds one executor per set of fetch, feed and target names (the order and
+    # the spelling of a fetch aside), the adapter's pass makes new GeOps for each
+    # (GeOp<n>_k, n bumped per pass run: om_partition_subgraphs_pass.cc:2357) and each GeOp
+    # kernel adds a GE graph of its own (geop_npu.cc:845-860, :1126-1151)
+    script = os.path.join(SCRIPTS, "p8_graph_names.py")
+    conf, proc = report(tmp_path, "p8_graph_names.py")
+    parts = [p["graph"] for p in conf["partition"]]
+    # initializer, dataset initializer, step read, training with 2 fetch sets
+    assert parts == ["Session#1/%d" % i for i in range(1, 6)], parts
+    (init,) = [p for p in conf["partition"] if not p["geops"]]
+    assert init["graph"] == "Session#1/2"
+    assert {h["rule"] for h in init["host_ops"]} == {"dataset_init"}
+    graphs = [g["name"] for g in conf["memory"]["graphs"]]
+    assert graphs == [p for p in parts if p != "Session#1/2"]
+    roles = [g["role"] for g in conf["memory"]["graphs"]]
+    assert roles.count("training step") == 2
+    # the run summary and the memory command show and fold the same graphs
+    run_folded = [l for l in proc.stderr.splitlines() if "more graph" in l and "memory:" in l]
+    mem_out = _memory_cli(tmp_path, script)
+    mem_folded = [l for l in mem_out.splitlines() if "more graph" in l]
+    assert len(run_folded) == 1 and len(mem_folded) == 1, (proc.stderr, mem_out)
+    assert run_folded[0].split("more graphs")[0].split()[-1] == \
+        mem_folded[0].split("more graphs")[0].split()[-1]
+    assert run_folded[0].split(": ")[2] == mem_folded[0].split(": ")[1]
+    shown_run = {l.split("graph ")[1].split(" ")[0] for l in proc.stderr.splitlines()
+                 if l.startswith("  memory: graph ")}
+    shown_mem = {l.split("graph ")[1].split(" ")[0] for l in mem_out.splitlines()
+                 if l.startswith("  graph ")}
+    assert shown_run == shown_mem == {"Session#1/4", "Session#1/5"}
+
+
+def test_precision_emulation_ops_are_not_the_scripts(tmp_path):
+    # `--precision emulate` adds Cast round trips and max|x| ops of its own
+    # (npu_bridge/hooks/precision_emulation.py): the adapter never sees them
+    plain = train_graph(report(tmp_path, "p2_without_compile.py")[0])
+    conf, _ = report(tmp_path, "p2_without_compile.py",
+                     opts=("--product", "atlas-training", "--precision", "emulate"))
+    emulated = train_graph(conf)
+    rounded = sum(g.get("rounded_tensors") or 0 for g in conf["precision"]["graphs"])
+    assert rounded > 0, conf["precision"]   # the emulation did round tensors here
+    assert [(g["ops"], g["op_types"]) for g in emulated["geops"]] == \
+        [(g["ops"], g["op_types"]) for g in plain["geops"]]
+    assert host(emulated) == host(plain)
+    names = [t["src"] for g in emulated["geops"] for t in g["inputs"] + g["outputs"]]
+    assert not [n for n in names if n.startswith("npu_precision/")]

@@ -35,6 +35,83 @@ def emulate(monkeypatch):
         yield graph
 
 
+# --- the subprocess runs: each a TensorFlow process of 10-30 s, so they are started together
+# (at most _WORKERS at a time) the first time a test asks for one, and only those the
+# selected tests need; each test then reads its own results.
+_WORKERS = 3
+_OVERFLOW = os.path.join(REPO, "examples", "precision_overflow.py")
+_DEMO = os.path.join(REPO, "examples", "digits_estimator.py")
+_RUNS = {   # name -> (argv of npu-bridge run, or ("python", env, argv) for a plain python run)
+    "a2_report": ["--precision", "emulate", "--product", "atlas-a2-training", "--report",
+                  "{tmp}/r.json", _OVERFLOW, "--steps", "2", "--precision-mode",
+                  "allow_fp32_to_fp16"],
+    "off": ["--no-report", "--product", "atlas-training", _OVERFLOW, "--steps", "1"],
+    "saturation": ["--no-report", "--precision", "emulate", "--product", "atlas-training",
+                   _OVERFLOW, "--steps", "2"],
+    "bad_env": ("run", {"NPU_BRIDGE_PRECISION": "on"}, ["--no-report", _OVERFLOW]),
+    "plain": ("python", {"NPU_BRIDGE_PRECISION": "emulate"},
+              [_OVERFLOW, "--steps", "2", "--precision-mode", "allow_fp32_to_fp16"]),
+    # the demo twice in one process (one TensorFlow start): emulated, then float32
+    "demo": ("python", {}, ["-c", """if True:
+        import json, runpy
+        from npu_bridge.ge import precision as gp, records
+        from npu_bridge.hooks import precision_emulation as pe
+        demo = runpy.run_path(%r, run_name="digits")   # its main() not run at load
+        for mode in ("emulate", "off"):
+            pe.enable(mode == "emulate")
+            records.clear()
+            print("mode", mode, flush=True)
+            assert demo["main"](["--steps", "300"]) == 0
+            confs = [gp.configuration_precision(r) for r in records.records()]
+            low = {}
+            for c in confs:
+                for g in (c or {}).get("graphs", ()):
+                    low.update(g["ops_low"])
+            print("precision", mode, json.dumps({"emulated": any(c and c["emulated"] for c in confs),
+                  "low": c and c["low"], "ops_low": low}), flush=True)
+        """ % _DEMO]),
+}
+_NEEDS = {   # test -> the runs it reads
+    "test_run_summary_and_report_say_what_was_emulated": ("a2_report", "off", "saturation"),
+    "test_bad_environment_value_is_a_usage_error": ("bad_env",),
+    "test_plain_python_run_with_the_environment_variable": ("plain",),
+    "test_demo_under_emulated_allow_mix_precision_is_within_a_point_of_float32": ("demo",),
+}
+
+
+def _start(spec, tmp):
+    if isinstance(spec, list):
+        return run([a.replace("{tmp}", tmp) for a in spec], cwd=tmp, timeout=600)
+    how, extra, argv = spec
+    env = dict(os.environ, PYTHONPATH=REPO, TF_CPP_MIN_LOG_LEVEL="2", **extra)
+    env.pop("NPU_BRIDGE_PRODUCT", None)
+    cmd = [sys.executable] + (["-m", "npu_bridge", "run"] if how == "run" else []) + argv
+    return subprocess.run(cmd, cwd=tmp, env=env, capture_output=True, text=True, timeout=600)
+
+
+@pytest.fixture(scope="module")
+def runs(request, tmp_path_factory):
+    """name -> (future of its CompletedProcess, its working directory)."""
+    import concurrent.futures
+    wanted = []
+    for item in request.session.items:
+        for name in _NEEDS.get(getattr(item, "originalname", item.name), ()):
+            if name not in wanted:
+                wanted.append(name)
+    pool = concurrent.futures.ThreadPoolExecutor(_WORKERS)
+    started = {}
+    for name in sorted(wanted, key=lambda n: not n.startswith("demo")):   # longest first
+        tmp = str(tmp_path_factory.mktemp(name))
+        started[name] = (pool.submit(_start, _RUNS[name], tmp), tmp)
+    yield started
+    pool.shutdown(wait=True)   # every process ended (their timeouts bound it)
+
+
+def _result(runs, name):
+    future, tmp = runs[name]
+    return future.result(), tmp
+
+
 def _config(**params):
     config = v1.ConfigProto()
     custom = config.graph_options.rewrite_options.custom_optimizers.add()
@@ -84,8 +161,11 @@ def test_activations_beyond_float16_overflow_only_under_emulated_allow_fp32_to_f
     assert graph["ops_low"]["MatMul"] >= 2   # forward and the gradient's MatMul
     assert graph["overflow_steps"] == 3
     assert graph["first_overflow"]["op"] == "big" and graph["first_overflow"]["max_abs"] == 120000.0
-    codes = [d.code for d in rec["runtime"]]
-    assert "NPB180" in codes
+    found = [d for d in rec["runtime"] if d.code == "NPB180"]
+    assert len(found) == 1
+    # a forward op: no loss scale changes its output, so loss scaling is not the advice
+    assert "keep_dtype_scope() around big" in found[0].message
+    assert "forward pass" in found[0].message and "NPULossScaleOptimizer" not in found[0].message
     low = pe.low_ops_of(emulate)
     assert low.get("big") == "low"
     assert not any(k.startswith("Add") for k in graph["ops_low"])   # vector ops kept
@@ -99,6 +179,15 @@ def test_saturation_mode_clips_to_float16_max(emulate):
     assert report["sat_mode"] == "saturation"
     assert max(g["overflow_steps"] for g in report["graphs"]) == 3
     assert not any(d.code == "NPB180" for d in rec["runtime"])   # the loss stayed finite
+    # ... but the values were clipped and nothing checked them: the NPU says nothing, we warn
+    sat = [d for d in rec["runtime"] if d.code == "NPB182"]
+    assert len(sat) == 1 and sat[0].severity == "warning", rec["runtime"]
+    msg = sat[0].message
+    assert "at step 1" in msg and "big (MatMul)" in msg and "1.2e+05" in msg and "65504" in msg
+    assert "no NPULossScaleOptimizer" in msg
+    # the MatMul feeds the loss: loss scaling cannot remove it, so it is not the advice
+    assert "keep_dtype_scope() around big" in msg and "forward pass" in msg
+    assert "add NPULossScaleOptimizer" not in msg and "modify_mixlist" not in msg
 
 
 def _loss_scale_run(product, steps=6, sat_mode=None):
@@ -145,6 +234,29 @@ def test_dynamic_loss_scale_skips_overflowed_steps_and_falls_by_the_manager_rule
     graph = max(report["graphs"], key=lambda g: g["steps"])
     assert graph["overflow_steps"] == 4 and graph["skipped_updates"] == 4
     assert graph["loss_scale"] == [[1, 32768.0], [2, 16384.0], [4, 8192.0]]
+    # the manager did its job (gradient overflows skipped, the scale fell): nothing to warn
+    assert not [d for d in rec["runtime"] if d.code in ("NPB180", "NPB182")], rec["runtime"]
+
+
+def test_gradient_overflow_applied_in_inf_nan_mode_names_the_gradient_op(emulate):
+    """A gradient beyond float16 with no loss-scale optimizer: step 1's update writes inf into
+    the variable (the loss of step 1 is still finite), step 2's loss is NaN with no op
+    overflowing at step 2 itself: NPB180 names step 1's gradient op and advises loss scaling."""
+    x = v1.placeholder(tf.float32, [4, 4], name="x")
+    w = v1.get_variable("w", initializer=tf.fill([4, 4], 0.5))
+    loss = tf.reduce_sum(tf.matmul(x, w, name="fwd")) * 32768.0   # d/dw = 4 * 32768
+    train = v1.train.GradientDescentOptimizer(1e-6).minimize(loss)
+    with forced_product("atlas-a2-training"), v1.Session(
+            config=_config(precision_mode="allow_fp32_to_fp16")) as sess:
+        sess.run(v1.global_variables_initializer())
+        losses = [sess.run([train, loss], {x: np.ones([4, 4], np.float32)})[1] for _ in range(2)]
+        runtime = state.of(sess).record["runtime"]
+    assert np.isfinite(losses[0]) and not np.isfinite(losses[1])
+    found = [d for d in runtime if d.code == "NPB180"]
+    assert len(found) == 1, runtime
+    msg = found[0].message
+    assert "at step 2" in msg and "overflowed at step 1" in msg and "gradients/fwd_grad/MatMul" in msg
+    assert "add NPULossScaleOptimizer" in msg
 
 
 def _mixlist(tmp_path, body):
@@ -248,44 +360,39 @@ def test_sat_mode_rules():
     assert gp.sat_mode_for("atlas-a3-training", 0)[0] == "saturation"
 
 
-def test_run_summary_and_report_say_what_was_emulated(tmp_path):
-    script = os.path.join(REPO, "examples", "precision_overflow.py")
-    report = tmp_path / "r.json"
-    done = run(["--precision", "emulate", "--product", "atlas-a2-training", "--report",
-                str(report), script, "--steps", "2", "--precision-mode", "allow_fp32_to_fp16"],
-               cwd=str(tmp_path), timeout=300)
+def test_run_summary_and_report_say_what_was_emulated(runs):
+    done, tmp = _result(runs, "a2_report")
     assert done.returncode == 0, done.stderr[-3000:]
     assert "step 0: loss inf" in done.stdout
     err = done.stderr
     assert "precision: allow_fp32_to_fp16 (precision_mode), INF/NaN mode, emulated in float16" in err
     assert "ops in float16: MatMul" in err and "first overflow at step 1: dense/MatMul" in err
     assert "NPB180" in err and "numerics: not emulated" not in err
-    data = json.loads(report.read_text())
+    assert "precision emulated (NPU_BRIDGE_PRECISION" not in err   # the summary, not the exit line
+    with open(os.path.join(tmp, "r.json")) as fh:
+        data = json.load(fh)
     assert data["precision"] == {"emulate": True}
     prec = data["configurations"][0]["precision"]
     assert prec["emulated"] and prec["sat_mode"] == "inf_nan" and prec["not_emulated"] is None
     graph = [g for g in prec["graphs"] if g["steps"] == 2][0]
     assert graph["overflow_steps"] == 2 and graph["nonfinite_loss"]["op"] == "dense/MatMul"
     # off (the default): float32, no precision object, one line saying so
-    done = run(["--no-report", "--product", "atlas-training", script, "--steps", "1"],
-               cwd=str(tmp_path), timeout=300)
+    done, _ = _result(runs, "off")
     assert done.returncode == 0 and "step 0: loss 0.12" in done.stdout
     assert "numerics: not emulated (float32 on the CPU" in done.stderr
     assert "precision:" not in done.stderr
     memory_off = [l for l in done.stderr.splitlines() if "memory:" in l]
-    done = run(["--no-report", "--precision", "emulate", "--product", "atlas-training", script,
-                "--steps", "1"], cwd=str(tmp_path), timeout=300)
+    done, _ = _result(runs, "saturation")
     assert "step 0: loss 0.065504" in done.stdout   # saturation: finite and wrong
     assert "saturation mode, emulated in float16" in done.stderr
+    # ... and said: the NPU would clip silently (set_device_sat_mode.md)
+    assert "1 warning(s)" in done.stderr and "NPB182" in done.stderr
     # the memory plan is the script's graph's, without the emulation's round trips
     assert memory_off and [l for l in done.stderr.splitlines() if "memory:" in l] == memory_off
 
 
-def test_bad_environment_value_is_a_usage_error(tmp_path):
-    env = dict(os.environ, PYTHONPATH=REPO, NPU_BRIDGE_PRECISION="on", TF_CPP_MIN_LOG_LEVEL="2")
-    done = subprocess.run([sys.executable, "-m", "npu_bridge", "run", "--no-report",
-                           os.path.join(REPO, "examples", "precision_overflow.py")],
-                          cwd=str(tmp_path), env=env, capture_output=True, text=True, timeout=300)
+def test_bad_environment_value_is_a_usage_error(runs):
+    done, _ = _result(runs, "bad_env")
     assert done.returncode == 2, done.stderr
     assert "NPU_BRIDGE_PRECISION='on': allowed values are off, emulate" in done.stderr
     assert "step 0" not in done.stdout   # refused before the script ran
@@ -305,29 +412,33 @@ def test_tensorflow_amp_list_clash_and_session_amp_are_noted():
                             "TF_AUTO_MIXED_PRECISION_GRAPH_REWRITE_ALLOWLIST_REMOVE": "MatMul"}) == []
 
 
-def test_plain_python_run_with_the_environment_variable(tmp_path):
-    env = dict(os.environ, PYTHONPATH=REPO, NPU_BRIDGE_PRECISION="emulate", TF_CPP_MIN_LOG_LEVEL="2")
-    env.pop("NPU_BRIDGE_PRODUCT", None)
-    done = subprocess.run([sys.executable, os.path.join(REPO, "examples", "precision_overflow.py"),
-                           "--steps", "1", "--precision-mode", "allow_fp32_to_fp16"],
-                          cwd=str(tmp_path), env=env, capture_output=True, text=True, timeout=300)
+def test_plain_python_run_with_the_environment_variable(runs):
+    done, _ = _result(runs, "plain")
     assert done.returncode == 0, done.stderr[-2000:]
     assert "step 0: loss inf" in done.stdout
+    # what was emulated, one line at exit on stderr (npu-bridge run prints its summary instead)
+    lines = [l for l in done.stderr.splitlines() if "precision emulated" in l]
+    assert len(lines) == 1, done.stderr[-2000:]
+    assert ("Session#1: allow_fp32_to_fp16 (precision_mode), INF/NaN mode, in float16: MatMul"
+            in lines[0])
+    assert "first overflow at step 1: dense/MatMul" in lines[0] and "warning NPB180" in lines[0]
 
 
-def test_demo_under_emulated_allow_mix_precision_is_within_a_point_of_float32(tmp_path):
-    """`make demo` (examples/digits_estimator.py: allow_mix_precision) under --precision
-    emulate against the same run in float32."""
+def test_demo_under_emulated_allow_mix_precision_is_within_a_point_of_float32(runs):
+    """`make demo` (examples/digits_estimator.py: allow_mix_precision) emulated against the
+    same training in float32 (one process, the emulation switched between the two; the
+    `npu-bridge run --precision` path is the run tests')."""
     import re
-    script = os.path.join(REPO, "examples", "digits_estimator.py")
-    accuracy = {}
-    for mode in ("emulate", "off"):
-        done = run(["--no-report", "--precision", mode, script, "--steps", "300"],
-                   cwd=str(tmp_path), timeout=600)
-        assert done.returncode == 0, done.stderr[-3000:]
-        accuracy[mode] = float(re.search(r"test accuracy: ([0-9.]+)", done.stdout).group(1))
-        if mode == "emulate":
-            assert "emulated in float16" in done.stderr and "ops in float16: MatMul" in done.stderr
+    done, _ = _result(runs, "demo")
+    assert done.returncode == 0, done.stderr[-3000:]
+    out = done.stdout
+    accuracy = dict(zip(re.findall(r"^mode (\w+)$", out, re.M),
+                        map(float, re.findall(r"test accuracy: ([0-9.]+)", out))))
+    precision = {m: json.loads(v) for m, v in re.findall(r"^precision (\w+) (.*)$", out, re.M)}
+    assert sorted(accuracy) == sorted(precision) == ["emulate", "off"], out[-2000:]
+    assert precision["emulate"]["emulated"] and precision["emulate"]["low"] == "float16"
+    assert precision["emulate"]["ops_low"].get("MatMul", 0) >= 2
+    assert not precision["off"]["emulated"] and precision["off"]["ops_low"] == {}
     assert abs(accuracy["emulate"] - accuracy["off"]) <= 0.01, accuracy
 
 
@@ -350,12 +461,45 @@ def test_fixed_manager_without_overflow_check(emulate, product, skipped):
         final = sess.run(w)
         graph = max(gp.configuration_precision(state.of(sess).record)["graphs"],
                     key=lambda g: g["steps"])
+        runtime = state.of(sess).record["runtime"]
     assert graph["overflow_steps"] == 3 and graph["skipped_updates"] == skipped
     assert graph["loss_scale"] == [[1, 32768.0]]
+    sat = [d for d in runtime if d.code == "NPB182"]
     if skipped:
         np.testing.assert_array_equal(final, np.full([4, 4], 0.5))
+        assert not sat   # INF/NaN mode skipped the steps
     else:   # the saturated gradient 65504 / 32768 applied three times
         np.testing.assert_allclose(final, 0.5 - 3 * 1e-6 * 65504 / 32768, rtol=1e-6)
+        assert len(sat) == 1, runtime   # applied with clipped gradients: warned, fix named
+        assert "enable_overflow_check=False" in sat[0].message
+        assert "FixedLossScaleManager(enable_overflow_check=True)" in sat[0].message
+        assert "add NPULossScaleOptimizer" not in sat[0].message
+
+
+@pytest.mark.parametrize("product,code", [("atlas-a2-training", "NPB180"),
+                                          ("atlas-training", "NPB182")])
+def test_forward_overflow_with_loss_scaling_already_in_place(emulate, product, code):
+    """The script already uses NPULossScaleOptimizer and a forward op overflows: INF/NaN mode
+    makes the loss inf (NPB180), saturation mode skips every step (NPB182); neither advises
+    adding the optimizer the script has, nor a lower scale (the op is before the loss)."""
+    x, w, h = _big_matmul()
+    loss = tf.reduce_mean(h) * 1e-6
+    manager = ExponentialUpdateLossScaleManager(init_loss_scale=2 ** 10, incr_every_n_steps=1000,
+                                                decr_every_n_nan_or_inf=2, decr_ratio=0.5)
+    train = NPULossScaleOptimizer(v1.train.GradientDescentOptimizer(1e-9), manager).minimize(loss)
+    with forced_product(product), v1.Session(config=_config(precision_mode="allow_fp32_to_fp16")) as sess:
+        sess.run(v1.global_variables_initializer())
+        for _ in range(2):
+            sess.run([train, loss], {x: _X})
+        runtime = state.of(sess).record["runtime"]
+    found = [d for d in runtime if d.code in ("NPB180", "NPB182")]
+    assert [d.code for d in found] == [code], runtime
+    msg = found[0].message
+    assert "big (MatMul)" in msg and "keep_dtype_scope() around big" in msg
+    assert "already" in msg and "forward pass" in msg
+    assert "add NPULossScaleOptimizer" not in msg and "loss scaling with" not in msg
+    if code == "NPB182":
+        assert "skipped" in msg
 
 
 def test_force_fp16_rounds_vector_ops_too(emulate):

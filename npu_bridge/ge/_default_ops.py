@@ -26,6 +26,17 @@ SOURCES = MappingProxyType({
         "licence": "CANN Open Software License Agreement Version 2.0 (the repository's LICENSE)",
         "product": "same as the adapter (mixed computing page, all products)",
     },
+    "getnext_doc": {
+        "origin": "hicann/tensorflow commit 82957b9 docs/en/tfadapter_1/apiref/session_config/"
+                  "deprecated_options.md enable_data_pre_proc: the GetNext operator is offloaded "
+                  "to the device only with it ('False (default): disabled'); the partition pass "
+                  "compiles IteratorGetNext and its Iterator/IteratorV2 under enable_dp whatever "
+                  "the list says (om_partition_subgraphs_pass.cc:641-663), else it goes by the "
+                  "list: so the list does not hold them",
+        "date": "2026-07-23 (commit date)",
+        "licence": "CANN Open Software License Agreement Version 2.0 (the repository's LICENSE)",
+        "product": "same as the adapter (all products)",
+    },
 })
 
 # op type -> (supported?, source key)
@@ -57,4 +68,5 @@ OPS = MappingProxyType({
         "DenseImageWarp", "DenseImageWarpGrad", "ScatterElements", "ScatterElementsV2",
         "WarpAffineV2", "ResizeV2", "NonZeroWithValueShape", "NonZeroWithValueShapeV2")},
     **{op: (False, "mixed_computing_doc") for op in ("PyFunc", "PyFuncStateless", "EagerPyFunc")},
+    **{op: (False, "getnext_doc") for op in ("IteratorGetNext", "Iterator", "IteratorV2")},
 })

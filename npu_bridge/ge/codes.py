@@ -554,13 +554,11 @@ CODES = MappingProxyType({
         "hicann/tensorflow accuracy_tuning.md (precision_mode), set_device_sat_mode.md; "
         "docs/precision.md",
         "{graph}: the loss became non-finite at step {step} under the emulated {value} ({low}, "
-        "{sat_mode} mode): the first op whose output overflowed is {op} ({op_type}), finite in "
-        "float32 (max |x| {max_abs:.4g}) but beyond {low}'s range. Fixes: loss scaling with "
-        "NPULossScaleOptimizer, npu_scope.keep_dtype_scope() around that op, or "
-        "modify_mixlist (docs/precision.md)",
+        "{sat_mode} mode): the first op whose output overflowed{when} is {op} ({op_type}), "
+        "finite in float32 (max |x| {max_abs:.4g}) but beyond {low}'s range. Fixes: {fixes} "
+        "(docs/precision.md)",
         short="{graph:cut}: loss non-finite at step {step} under emulated {value} ({low}); first overflow: {op:cut}",
-        fix="NPULossScaleOptimizer, npu_scope.keep_dtype_scope() around {op:cut}, or "
-            "modify_mixlist"),
+        fix="keep_dtype_scope() around {op:cut}{fix_more}"),
     "NPB181": Code(
         "error", "modify_mixlist file unreadable, not JSON, or with sections/actions "
         "the vendor doc does not have",
@@ -570,6 +568,22 @@ CODES = MappingProxyType({
         "to initialize with it); the built-in lists were emulated",
         short="modify_mixlist file {value:cut} {problem:cut}; the built-in lists were "
               "emulated"),
+    "NPB182": Code(
+        "warning", "under the emulated saturation mode an op's output went beyond the "
+        "low-precision range and was clipped to +-max, and the step used the clipped values "
+        "(no overflow check) or was skipped for a forward-pass overflow no loss scale removes; "
+        "the NPU itself reports nothing",
+        "hicann/tensorflow docs/en/tfadapter_1/apiref/npu_plugin/set_device_sat_mode.md "
+        "(saturation: +-MAX, the only mode of the Atlas training product), "
+        "tf_adapter/python/npu_bridge/estimator/npu/npu_loss_scale_optimizer.py lines 50-87 "
+        "(the float status read only with the overflow check on); docs/precision.md",
+        "{graph}: at step {step} {op} ({op_type}) overflowed {low} under the emulated {value} "
+        "(saturation mode): the NPU clips its output to +-{limit:g} (max |x| {max_abs:.4g} in "
+        "float32) and reports nothing itself (set_device_sat_mode.md); {outcome}. Fixes: "
+        "{fixes} (docs/precision.md)",
+        short="{graph:cut}: {op:cut} saturated at +-{limit:g} at step {step} (max |x| "
+              "{max_abs:.3g}); {outcome_short}",
+        fix="keep_dtype_scope() around {op:cut}{fix_more}"),
     # the partition of each graph into GeOps and host ops (npu_bridge/ge/partition.py,
     # docs/partition.md): hicann/tensorflow tf_adapter/optimizers/om_partition_subgraphs_pass.cc
     "NPB190": Code(

@@ -75,20 +75,25 @@ def arrange(graphs):
     `nodes`, `verdict`) in the order to show them, and the ones folded into one line.
 
     First the training step (the largest by feature map + variables when there are several),
-    else the evaluation/inference step, else the largest graph; then the other training and evaluation/inference steps and any
-    graph that does not fit, in capture order. Folded: the rest (initialization, checkpoint,
-    summary, other), in capture order."""
+    else the evaluation/inference step, else the largest graph; then the other training and
+    evaluation/inference steps, any graph that does not fit and the largest static graph
+    (`dynamic` not set: the one static_memory_policy 2 sizes its pool by), in capture order.
+    Folded: the rest (initialization, checkpoint, summary, other), in capture order. The run
+    summary and the `memory` command both show this selection, so they count alike."""
     if not graphs:
         return [], []
     training = [g for g in graphs if g.get("role") == TRAINING]
     steps = [g for g in graphs if g.get("role") == EVALUATION]
     lead = max(training or steps or graphs, key=lambda g: (_size(g), g.get("nodes") or 0))
+    static = [g for g in graphs if not g.get("dynamic")]
+    largest = max(static, key=_size, default=None)
     shown = [lead]
     folded = []
     for g in graphs:
         if g is lead:
             continue
-        if g.get("role") in STEPS or (g.get("verdict") or {}).get("fits") is False:
+        if g.get("role") in STEPS or (g.get("verdict") or {}).get("fits") is False \
+                or g is largest:
             shown.append(g)
         else:
             folded.append(g)

@@ -64,24 +64,18 @@ def _configuration_memory(rec):
 
 
 def memory_lines(conf, show_all=False):
-    """Summary lines of one configuration's memory plan (empty without one): a line for the
-    training step (else the largest graph: `graph_roles.arrange`), for the largest static
-    graph (the one policy 2's pool is sized by) and per graph that does not fit, the session
-    line, and one line folding the graphs not shown, by role; `show_all` (`run --all`): a
-    line per graph."""
+    """Summary lines of one configuration's memory plan (empty without one): a line per graph
+    `graph_roles.arrange` shows (as the `memory` command: the training step first, the
+    other steps, the largest static graph, each graph that does not fit), the session line,
+    and one line folding the graphs not shown, by role; `show_all` (`run --all`): a line per
+    graph."""
     mem = conf.get("memory")
     if not mem:
         return []
     graphs = mem["graphs"]
     shown = graphs
     if not show_all and len(graphs) > 1:
-        static = [g for g in graphs if not g.get("dynamic")]
-        largest = max(static, key=lambda g: (g.get("feature_map") or 0) + (g.get("variables")
-                                                                        or 0), default=None)
-        lead = graph_roles.arrange(graphs)[0][0]
-        shown = [g for g in graphs if g is lead or g is largest
-                 or (g.get("verdict") or {}).get("fits") is False]
-        shown.sort(key=lambda g: g is not lead)
+        shown = graph_roles.arrange(graphs)[0]
     lines = ["  memory: " + g["summary"] for g in shown]
     if len(graphs) > 1:
         alt = mem["policy_alternatives"]

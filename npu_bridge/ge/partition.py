@@ -653,6 +653,9 @@ def _result(run, geops, edges, functions):
     return part._replace(diagnostics=part.diagnostics + tuple(_findings(part)))
 
 
+_GETNEXT_TYPES = ("IteratorGetNext", "Iterator", "IteratorV2")
+
+
 def _findings(part):
     """The warnings the partition implies: supported ops left on the host by full offload
     (NPB197), host ops inside a loop sunk with iterations_per_loop > 1 (NPB198)."""
@@ -669,8 +672,12 @@ def _findings(part):
     # a OneShotIterator with iterations_per_loop != 1 aborts the adapter (:2440-2443): that
     # cause is graph_capture's NPB172, so its IteratorGetNext beside the loop is not NPB198 too
     one_shot = any(h.op == "OneShotIterator" for h in part.host_ops)
+    # without enable_data_pre_proc the GetNext stays on the host: graph_capture's NPB172
+    # (enable_data_pre_proc off) names that cause, so the GetNext is not NPB198 too
+    unsunk = () if part.options.enable_dp else _GETNEXT_TYPES
     if ipl > 1 and loops and not one_shot:
-        hosts = {h.name for h in part.host_ops if h.rule not in ("boundary", "const", "dataset")}
+        hosts = {h.name for h in part.host_ops if h.rule not in ("boundary", "const", "dataset")
+                 and h.op not in unsunk}
         near = sorted({t.dst for g in loops for t in g.outputs if t.dst in hosts}
                       | {t.src for g in loops for t in g.inputs if t.src in hosts})
         if near:

@@ -23,7 +23,7 @@ def mark(run, cand, lazy):
         cyc = Cycles([ids[n] for n in nodes], [(ids[e.src], ids[e.dst]) for e in live
                                               if w.op[e.src] not in NEXT_ITERATION])
     except ValueError:
-        run.fail("NPB193", "graph", run.graph.name,
+        run.fail("NPB193", run.graph.name, "a cycle",
                  subject="graph %s has a cycle outside a while loop" % run.graph.name,
                  adapter="Input graph has a cycle", lines="1097-1118")
     parent = {}      # union-find over cluster indices: merged index -> the survivor
@@ -150,9 +150,11 @@ def copy_vars(run):
         dst_sub = part.get(e.dst)
         if dst_sub is None:
             if refish:
-                run.fail("NPB193", "mix_compile_mode", "True",
-                         subject="variable %s is read through a Ref/resource input by %s (%s), "
-                         "which stays on the host" % (e.src, e.dst, w.op[e.dst]),
+                run.fail("NPB193", run.graph.name, e.dst,
+                         subject="the %s input %d of %s (%s, on the host) reads variable %s "
+                         "(mix_compile_mode copies a variable only into GeOps)" % (
+                             "Ref" if is_ref(e.dtype) else "resource", e.dst_slot, e.dst,
+                             w.op[e.dst], e.src),
                          adapter="Ref Tensors (e.g., Variables) output: %s is not in white "
                          "list" % e.dst, lines="2546-2555")
             continue
@@ -218,9 +220,11 @@ def split(run):
             continue
         if ss is not None:
             if is_ref(e.dtype):
-                run.fail("NPB193", "graph", run.graph.name,
-                         subject="%s:%d leaves GeOp %s into the Ref input of %s" % (
-                             lab(e.src), e.slot, ss, lab(e.dst)),
+                run.fail("NPB193", run.graph.name, lab(e.dst),
+                         subject="the Ref input %d of %s (%s, %s) reads %s:%d from GeOp %s" % (
+                             e.dst_slot, lab(e.dst), w.op[e.dst],
+                             "in GeOp %s" % ds if ds is not None else "on the host",
+                             lab(e.src), e.slot, ss),
                          adapter="Ref Tensors (e.g., Variables) are not supported as results",
                          lines="1913-1925")
             g = geops[ss]
@@ -232,9 +236,10 @@ def split(run):
                     g["ident"][key] = lab(e.src) + "_dummyIdentity"
         if ds is not None:
             if is_ref(e.dtype):
-                run.fail("NPB193", "graph", run.graph.name,
-                         subject="%s:%d enters GeOp %s through the Ref input of %s" % (
-                             lab(e.src), e.slot, ds, lab(e.dst)),
+                run.fail("NPB193", run.graph.name, lab(e.dst),
+                         subject="the Ref input %d of %s (%s, in GeOp %s) reads %s:%d from %s" % (
+                             e.dst_slot, lab(e.dst), w.op[e.dst], ds, lab(e.src), e.slot,
+                             "the host" if ss is None else "GeOp " + ss),
                          adapter="Ref Tensors (e.g., Variables) are not supported as args",
                          lines="1927-1944")
             if is_ref(w.output_type(e.src, e.slot)):

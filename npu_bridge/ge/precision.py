@@ -280,6 +280,65 @@ def _read(path):
         return fh.read()
 
 
+def overflow_fixes(plan, op, op_type, forward, scaling):
+    """`(fixes, fix_more)`: the fixes of a low-precision overflow of op `op` (TensorFlow type
+    `op_type`) under `plan`, for NPB180 / NPB182: `fixes` the message's sentence, `fix_more`
+    what the fix line adds after "keep_dtype_scope() around <op>" (short). `forward`: True
+    when the op feeds the loss (no loss scale changes its output), False for a gradient op,
+    None when unknown (no loss seen). `scaling`: None (no NPULossScaleOptimizer on the step),
+    "checks" (one whose overflow check runs), "no_check" (FixedLossScaleManager(
+    enable_overflow_check=False) in saturation mode: nothing checked,
+    npu_loss_scale_optimizer.py line 76). Never advises what the script already has;
+    modify_mixlist only for the mixed modes (accuracy_tuning.md "modify_mixlist": it acts
+    when mixed precision is enabled)."""
+    fixes, more = ["npu_scope.keep_dtype_scope() around %s" % op], []
+    if plan.rule == "mixed":
+        fixes.append("modify_mixlist black-list to-add %s" % op_type)
+        more.append("modify_mixlist black-list")
+    if forward:
+        fixes.append("smaller inputs or weights for %s (it is in the forward pass: no loss scale "
+                     "changes its output%s)" % (op, ", so the NPULossScaleOptimizer already "
+                                                    "used cannot help" if scaling else ""))
+        more.append("smaller inputs/weights (forward pass)")
+    elif scaling is None:
+        fixes.append("add NPULossScaleOptimizer with ExponentialUpdateLossScaleManager (it skips "
+                     "overflowed steps and lowers the scale)")
+        more.append("NPULossScaleOptimizer (dynamic scale)")
+    elif scaling == "no_check":
+        fixes.append("FixedLossScaleManager(enable_overflow_check=True) (overflowed steps are "
+                     "then skipped) or a lower loss_scale")
+        more.append("enable_overflow_check=True")
+    else:
+        fixes.append("NPULossScaleOptimizer is already used: a lower init_loss_scale / "
+                     "loss_scale, or ExponentialUpdateLossScaleManager's "
+                     "decr_every_n_nan_or_inf / decr_ratio")
+        more.append("a lower loss scale")
+    if (not forward and plan.sat_mode == SATURATION
+            and plan.sat_source.startswith("npu_plugin.set_device_sat_mode")):
+        fixes.append("npu_plugin.set_device_sat_mode(1) (INF/NaN, this product's default)")
+    return (", ".join(fixes[:-1]) + ", or " + fixes[-1],
+            "".join("; " + m for m in more))
+
+
+def saturation_outcome(scaling, skipped, forward):
+    """NPB182's `(outcome, outcome_short)`: what became of a saturated step (see
+    `overflow_fixes` for `scaling`), or None when nothing is to be said (the optimizer
+    skipped a gradient overflow, as loss scaling is meant to)."""
+    if skipped:
+        if not forward:
+            return None
+        return ("NPULossScaleOptimizer (already used) skipped the step, and as the op is in the "
+                "forward pass no loss scale removes the overflow: every such step is skipped "
+                "and the model does not train", "every step skipped (forward overflow)")
+    if scaling == "no_check":
+        return ("the loss-scale manager has enable_overflow_check=False, so NPULossScaleOptimizer "
+                "applied the step with the clipped values",
+                "unchecked: enable_overflow_check=False")
+    return ("no NPULossScaleOptimizer reads the overflow status, so the step computed with the "
+            "clipped values (a loss stays finite but wrong)",
+            "unchecked: no NPULossScaleOptimizer")
+
+
 # --- the report's `precision` object and the summary's lines ---------------------------------
 
 NOT_EMULATED_LINE = ("numerics: not emulated (float32 on the CPU; `npu-bridge run --precision "
@@ -366,6 +425,44 @@ def precision_lines(conf):
             lines.append("      left in float32 (rewrite failed): " + "; ".join(g["skipped"][:3]))
     lines.extend("    note: " + n for n in p["notes"])
     return lines
+
+
+def exit_line(records):
+    """The one stderr line a plain `python` run with NPU_BRIDGE_PRECISION=emulate prints at
+    exit (`npu-bridge run` prints its summary instead): per session configuration
+    (`records`: `npu_bridge.ge.records.Record`s) the mode, the ops in the low type, steps,
+    overflows, skipped updates, the first overflow and the codes of its warnings (the fixes
+    are in the summary of `npu-bridge run`). None when no NPU session was made (a process
+    the script started that opened none says nothing)."""
+    parts = []
+    for rec in records:
+        p = configuration_precision(rec, emulate=True)
+        if not p:
+            continue
+        name = rec.name
+        if p["mode"] is None or p["not_emulated"]:
+            mode = "" if p["mode"] is None else "%s (%s): " % (p["mode"], p["set_by"])
+            parts.append("%s: %sNOT emulated: %s" % (name, mode, p["not_emulated"]))
+            continue
+        ran = [g for g in p["graphs"] if g["ops_low"] or g["ops_cube_in"]]
+        types = sorted(set().union(*(set(g["ops_low"]) | set(g["ops_cube_in"]) for g in ran)))
+        text = "%s: %s (%s), %s mode, in %s: %s; %d step(s), overflowed %d, skipped updates %d" % (
+            name, p["mode"], p["set_by"], p["sat_mode"].replace("inf_nan", "INF/NaN"), p["low"],
+            ", ".join(types), sum(g["steps"] for g in ran),
+            sum(g["overflow_steps"] for g in ran), sum(g["skipped_updates"] for g in ran))
+        first = next((g["first_overflow"] for g in ran if g["first_overflow"]), None)
+        if first:
+            text += "; first overflow at step %d: %s (%s, max |x| %.4g)" % (
+                first["step"], first["op"], first["type"], first["max_abs"])
+        codes = sorted({"%s %s" % (d.severity, d.code) for d in rec.runtime
+                        if d.code.startswith("NPB18")})
+        if codes:
+            text += "; " + ", ".join(codes)
+        parts.append(text)
+    if not parts:
+        return None
+    return ("npu_bridge: precision emulated (NPU_BRIDGE_PRECISION=emulate): " + " | ".join(parts)
+            + " (warnings and their fixes: npu-bridge run --precision emulate; docs/precision.md)")
 
 
 # --- TensorFlow's own AMP pass next to the emulation -------------------------------------------

@@ -138,6 +138,9 @@ class Record:
         (`npu_bridge.hooks.partition_capture`).
       memory_options: its `memory_plan.MemoryOptions`, computed on first use.
       seen: the causes of `runtime`.
+      executors: each graph the script ran, as TensorFlow keys its executors (fed, fetched
+        and target names: `graph_capture.executor_key`) -> the graph keys (`session_guard.
+        graph_key`) that reached it; its position numbers the graph's name (`Session#1/3`).
       precision: what `--precision emulate` did for it (`npu_bridge.hooks.precision_emulation`:
         a dict with its `plan`, `graphs`, `notes`, `name`), or None.
     """
@@ -151,6 +154,7 @@ class Record:
     partitions: list = dataclasses.field(default_factory=list)
     memory_options: Any = None
     seen: set = dataclasses.field(default_factory=set, repr=False)
+    executors: dict = dataclasses.field(default_factory=dict, repr=False)
     precision: Any = None
 
     # The dict form older callers and reports read (`rec["name"]`, `rec.get("runtime")`).

@@ -1,7 +1,6 @@
 """The GE graphs of a run, captured on the first run of each (session, fetch set, feed set)
 and planned with `npu_bridge.ge.memory_plan`. Notes: docs/design.md "Module notes".
 """
-import dataclasses
 import os
 
 import numpy as np
@@ -421,16 +420,40 @@ class _Waiting:
         self.captured = captured
 
 
+def executor_key(graph, fetches, feed_dict):
+    """What TensorFlow's DirectSession builds one executor for (GetOrCreateExecutors: the
+    sorted names of the fed tensors, of the fetched tensors and of the targets), so what the
+    adapter's pass partitions once, making GeOps that GE compiles as graphs of their own
+    (a GeOp kernel adds one GE graph: geop_npu.cc:845-860, :1126-1151): the order of the
+    fetches and how a fetch is spelt (a tensor, its name) make no new graph."""
+    feeds, fetch_tensors, targets = _partition_capture.run_tensors(graph, fetches, feed_dict)
+    return (frozenset(t.name for t in feeds.values()),
+            frozenset(t.name for t in fetch_tensors), frozenset(op.name for op in targets))
+
+
 def _note_new(rec, key, session, fetches, feed_dict):
     with _lock:
         if key in _CAPTURE.seen:
             return
         _CAPTURE.seen[key] = None
-        if len(rec.graphs) >= GRAPHS_PER_SESSION:
-            return
     try:
-        cap = capture(session.graph, fetches, feed_dict,
-                      name="%s/%d" % (rec.name, len(rec.graphs) + 1))
+        run_key = executor_key(session.graph, fetches, feed_dict)
+    except Exception:   # not ours to judge: Session.run reports a bad fetch itself
+        return
+    with _lock:
+        keys = rec.executors.get(run_key)
+        if keys is not None:   # the same executor, reached by another spelling
+            keys.append(key)
+            _CAPTURE.seen[key] = _CAPTURE.seen.get(keys[0])
+            return
+        if len(rec.executors) >= GRAPHS_PER_SESSION:
+            return
+        # one number per graph the adapter partitions (in run order), whether GE gets
+        # anything of it or not (a dataset initializer stays on the host)
+        name = "%s/%d" % (rec.name, len(rec.executors) + 1)
+        rec.executors[run_key] = [key]
+    try:
+        cap = capture(session.graph, fetches, feed_dict, name=name)
     except Exception:   # not ours to judge: Session.run reports a bad fetch itself
         return
     # The run pays the capture only: the partition into GeOps (a second walk of the graph,
@@ -440,8 +463,8 @@ def _note_new(rec, key, session, fetches, feed_dict):
     # values are not kept, only the feed keys.
     with _lock:
         _CAPTURE.seen[key] = _Waiting(cap)
-        _CAPTURE.deferred.append((rec, key, cap, session.graph, fetches,
-                          dict.fromkeys(feed_dict) if feed_dict else None))
+        _CAPTURE.deferred.append((rec, run_key, cap, session.graph, fetches,
+                                  dict.fromkeys(feed_dict) if feed_dict else None))
 
 
 _finish_lock = _CAPTURE.finish_lock
@@ -449,26 +472,28 @@ _finish_lock = _CAPTURE.finish_lock
 
 def _finish():
     """The deferred part of `_note_new` for every run captured so far, in capture order, as
-    it would have been done in the run: the graph's name counts the graphs before it, GE
-    plans what it compiles (each GeOp, docs/partition.md), the partition's findings."""
+    it would have been done in the run: GE plans what it compiles (each GeOp,
+    docs/partition.md), the partition's findings. The graph keeps the name it got when it
+    ran (`_note_new`); every spelling of its executor gets its first GE graph."""
     with _finish_lock:
         while True:
             with _lock:
                 if not _CAPTURE.deferred:
                     return
-                rec, key, cap, graph, fetches, feeds = _CAPTURE.deferred.pop(0)
-                _CAPTURE.seen[key] = None
-                if len(rec.graphs) >= GRAPHS_PER_SESSION:
-                    continue
-            name = "%s/%d" % (rec.name, len(rec.graphs) + 1)
-            if cap.graph.name != name:   # graphs captured before it had several GeOps
-                cap.graph = dataclasses.replace(cap.graph, name=name)
+                rec, run_key, cap, graph, fetches, feeds = _CAPTURE.deferred.pop(0)
+                keys = rec.executors[run_key]
+            name = cap.graph.name
             part = _partition_capture.note(rec, graph, fetches, feeds, name)
+            first = None
             for geop in _partition_capture.geop_captures(cap, part):
-                _plan_new(rec, key, geop)
+                entry = _plan_new(rec, geop)
+                first = first or entry
+            with _lock:
+                for key in keys:
+                    _CAPTURE.seen[key] = first
 
 
-def _plan_new(rec, key, cap):
+def _plan_new(rec, cap):
     """Plan one GE graph of a run (`cap`: a GeOp's graph) and record its findings."""
     if not any(n.outputs for n in cap.graph.nodes):
         # host only (an iterator initializer): no GE memory, but its mistakes still count
@@ -477,19 +502,16 @@ def _plan_new(rec, key, cap):
             cause = (d.code,) if d.code in _failures.PER_SESSION else (d.code, cap.graph.name)
             _records.add_runtime_diagnostic(rec, cause, d)
         return
-    # one GE graph per distinct subgraph content of a session; planned later (`_settle`:
-    # before the records are read), so a run pays the capture only
+    # one GE graph per GeOp of each executor (`executor_key`), even when two executors'
+    # GeOps hold the same ops: the adapter compiles each; planned later (`_settle`: before
+    # the records are read), so a run pays the capture only. Returns the entry (None: host
+    # only).
     sig = (frozenset(n.name for n in cap.graph.nodes), cap.graph.inputs, cap.graph.outputs)
     entry = _records.GraphEntry(cap, None, sig, make=lambda e: _plan_entry(rec, e))
     with _lock:
-        graphs = rec.graphs
-        same = next((e for e in graphs if e.sig == sig), None)
-        if same is not None:
-            _CAPTURE.seen[key] = same
-            return
-        graphs.append(entry)
-        _CAPTURE.seen[key] = entry
+        rec.graphs.append(entry)
         _CAPTURE.pending.append((rec, entry))
+    return entry
 
 
 

@@ -5,7 +5,6 @@ session's pass options. Rules: docs/partition.md.
 """
 import os
 import threading
-import weakref
 
 from npu_bridge.ge import partition as _partition
 from npu_bridge.ge import partition_graph as _pg
@@ -25,7 +24,6 @@ class _Counter:
         self.lock = threading.Lock()
         self.count = 0
         self.lists = {}
-        self.names = weakref.WeakKeyDictionary()   # record -> the graph names given
 
     def next(self):
         with self.lock:
@@ -100,20 +98,40 @@ def run_tensors(graph, fetches, feed_dict):
             list(handler.targets()))
 
 
+EMULATION_SCOPE = "npu_precision/"   # precision_emulation's own ops (name scope)
+
+
+def _emulation_op(op):
+    return op.name.startswith(EMULATION_SCOPE)
+
+
+def _script_inputs():
+    """op -> its input tensors as the script built them: under `--precision emulate` each
+    Cast round trip the emulation inserted is replaced by the tensor it rounds (the adapter
+    partitions the script's graph; the emulation is ours, docs/precision.md)."""
+    from npu_bridge.ge import records as _records
+    if not _records.RUN.precision:
+        return lambda op: op.inputs
+    from npu_bridge.hooks import precision_emulation as _emulation
+    return lambda op: _emulation.script_inputs(op.inputs)
+
+
 def describe(graph, fetches, feed_dict=None, name="graph"):
     """The `PGraph` the adapter's pass receives for running `fetches` with `feed_dict` on
     `graph` (a tf.Graph): the ops the fetches need (stopping at fed tensors) in creation
-    order, then one `_Arg` per fed tensor read and one `_Retval` per fetched tensor.
+    order, then one `_Arg` per fed tensor read and one `_Retval` per fetched tensor; the ops
+    `--precision emulate` adds (its `npu_precision/` scope, its round trips) left out.
     Raises what Session.run raises for a fetch not in the graph."""
     # pylint: disable=protected-access
     fed, fetch_tensors, targets = run_tensors(graph, fetches, feed_dict)
+    inputs_of = _script_inputs()
     seen, stack = {}, [t.op for t in fetch_tensors if id(t) not in fed] + targets
     while stack:
         op = stack.pop()
-        if op._id_value in seen:
+        if op._id_value in seen or _emulation_op(op):
             continue
         seen[op._id_value] = op
-        stack.extend(t.op for t in op.inputs if id(t) not in fed)
+        stack.extend(t.op for t in inputs_of(op) if id(t) not in fed)
         stack.extend(op.control_inputs)
     ops = [seen[k] for k in sorted(seen)]
     wanted = {op.name for op in ops}
@@ -130,7 +148,9 @@ def describe(graph, fetches, feed_dict=None, name="graph"):
     for op in ops:
         types = op._input_types
         inputs = []
-        for i, t in enumerate(op.inputs):
+        for i, t in enumerate(inputs_of(op)):
+            if _emulation_op(t.op):   # an emulated status check wired into the script's op
+                continue
             if id(t) in fed:
                 used_args.add(arg_of[id(t)])
                 inputs.append((arg_of[id(t)], 0, types[i].name))
@@ -167,7 +187,8 @@ PARTITIONS_PER_SESSION = 64   # as graph_capture.GRAPHS_PER_SESSION
 
 
 def note(rec, graph, fetches, feed_dict, name):
-    """Partition a run's graph the first time it runs (called by graph_capture): the
+    """Partition a run's graph the first time it runs (called by graph_capture once per
+    executor, `name` being unique in the record: `graph_capture.executor_key`): the
     `Partition` goes to the session's record (`rec.partitions`), its diagnostics to the
     record's runtime diagnostics. Never fails the run: a graph it cannot read is noted in
     `state.CAPTURE.unpartitioned` (GE memory is then planned for the whole graph). Returns the
@@ -176,13 +197,6 @@ def note(rec, graph, fetches, feed_dict, name):
     parts = rec.partitions
     if len(parts) >= PARTITIONS_PER_SESSION:
         return None
-    with COUNTER.lock:   # two threads' first runs of one session get the same capture name
-        taken = COUNTER.names.setdefault(rec, set())
-        base, k = name, 1
-        while name in taken:   # and a host-only graph's capture name is the next graph's too
-            k += 1
-            name = "%s (%d)" % (base, k)
-        taken.add(name)
     try:
         part = partition_run(graph, fetches, feed_dict, rec.options, name)
     except Exception as err:   # pylint: disable=broad-except  (the user's run comes first)

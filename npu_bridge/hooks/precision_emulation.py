@@ -324,8 +324,9 @@ class _FetchPlan:
     def __init__(self, st, graph, fetch_tensors, targets):
         reach = _ancestors(list(fetch_tensors) + list(targets))
         self.rounded = [r for r in st.order if r.cast_id in reach]
-        self.statuses = [c.status for c in graph.get_collection(STATUS_COLLECTION)
-                         if c.status.op._id_value in reach]   # pylint: disable=protected-access
+        self.checks = [c for c in graph.get_collection(STATUS_COLLECTION)
+                       if c.status.op._id_value in reach]   # pylint: disable=protected-access
+        self.statuses = [c.status for c in self.checks]
         self.scales = [t for t in graph.get_collection(SCALE_COLLECTION)
                        if t.op._id_value in reach]   # pylint: disable=protected-access
         self.losses = [t for t in graph.get_collection(LOSS_COLLECTION)
@@ -338,6 +339,16 @@ class _FetchPlan:
         self.keep_dtype = len(reach.intersection(st.keep_dtype))
         self.scalar_fetches = [t for t in fetch_tensors
                                if t.dtype.is_floating and t.shape.rank == 0]
+        # the ops a loss depends on (the forward pass: a loss scale cannot change them);
+        # None when no loss is known
+        loss_like = self.losses + self.scalar_fetches
+        self.forward = _ancestors(loss_like) if loss_like else None
+        if not self.checks:
+            self.scaling = None
+        elif st.plan.sat_mode == _precision.SATURATION and not all(c.check for c in self.checks):
+            self.scaling = "no_check"   # npu_loss_scale_optimizer.py line 76: nothing read
+        else:
+            self.scaling = "checks"
         peaks = [r.peak for r in self.rounded]
         with _editable(graph):
             self.extra = (tf.stack(peaks) if peaks else None, self.statuses, self.scales,
@@ -356,6 +367,24 @@ def _graph_state(graph, plan):
         return st
 
 
+_exit_line_registered = []
+
+
+def _print_exit_line():
+    """At exit of a plain `python` run: what was emulated, one line on stderr. Every
+    npu-bridge command that runs a script (run, memory, partition) has graph capture on
+    and prints its own summary: nothing then."""
+    import sys
+    if _records.RUN.capture or not _records.RUN.precision:
+        return
+    line = _precision.exit_line(_records.records())
+    if line:
+        try:
+            print(line, file=sys.stderr, flush=True)
+        except (OSError, ValueError):   # stderr closed by the script
+            pass
+
+
 def plan_of(session):
     """The `PrecisionPlan` of an NPU session (cached on the record), or None."""
     rec = _record_of(session)
@@ -366,6 +395,10 @@ def plan_of(session):
         from npu_bridge.estimator.npu import npu_plugin
         plan = _precision.plan_for(rec.options, npu_plugin.device_sat_mode())
         info = rec.precision = {"plan": plan, "graphs": [], "notes": [], "name": rec.name}
+        if not _exit_line_registered:
+            import atexit
+            _exit_line_registered.append(True)
+            atexit.register(_print_exit_line)
         _tf_amp_notes(session)
         for d in plan.diagnostics:
             _records.add_runtime_diagnostic(rec, (d.code, d.message), d)
@@ -466,9 +499,15 @@ def _record_step(st, sess, fp, result, extra, fetches):
                 entry["first_overflow"] = {"step": step, "op": first.op_name,
                                            "type": first.op_type,
                                            "max_abs": float(peaks[over[0]])}
+    skipped = False
     for ok in statuses:
         if not bool(np.all(ok)):
             entry["skipped_updates"] += 1
+            skipped = True
+    if first is not None and not skipped and entry["_applied"] is None:
+        # the first overflow whose step changed the variables: a later non-finite loss
+        # (inf written into a weight) is traced back to it
+        entry["_applied"] = (step, first, float(peaks[over[0]]))
     for s in scales:
         value = float(s)
         hist = entry["loss_scale"]
@@ -476,15 +515,43 @@ def _record_step(st, sess, fp, result, extra, fetches):
             hist.append([step, value])
     checked = [float(v) for v in losses]
     checked += [float(v) for v in _scalars(result, fetches, fp) if np.size(v) == 1]
-    if first is not None and any(not np.isfinite(v) for v in checked) and not entry["nonfinite_loss"]:
-        entry["nonfinite_loss"] = {"step": step, "op": first.op_name, "type": first.op_type}
-        from npu_bridge.ge import diagnostics as _diagnostics
-        d = _diagnostics.make(
-            "NPB180", "precision_mode", st.plan.mode, graph=entry["graph"], step=step,
-            low=st.plan.low, sat_mode=st.plan.sat_mode.replace("inf_nan", "INF/NaN"), op=first.op_name, op_type=first.op_type,
-            max_abs=entry["first_overflow"]["max_abs"] if entry["first_overflow"]
-            else float("nan"))
-        _records.add_runtime_diagnostic(rec, ("NPB180", entry["graph"]), d)
+    culprit = entry["_applied"] or ((step, first, float(peaks[over[0]])) if first is not None
+                                    else None)   # the earliest overflow that reached a variable
+    if culprit and any(not np.isfinite(v) for v in checked) and not entry["nonfinite_loss"]:
+        at, op, peak = culprit
+        entry["nonfinite_loss"] = {"step": step, "op": op.op_name, "type": op.op_type}
+        _diagnose(rec, "NPB180", st, fp, entry, step, op, peak,
+                  when="" if at == step else " at step %d (its update applied)" % at,
+                  sat_mode=st.plan.sat_mode.replace("inf_nan", "INF/NaN"))
+    elif first is not None and st.plan.sat_mode == _precision.SATURATION:
+        outcome = _precision.saturation_outcome(fp.scaling, skipped, _feeds_loss(fp, first))
+        if outcome:
+            _diagnose(rec, "NPB182", st, fp, entry, step, first, float(peaks[over[0]]),
+                      outcome=outcome[0], outcome_short=outcome[1],
+                      limit=_precision.TYPE_MAX[st.plan.low])
+
+
+def _feeds_loss(fp, rounded):
+    """True when the op of `rounded` is in the forward pass of the step's loss, None when no
+    loss is known."""
+    if fp.forward is None:
+        return None
+    return rounded.source.op._id_value in fp.forward   # pylint: disable=protected-access
+
+
+def _diagnose(rec, code, st, fp, entry, step, rounded, peak, **fields):
+    """Attach warning `code` (NPB180 / NPB182: once per graph) about the overflow of
+    `rounded`'s op, its fixes chosen by where the op is and what checks the step."""
+    if ((code, entry["graph"]) in rec.seen):
+        return
+    from npu_bridge.ge import diagnostics as _diagnostics
+    fixes, fix_more = _precision.overflow_fixes(st.plan, rounded.op_name, rounded.op_type,
+                                                _feeds_loss(fp, rounded), fp.scaling)
+    d = _diagnostics.make(
+        code, "precision_mode", st.plan.mode, graph=entry["graph"], step=step, low=st.plan.low,
+        op=rounded.op_name, op_type=rounded.op_type, max_abs=peak, fixes=fixes,
+        fix_more=fix_more, **fields)
+    _records.add_runtime_diagnostic(rec, (code, entry["graph"]), d)
 
 
 def _scalars(result, fetches, fp, depth=0):
@@ -515,7 +582,7 @@ def _find_entry(rec, st, fp):
              "rounded_tensors": len(fp.rounded), "ops_low": low, "ops_cube_in": cube,
              "keep_dtype_ops": fp.keep_dtype, "skipped": list(st.skipped),
              "steps": 0, "overflow_steps": 0, "skipped_updates": 0, "loss_scale": [],
-             "first_overflow": None, "nonfinite_loss": None}
+             "first_overflow": None, "nonfinite_loss": None, "_applied": None}
     info["graphs"].append(entry)
     return entry
 

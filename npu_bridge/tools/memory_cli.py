@@ -76,7 +76,7 @@ def plan_lines(rec, assumptions, top=5, show_all=False):
                                           o.var_budget_source)]
     entries = memory_report.planned(rec)
     rows = [{"role": r, "feature_map": g.feature_map, "variables": g.variables,
-             "nodes": g.nodes, "verdict": v.to_dict(), "at": i}
+             "nodes": g.nodes, "verdict": v.to_dict(), "dynamic": g.dynamic, "at": i}
             for i, (g, v, r) in enumerate(zip(base.graphs, base.verdicts,
                                               memory_report.roles(rec)))]
     shown, folded = (rows, []) if show_all else graph_roles.arrange(rows)

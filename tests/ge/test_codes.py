@@ -271,7 +271,19 @@ EXAMPLES = {
     "NPB180": ("precision_mode", "allow_mix_precision", dict(
         graph="Session#1/12", step=37, low="float16", sat_mode="INF/NaN",
         op="resnet_model/batch_normalization_48/FusedBatchNormV3", op_type="FusedBatchNormV3",
-        max_abs=1.7e5)),
+        max_abs=1.7e5, when="", fixes="npu_scope.keep_dtype_scope() around resnet_model/"
+        "batch_normalization_48/FusedBatchNormV3, or modify_mixlist black-list to-add "
+        "FusedBatchNormV3", fix_more="; modify_mixlist black-list; NPULossScaleOptimizer "
+        "(dynamic scale)")),
+    "NPB182": ("precision_mode", "allow_fp32_to_fp16", dict(
+        graph="Session#1/12", step=1, low="float16", limit=65504.0,
+        op="resnet_model/dense_1/MatMul", op_type="MatMul", max_abs=1.2e5,
+        outcome="NPULossScaleOptimizer (already used) skipped the step, and as the op is in "
+        "the forward pass no loss scale removes the overflow: every such step is skipped and "
+        "the model does not train", outcome_short="unchecked: enable_overflow_check=False",
+        fixes="npu_scope.keep_dtype_scope() around resnet_model/dense_1/MatMul, or smaller "
+        "inputs or weights", fix_more="; modify_mixlist black-list; smaller inputs/weights "
+        "(forward pass)")),
     "NPB181": ("modify_mixlist", _LONG_PATH + "/ops_info.json", dict(
         problem="is not JSON: Expecting ',' delimiter: line 3 column 5 (char 31)")),
     "NPB190": ("enable_data_pre_proc", "0", dict(node="IteratorGetNext")),

@@ -36,5 +36,8 @@ def test_arrange_leads_with_the_training_step_and_folds_bookkeeping():
     assert gr.folded_line([]) == ""
     # no training step: the evaluation step, else the largest graph
     ev = _g(gr.EVALUATION, 1)
-    assert gr.arrange([init, ev])[0] == [ev]
+    assert gr.arrange([init, ev])[0] == [ev, init]   # init: the largest static graph
+    assert gr.arrange([init, dict(ev, feature_map=10 ** 4)])[0] == [dict(ev, feature_map=10 ** 4)]
+    dyn = dict(init, dynamic=True, feature_map=None)   # a dynamic graph has no static size
+    assert gr.arrange([dyn, ev, save]) == ([ev, save], [dyn])
     assert gr.arrange([save, init])[0] == [init]
