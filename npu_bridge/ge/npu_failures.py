@@ -106,17 +106,17 @@ def graph_findings(graph_name, facts, plan, ge_options, memory_options, env=None
         one_shot = [g for g in facts.getnext if g[1] == "OneShotIterator"]
         if one_shot:
             out.append(make("NPB172", "iterations_per_loop", ipl,
-                            subject="iterations_per_loop=%d with a one-shot iterator (%s feeds "
-                            "%s in graph %s)" % (ipl, one_shot[0][1], one_shot[0][0], graph_name),
-                            effect="the NPU does not offload the loop",
+                            subject="iterations_per_loop=%d with a one-shot iterator" % ipl,
+                            effect="the NPU does not offload the loop (%s feeds %s in graph %s)"
+                            % (one_shot[0][1], one_shot[0][0], graph_name),
                             fix="tf.compat.v1.data.make_initializable_iterator and run its "
                             "initializer"))
         elif not pre_proc:
             out.append(make("NPB172", "enable_data_pre_proc", "0",
-                            subject="iterations_per_loop=%d with enable_data_pre_proc off "
-                            "(graph %s reads %s)" % (ipl, graph_name, facts.getnext[0][0]),
+                            subject="iterations_per_loop=%d with enable_data_pre_proc off" % ipl,
                             effect="the dataset is not sunk to the device, so the loop is not "
-                            "offloaded", fix="parameter_map[\"enable_data_pre_proc\"].b = True"))
+                            "offloaded (graph %s reads %s)" % (graph_name, facts.getnext[0][0]),
+                            fix="parameter_map[\"enable_data_pre_proc\"].b = True"))
     # row 4: a batch of non-static size in the offloaded loop
     if ipl > 1 and pre_proc and facts.training:
         unknown = [g for g in facts.getnext if g[2] and g[1] != "OneShotIterator"]
