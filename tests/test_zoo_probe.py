@@ -2,8 +2,9 @@
 tiny synthetic zoo folders (no mirror, no TensorFlow, nothing run)."""
 import importlib.util
 import os
-import textwrap
+import subprocess
 import sys
+import textwrap
 
 import pytest
 
@@ -294,3 +295,16 @@ def test_a_run_killed_at_the_timeout_dumps_its_stacks_first(tmp_path, preload):
     assert timed_out
     assert zp.classify(returncode, output, timed_out, script, model)[:2] == (
         "past_imports", "timeout after its imports"), output[-2000:]
+
+
+def test_a_script_cannot_install_packages_while_probed(tmp_path):
+    # HybridSN (issue 25) runs `os.system('pip install plotly')` while importing: the probe's
+    # runs reached the package index and installed into the interpreter on PATH, not the
+    # probe's venv. pip's own switches make such an install fail at once, offline.
+    entry = {"script": "s.py", "cwd": str(tmp_path), "pythonpath": [str(tmp_path)], "how": "test"}
+    env = zp._child_env(entry, "/p", str(tmp_path))
+    assert env["PIP_NO_INDEX"] == "1"
+    done = subprocess.run([sys.executable, "-m", "pip", "install", "--dry-run",
+                           "no-such-package-npu-bridge-probe"], env=env, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode != 0 and "No matching distribution" in done.stderr, done.stderr[-500:]

@@ -29,7 +29,7 @@ continuous input (handled by
 ContinuousMemMng, continuous_mem.cc), continuous outputs that are ref outputs (bma L1529-1545),
 a continuous output of several outputs (not yet: their joint life end).
 """
-from npu_bridge.ge.ge_graph import ZERO_MEMORY_TYPES
+from npu_bridge.ge.ge_op_types import ZERO_MEMORY_TYPES
 
 
 def continuous_input(node, n_in):

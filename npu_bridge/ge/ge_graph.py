@@ -12,20 +12,10 @@ import difflib
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
-DATA_TYPES = frozenset(("Data", "RefData", "AippData", "AnnData", "QueueData"))
-"""`OpTypeUtils::IsDataNode` types: a root-graph node of these types is a graph input."""
-
-NETOUTPUT = "NetOutput"
-
-ZERO_MEMORY_TYPES = frozenset(("Variable", "Const", "MultiShape", "Constant", "HvdWait",
-                               "FileConstant", "ConstPlaceHolder"))
-"""block_mem_assigner.cc CheckIsZeroMemNodeType (L110-113): outputs get no feature-map block."""
-
-PASS_THROUGH_TYPES = frozenset(("NetOutput", "While", "_While", "StatelessWhile"))
-"""graph_utils.cc IsRefFromInput: output i is input i."""
-
-REF_OUTPUT0_TYPES = frozenset(("Merge", "Reshape"))
-"""graph_utils.cc IsRefFromInput: output 0 is input 0."""
+from npu_bridge.ge import continuous_mem
+# GE's op-type tables (re-exported: block_assigner and the tests read them from here)
+from npu_bridge.ge.ge_op_types import (  # noqa: F401
+    DATA_TYPES, NETOUTPUT, PASS_THROUGH_TYPES, REF_OUTPUT0_TYPES, ZERO_MEMORY_TYPES)
 
 NODE_KEYS = frozenset(("name", "type", "inputs", "outputs", "workspace", "stream", "attrs",
                        "input_sizes", "engine"))
@@ -356,7 +346,6 @@ class GeGraph:
     def unmodelled(self):
         """Names of the GE features this graph uses that the planner does not model."""
         out = []
-        from npu_bridge.ge import continuous_mem
         out.extend(continuous_mem.unmodelled(self))
         for n in self.nodes:
             for key in n.attrs:
