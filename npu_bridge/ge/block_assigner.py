@@ -641,11 +641,6 @@ class BlockAssigner:
                     pend[w] = child     # no room anywhere in parent's tree: nothing changes
                     w += 1
                     continue
-                hull = None if need else mb.split_free_hull(child)
-                if hull is not None and mb.hull_blocked(parent, hull):
-                    pend[w] = child     # nor does it split anywhere there (several tenants)
-                    w += 1
-                    continue
                 conflict = p_attrs and child._attrs and parent.conflicts_with(child)
                 if simple:
                     can_block = not conflict and (child.tenants[0].lb > p_end
@@ -700,8 +695,7 @@ class BlockAssigner:
                 if can_block or mb._can_interval_life_reuse(parent, child, clones):
                     if clones:
                         need = mb.walk_need(child)  # split: fewer tenants, maybe one
-                        hull = None if need else mb.split_free_hull(child)
-                    mb.nest_life_reuse_block(parent, child, clones, 1, ctx, need, hull)
+                    mb.nest_life_reuse_block(parent, child, clones, 1, ctx, need)
                 if _nestable(child):
                     pend[w] = child
                     w += 1

@@ -93,7 +93,6 @@ class Block:
         self.up = None
         self.depth = 1
         self.room = None
-        self.bounds = None
         self._max_real = 0
         self._attrs = frozenset()
         self._idx = None
@@ -572,58 +571,6 @@ def walk_need(block):
     return size - MEM_ALIGN if size != MEM_ALIGN else size
 
 
-BOUND_CAP = 1 << 20     # life times past this are left out of `bounds` (and never pruned)
-
-
-def own_bounds(block):
-    """Bit set (a Python int) of the times where coverage by `block`'s tenants may change:
-    each tenant's begin and end + 1; -1 (every bit) when a tenant is not a plain interval."""
-    mask = 0
-    for t in block.tenants:
-        if t.lb < 0 or t.lb > t.end:
-            return -1
-        mask |= 1 << t.lb
-        if t.end + 1 < BOUND_CAP:
-            mask |= 1 << (t.end + 1)
-    return mask
-
-
-def split_free_hull(block):
-    """For a block of several plain tenants (no ref tenant, begin <= end, not continuous or
-    zero-copy): (need, lo, width) where need is its fit need (as `walk_need` for one tenant)
-    and (lo, lo + width] the times a coverage change inside its tenants' hull sits at; else
-    None. A subtree with no such change covers all of its tenants or none at every block,
-    so CanIntervalLifeReuse splits it nowhere there (`hull_blocked`)."""
-    tenants = block.tenants
-    if len(tenants) < 2 or block.continuous or block.is_zero_copy:
-        return None
-    lo, hi = tenants[0].lb, tenants[0].end
-    for t in tenants:
-        if t.ref_input or t.lb > t.end or t.lb < 0:
-            return None
-        if t.lb < lo:
-            lo = t.lb
-        if t.end > hi:
-            hi = t.end
-    if hi >= BOUND_CAP - 1:
-        return None
-    size = block.align_size()
-    return (size - MEM_ALIGN if size != MEM_ALIGN else size), lo, hi - lo
-
-
-def hull_blocked(block, hull):
-    """Whether a nesting walk below (and at) `block` for a block with `split_free_hull`
-    `hull` can change nothing: no room for it anywhere (so nothing nests) and no coverage
-    change inside its hull (so nothing splits)."""
-    need, lo, width = hull
-    if (block.room if block.children else own_room(block)) >= need:
-        return False
-    bounds = block.bounds
-    if bounds is None:
-        bounds = own_bounds(block)
-    return not ((bounds >> (lo + 1)) & ((1 << width) - 1))
-
-
 def _nested(parent, child):
     """After `child` is nested into `parent`: its place in the tree, and the subtree rooms
     of `parent` and up (the walk's pruning: a subtree without room for a one-tenant block
@@ -631,14 +578,6 @@ def _nested(parent, child):
     if child.up is None:
         child.up = parent
         child.depth = parent.depth + 1
-    # the subtree coverage changes (`hull_blocked`); tenants of a block in a tree never change
-    mask = child.bounds = own_bounds(child) if child.bounds is None else child.bounds
-    node = parent
-    while node is not None:
-        if node.bounds is None:
-            node.bounds = own_bounds(node)
-        node.bounds |= mask
-        node = node.up
     node = parent
     while node is not None:
         r = own_room(node)
@@ -652,11 +591,11 @@ def _nested(parent, child):
         node = node.up
 
 
-def nest_life_reuse_block(this, block, clones, depth=1, ctx=None, need=None, hull=False):
+def nest_life_reuse_block(this, block, clones, depth=1, ctx=None, need=None):
     """The tail of AddLifeReuseBlock, once `block`'s life allows it inside `this`: into one
     of `this`'s children first (AddLifeReuseBlock on each, its checks inline), else beside
-    them when it fits (size + 512). `need` (`walk_need`) and `hull` (`split_free_hull`,
-    False: not computed yet) skip children whose walk can change nothing."""
+    them when it fits (size + 512). `need` (`walk_need`) skips children whose walk can
+    change nothing."""
     if this.children and depth < MAX_DEPTH:
         simple = ctx is None
         mtype = block.memory_type
@@ -664,11 +603,7 @@ def nest_life_reuse_block(this, block, clones, depth=1, ctx=None, need=None, hul
         b_zero, b_cont = block.is_zero_copy, block.continuous
         if need is None:
             need = walk_need(block)
-        if hull is False:
-            hull = None if need else split_free_hull(block)
         for c in this.children:
-            if hull is not None and hull_blocked(c, hull):
-                continue        # no room below c and no split there: the walk changes nothing
             if need and c.room is not None and c.children and c.room < need:
                 continue        # nothing below c can take it, and the walk there changes nothing
             if need and not c.children and not c.continuous and not c.is_zero_copy and (
@@ -726,13 +661,12 @@ def nest_life_reuse_block(this, block, clones, depth=1, ctx=None, need=None, hul
                         # split: what is left of `block` may be one tenant, whose walk
                         # below can change nothing unless it nests (the room pruning)
                         need = walk_need(block)
-                        hull = None if need else split_free_hull(block)
             elif not c.children:
                 size = block.align_size()
                 if c.child_offset + size > c.align_size() + (MEM_ALIGN if size != MEM_ALIGN
                                                               else 0):
                     continue
-            if nest_life_reuse_block(c, block, clones, depth + 1, ctx, need, hull):
+            if nest_life_reuse_block(c, block, clones, depth + 1, ctx, need):
                 return True
     size = block.align_size()
     limit = this.align_size() + (MEM_ALIGN if size != MEM_ALIGN else 0)
