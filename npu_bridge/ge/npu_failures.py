@@ -9,7 +9,7 @@ environment. docs/memory.md "NPU-only failures".
 from dataclasses import dataclass, field
 from typing import Dict, List, Tuple
 
-from npu_bridge.ge import memory_plan as mp
+from npu_bridge.ge import memory_plan as mp, products
 from npu_bridge.ge.diagnostics import make
 
 V1_CONTROL = frozenset(("Switch", "RefSwitch", "Merge", "RefMerge", "Enter", "RefEnter", "Exit",
@@ -26,7 +26,7 @@ V1_MERGE_LIMIT = 100
 static graph's V1 control flow is reported (row 2). The FAQ gives no number; this one is the
 project's, stated here and in docs/memory.md."""
 
-PER_SESSION = frozenset(("NPB172", "NPB175"))
+PER_SESSION = frozenset(("NPB145", "NPB172", "NPB175"))
 """Codes about the configuration more than one graph: reported once per session."""
 
 
@@ -132,6 +132,12 @@ def graph_findings(graph_name, facts, plan, ge_options, memory_options, env=None
         out.append(make("NPB175", "mix_compile_mode", "0", graph=graph_name,
                         table=facts.tables_in_pipeline[0]))
     # row 12: out of memory
+    mo = memory_options
+    if (plan is not None and not plan.dynamic and mo.product and mo.device_memory is None
+            and mo.graph_budget is None and mo.var_budget is None):
+        # the product has no memory figure: the fit is not checked, said (explain NPB145)
+        out.append(make("NPB145", "graph_memory_max_size", None, product=mo.product,
+                        figure=products.memory_figure(mo.product)[1], rule="NPB177"))
     if plan is not None and not plan.dynamic:
         v = mp.verdict(plan.checked, plan.variables, memory_options)
         if v.fits is False:
