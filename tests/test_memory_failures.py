@@ -275,7 +275,7 @@ def test_checkpoint_steps_not_multiple_of_loop(tmp_path):
                                                iterations_per_loop=10,
                                                save_checkpoints_steps=25))
     (d,) = recorded()
-    assert d.option == "save_checkpoints_steps" and "first at step 30" in d.message
+    assert d.option == "save_checkpoints_steps" and "happens at step 30, not 25" in d.message
     _records.clear()
     NPUEstimator(model_fn, config=NPURunConfig(model_dir=str(tmp_path / "b"),
                                                iterations_per_loop=10,
@@ -350,3 +350,26 @@ def test_out_of_memory_fix_names_reuse_when_off_and_the_product_when_it_binds():
     on = fix(reuse=True, **product_budget)
     assert "reuse" not in on.split("; source")[0] and "graph_memory_max_size" not in on, on
     assert "a product with more memory than atlas-training" in on, on
+
+
+def test_a_product_without_a_memory_figure_is_said_and_npb145_fires():
+    # try-out: run --product atlas-200i-500-a2 (no memory figure) said "no target product"
+    # and NPB145 (explain: the memory rule skipped for that product) did not appear
+    import dataclasses
+    from npu_bridge.ge import memory_plan as mp, npu_failures
+    _mlp(2 ** 30)
+    rec = _records.records()[-1]
+    plan = rec["graphs"][-1]["plan"]
+    mo = dataclasses.replace(rec["_memory_options"], product="atlas-200i-500-a2",
+                             device_memory=None, graph_budget=None, var_budget=None)
+    v = mp.verdict(plan.checked, plan.variables, mo)
+    assert v.fits is None and "memory of atlas-200i-500-a2 unknown" in v.reason, v.reason
+    (d,) = [d for d in npu_failures.graph_findings("g", npu_failures.GraphFacts(), plan,
+                                                     rec["options"], mo) if d.code == "NPB145"]
+    assert "atlas-200i-500-a2" in d.message.short and d.severity == "info"
+    assert "NPB145" in npu_failures.PER_SESSION   # once per session, not per graph
+    # no product: not NPB145 (NPB110 says so), and the reason says no target product
+    none = dataclasses.replace(mo, product=None)
+    assert "no target product" in mp.verdict(plan.checked, plan.variables, none).reason
+    assert "NPB145" not in [d.code for d in npu_failures.graph_findings(
+        "g", npu_failures.GraphFacts(), plan, rec["options"], none)]

@@ -219,6 +219,12 @@ def test_hidden_graphs_are_not_said_to_fit_an_unknown_budget():
     assert "1 static, not checked: no budget (no target product, no graph_memory_max_size)" \
         in unknown
     assert "1 static, none over the budget" in memory_report.memory_lines(conf(100, True))[-1]
+    # a product without a memory figure is not "no target product" (try-out)
+    known = conf(None, None)
+    known["memory"]["product"] = "atlas-200i-500-a2"
+    line = memory_report.memory_lines(known)[-1]
+    assert "1 static, not checked: memory of atlas-200i-500-a2 unknown (NPB145), no " \
+        "graph_memory_max_size" in line, line
 
 
 def test_the_plot_budget_line_says_how_it_follows_from_the_budget_in_the_text():

@@ -54,7 +54,9 @@ CODES = MappingProxyType({
         "error", "invalid option value (GE's code: parameter, value, reason)",
         "GE; allowed values from the catalog row's source",
         "invalid value for {option}: {shown} ({reason}); allowed: {allowed}; source: {where}",
-        short="invalid value for {option}: {shown:cut} ({reason:cut}); allowed: {allowed:cut}"),
+        short="invalid {option}={shown:cut} ({reason:cut}); allowed: {allowed:trim}",
+        fix='parameter_map["{option}"].{option:field} = {suggestion:lit}, or '
+            '{option}={suggestion!r}'),
     "NPB100": Code(
         "error", "unknown parameter_map key (the real adapter silently ignores it)",
         "hicann/tensorflow tf_adapter/util/npu_attrs.cc:1917 NpuAttrs::SetNpuOptimizerAttr (the "
@@ -140,7 +142,7 @@ CODES = MappingProxyType({
         "adapter releases'",
         "{spelling} is {what} of older adapter releases{note}: {effect}; accepted with this "
         "warning; source: {releases}",
-        short="{spelling:cut} is {what:cut} of older adapter releases{note:cut}: {effect:cut}"),
+        short="{spelling:cut} is {what:cut} of older adapter releases{note:trim}: {effect:trim}"),
     "NPB110": Code(
         "info", "no target product: product rules skipped",
         "docs/reference.md 'Products' / docs/options.md Products (product=, soc_config, "
@@ -163,7 +165,7 @@ CODES = MappingProxyType({
         "({soc_product}) disagree; {where} wins; source: target precedence product= > "
         "soc_config > $NPU_BRIDGE_PRODUCT (docs/reference.md 'Products')",
         short="soc_config={value!r:cut} is a SoC of {soc_product}; the target product {product} "
-              "({where:cut}) wins"),
+              "({where:trim}) wins"),
     "NPB117": Code(
         "warning", "$NPU_BRIDGE_PRODUCT names no known product, and is not used: "
         "product= / --product or soc_config wins",
@@ -197,8 +199,8 @@ CODES = MappingProxyType({
         "(GetPrecisionMode: 'Current soc not support dtype of BFloat16')",
         "{option}={shown} is not supported on {product}; that value is supported on: "
         "{products}; source: {where}",
-        short="{option}={shown:cut} is not supported on {product}; that value is supported "
-              "on: {products:cut}"),
+        short="{option}={shown:cut} is not supported on {product}; supported on: "
+              "{products:trim}"),
     "NPB114": Code(
         "error", "config class not supported on the target product",
         "seed memoryconfig_constructor_zh.txt product table",
@@ -269,7 +271,7 @@ CODES = MappingProxyType({
         "apiref/session_config/performance_tuning.md and apiref/npu_util/"
         "set_iteration_per_loop.md; hicann/tensorflow tf_adapter/kernels/geop_npu.cc "
         "(SetNeedIteration only when the value is above 1)",
-        short="{call:cut} on {session:cut} ({shown:cut}): {effect:cut}",
+        short="{call:trim} on {session:cut} ({shown:cut}): {effect:trim}",
         fix='parameter_map["iterations_per_loop"].i = {value}'),
     "NPB126": Code(
         "warning", "a session's global (GEInitialize) options ignored: GE is initialized "
@@ -325,14 +327,14 @@ CODES = MappingProxyType({
         "warning", "unknown GE option key or ir_option name", "reference ge_option_scopes.json",
         "{what} {key!r}{detail}: a key GE does not read, the setting has no effect; source: "
         "reference ge_option_scopes.json",
-        short="{what} {key!r:cut}{detail:cut}: GE does not read it, the setting has no effect"),
+        short="{what} {key!r:cut}{detail:cut}: GE ignores it"),
     "NPB136": Code(
         "error", "unsafe directory for files GE writes (ge.externalWeightDir, ASCEND_WORK_PATH): "
         "a '..' component, a symbolic link, an existing non-directory, NUL or line break",
         "project rule (npu_bridge/ge/paths.py); seed ge_memory_options_zh.txt for the directory",
         "{option}={value!r} is not a safe directory for the {files} GE writes: it {reason}; "
         "source: {where}",
-        short="{option}={value!r:cut} is not a safe directory for the {files:cut} GE writes: "
+        short="{option}={value!r:cut} is not a safe directory for the {files:trim} GE writes: "
               "it {reason:cut}"),
     "NPB140": Code(
         "error", "graph_memory_max_size + variable_memory_max_size exceed the product's "
@@ -367,7 +369,7 @@ CODES = MappingProxyType({
         "'Cross-option rules'",
         "{option}={shown} and {other}={other_shown} must not be set together; {failure}; "
         "source: {where}",
-        short="{option}={shown:cut} and {other}={other_shown:cut} must not be set together: {failure:cut}"),
+        short="{option}={shown:cut} and {other}={other_shown:cut} must not be set together: {failure:trim}"),
     "NPB143": Code(
         "error", "option needs another option the configuration lacks (error where the real "
         "adapter rejects it; warning where only the docs say so)",
@@ -414,8 +416,7 @@ CODES = MappingProxyType({
         "ge_memory_options_zh.txt for ge.externalWeight)",
         "{subject}: a bool {what} (allowed: True, False); {how}, which protobuf stores as "
         "True, so GE gets {sent} (source: {where}){advice}",
-        short="{subject:cut}: a bool {what} given an int; protobuf stores True, so GE gets "
-              "{sent:cut}"),
+        short="{subject:cut}: a bool {what} given an int: GE gets {sent:cut}"),
     # npu-bridge lint's own codes: about the file, and about what protobuf or Python itself
     # raises when the script runs (found without running it).
     "NBL001": Code("error", "the file does not parse", "project rule (npu-bridge lint)",
@@ -433,7 +434,7 @@ CODES = MappingProxyType({
         "error", "AttrValue has no such field (AttributeError at run time)",
         "tensorflow core/framework/attr_value.proto (AttrValue's fields)",
         "{subject}: AttrValue has no field {field!r} (one of {fields}); source: {source}",
-        short="{subject:cut}: AttrValue has no field {field!r:cut} (one of {fields:cut})"),
+        short="{subject:cut}: AttrValue has no field {field!r:cut} (one of {fields:trim})"),
     "NBL011": Code(
         "error", "the literal does not fit the AttrValue field (protobuf's "
         "TypeError/ValueError)", "tensorflow core/framework/attr_value.proto (field "
@@ -475,7 +476,7 @@ CODES = MappingProxyType({
         "that is not a multiple of it",
         "vendor migration guide, iterations_per_loop restrictions",
         "{subject}: {effect}; fix: {fix}; source: " + _GUIDE,
-        short="{subject:cut}: {effect:cut}",
+        short="{subject:cut}: {effect:trim}",
         fix="{fix:cut}"),
     "NPB173": Code(
         "error", "a batch of non-static size in a training graph sunk with "
@@ -508,8 +509,8 @@ CODES = MappingProxyType({
         "mix_compile_mode the NPU fails with \"Failed precondition: Table not initialized\"; "
         "fix: parameter_map[\"mix_compile_mode\"].b = True; source: "
         + _MIGRATION_FAQ + "resource_operator_preprocess_fix.md",
-        short="graph {graph:cut} reads lookup table {table:cut} in its input pipeline: 'Table "
-              "not initialized' on the NPU",
+        short="graph {graph:cut} reads table {table:cut} in its input "
+              "pipeline: 'Table not initialized' on the NPU",
         fix='parameter_map["mix_compile_mode"].b = True'),
     "NPB176": Code(
         "error", "loss-scale manager created inside tf.control_dependencies: "
@@ -519,7 +520,7 @@ CODES = MappingProxyType({
         "depend on the training step and graph build fails with \"Placeholder not support\"; "
         "fix: create the manager outside the with block; source: "
         + _MIGRATION_FAQ + "npu_loss_scale_optimizer_faq.md",
-        short="{option:cut} created inside tf.control_dependencies({deps:cut}): 'Placeholder "
+        short="{option:cut} created inside tf.control_dependencies({deps:trim}): 'Placeholder "
               "not support' on the NPU",
         fix="create the loss-scale manager outside the with block"),
     "NPB177": Code(
@@ -531,8 +532,8 @@ CODES = MappingProxyType({
         "{reuse}, reuse off {reuse_off}, variables {variables}; budget: {budget}); fix: {fix}; "
         "source: hicann/ge compiler/graph/build/memory/graph_mem_assigner.cc:631 "
         "(ReAssignMemory)",
-        short="graph {graph:cut} does not fit {target:cut}: feature map {feature_map} + "
-              "variables {variables} over {budget:cut}",
+        short="{graph:cut} does not fit {target:cut}: "
+              "feature map {feature_map} + variables {variables} over {budget:trim}",
         fix="{fix:cut}"),
     "NPB178": Code(
         "warning", "a session's graphs fit one by one but not together under "
@@ -557,7 +558,7 @@ CODES = MappingProxyType({
         "{sat_mode} mode): the first op whose output overflowed{when} is {op} ({op_type}), "
         "finite in float32 (max |x| {max_abs:.4g}) but beyond {low}'s range. Fixes: {fixes} "
         "(docs/precision.md)",
-        short="{graph:cut}: loss non-finite at step {step} under emulated {value} ({low}); first overflow: {op:cut}",
+        short="{graph:cut}: non-finite loss at step {step} ({value}, {low}); first overflow: {op:cut}",
         fix="keep_dtype_scope() around {op:cut}{fix_more}"),
     "NPB181": Code(
         "error", "modify_mixlist file unreadable, not JSON, or with sections/actions "
@@ -645,5 +646,5 @@ CODES = MappingProxyType({
         "tf_adapter/kernels/geop_npu.cc:1148-1150, :1248-1250, :1545-1548) while host op(s) "
         "{hosts} exchanging tensors with it run once per Session.run",
         short="iterations_per_loop={value}: GeOp {geop:cut} of graph {graph:cut} loops on the "
-              "device, host op(s) {hosts:cut} run once"),
+              "device, host op(s) {hosts:trim} run once"),
 })

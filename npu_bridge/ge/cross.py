@@ -464,13 +464,15 @@ class MultipleOf(_Option, CrossRule):
             for name in steps:
                 n = values.get(name)
                 if type(n) is int and n > 0 and n % loop:
+                    up, down = -(-n // loop) * loop, n // loop * loop
                     diags.append(make(
                         rule.code, name, n, severity=rule.severity,
                         subject="%s=%d is not a multiple of %s=%d" % (name, n, option, loop),
-                        effect="on the NPU the host acts only between loops, so it happens at "
-                        "the end of the loop that crosses each such step (the first at step "
-                        "%d), not at the configured steps" % (-(-n // loop) * loop),
-                        fix="a multiple of %s" % option))
+                        # the fact first: the short line keeps what fits
+                        effect="on the NPU it happens at step %d, not %d (the host acts only "
+                        "between loops, at the end of the loop that crosses each such step)"
+                        % (up, n), fix="%s=%d" % (name, up) + (
+                            " (or %s=%d)" % (name, down) if down else "")))
         return check
 
 

@@ -295,14 +295,16 @@ _CONVERT = {"r": repr, "s": str, "a": ascii}
 
 
 def fill(template, fields, limit=SHORT_LIMIT):
-    """`template` filled with `fields` (format specs: `_spec_field`); the fields marked
-    `cut` share what is left of `limit` characters after the rest (each at least 12, cut
-    to the same length, the longest first, ending in "...").
+    """`template` filled with `fields` (format specs: `_spec_field`), at most `limit`
+    characters where the marked fields allow: fields marked `trim` (the least important: a
+    list of allowed values or products) give up room first, down to "..." if need be; only
+    then are the fields marked `cut` (the value, a subject) shortened. Fields of one mark
+    share their room evenly (the longest cut first, each ending in "...").
 
     Raises:
       KeyError: a field the template names is not in `fields`.
     """
-    parts, cuts = [], []
+    parts, marked = [], {"cut": [], "trim": []}
     for literal, name, spec, conversion in _parsed(template):
         if literal:
             parts.append(literal)
@@ -311,32 +313,39 @@ def fill(template, fields, limit=SHORT_LIMIT):
         value = fields[name]
         if conversion:
             value = _CONVERT[conversion](value)
-        if spec == "cut":
-            cuts.append((len(parts), str(value)))
+        if spec in marked:
+            marked[spec].append((len(parts), str(value)))
             parts.append("")
         else:
             parts.append(_spec_field(value, spec, fields))
-    if cuts:
-        room = limit - sum(len(p) for p in parts)
-        cap = None   # the largest length all cut fields can keep (water-filling)
-        lengths = sorted(len(text) for _, text in cuts)
-        for i, length in enumerate(lengths):
-            left = len(lengths) - i
-            if length * left > room:
-                cap = max(room // left, 12)
-                break
-            room -= length
-        if cap is not None:
-            for at, text in cuts:
-                parts[at] = _cut(text, cap)
-        else:
-            for at, text in cuts:
-                parts[at] = text
+    room = limit - sum(len(p) for p in parts)
+    cuts, trims = marked["cut"], marked["trim"]
+    # trimmed fields keep what the cut fields, in full, leave (at least "...")
+    trim_cap = _cap([len(t) for _, t in trims], room - sum(len(t) for _, t in cuts), 3)
+    for at, text in trims:
+        parts[at] = _cut(text, trim_cap)
+    cap = _cap([len(t) for _, t in cuts], room - sum(len(parts[at]) for at, _ in trims))
+    for at, text in cuts:
+        parts[at] = _cut(text, cap)
     return "".join(parts)
 
 
+def _cap(lengths, room, least=12):
+    """The largest length all fields of `lengths` can keep in `room` characters
+    (water-filling; at least `least`), or None when all fit."""
+    lengths = sorted(lengths)
+    for i, length in enumerate(lengths):
+        left = len(lengths) - i
+        if length * left > room:
+            return max(room // left, least)
+        room -= length
+    return None
+
+
 def _cut(text, cap):
-    return text if len(text) <= cap else text[:cap - 3].rstrip() + "..."
+    if cap is None or len(text) <= cap:
+        return text
+    return text[:cap - 3].rstrip() + "..." if cap > 3 else "..."
 
 
 def make(code, option, value, severity=None, **fields):

@@ -126,7 +126,8 @@ class MemoryOptions:
                 if value is not None:
                     return value, key
             if device is None:
-                return None, "unknown product: no %s budget" % what
+                return None, ("memory of %s unknown: no %s budget" % (pid, what) if pid else
+                              "no target product: no %s budget" % what)
             return min(device * share[0] // share[1], BUDGET_CAP), "%d/%d of %s's %d bytes" % (
                 share[0], share[1], pid, device)
         gb, gsrc = budget(("graph_memory_max_size", "ge.graphMemoryMaxSize"), GRAPH_SHARE,
@@ -330,9 +331,10 @@ def verdict(feature_map, variables, options):
     (ACL_ERROR_GE_MEMORY_ALLOCATION); variables above the variable budget fail too."""
     if feature_map is None:
         return Verdict(None, reason="dynamic shape: no static size")
-    if options.graph_budget is None:
-        return Verdict(None, reason="no budget: unknown product memory and no "
-                                    "graph_memory_max_size")
+    if options.graph_budget is None:   # a product without a figure is not "no product"
+        return Verdict(None, reason="no budget: %s and no graph_memory_max_size" % (
+            "memory of %s unknown (NPB145)" % options.product if options.product
+            else "no target product"))
     if feature_map + variables > options.graph_budget:
         return Verdict(False, GE_OOM % (feature_map, variables, options.graph_budget))
     if options.var_budget is not None and variables > options.var_budget:

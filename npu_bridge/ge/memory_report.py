@@ -92,8 +92,10 @@ def memory_lines(conf, show_all=False):
         unknown = sum(1 for g in hidden if not g.get("dynamic")
                       and (g.get("verdict") or {}).get("fits") is None)
         verdict = ("none over the budget" if not unknown else
-                   "not checked: no budget (no target product, no graph_memory_max_size)"
-                   if mem.get("graph_budget") is None else "%d not checked" % unknown)
+                   "%d not checked" % unknown if mem.get("graph_budget") is not None else
+                   "not checked: memory of %s unknown (NPB145), no graph_memory_max_size"
+                   % mem["product"] if mem.get("product") else
+                   "not checked: no budget (no target product, no graph_memory_max_size)")
         lines.append("  memory: %s" % graph_roles.folded_line(
             hidden, "%d static, %s; %d dynamic shape: --all lists them" % (
                 len(hidden) - dynamic, verdict, dynamic), conf.get("name", "")))

@@ -9,7 +9,7 @@ environment. docs/memory.md "NPU-only failures".
 from dataclasses import dataclass, field
 from typing import Dict, List, Tuple
 
-from npu_bridge.ge import memory_plan as mp
+from npu_bridge.ge import memory_plan as mp, products
 from npu_bridge.ge.diagnostics import make
 
 V1_CONTROL = frozenset(("Switch", "RefSwitch", "Merge", "RefMerge", "Enter", "RefEnter", "Exit",
@@ -26,7 +26,7 @@ V1_MERGE_LIMIT = 100
 static graph's V1 control flow is reported (row 2). The FAQ gives no number; this one is the
 project's, stated here and in docs/memory.md."""
 
-PER_SESSION = frozenset(("NPB172", "NPB175"))
+PER_SESSION = frozenset(("NPB145", "NPB172", "NPB175"))
 """Codes about the configuration more than one graph: reported once per session."""
 
 
@@ -106,17 +106,17 @@ def graph_findings(graph_name, facts, plan, ge_options, memory_options, env=None
         one_shot = [g for g in facts.getnext if g[1] == "OneShotIterator"]
         if one_shot:
             out.append(make("NPB172", "iterations_per_loop", ipl,
-                            subject="iterations_per_loop=%d with a one-shot iterator (%s feeds "
-                            "%s in graph %s)" % (ipl, one_shot[0][1], one_shot[0][0], graph_name),
-                            effect="the NPU does not offload the loop",
+                            subject="iterations_per_loop=%d with a one-shot iterator" % ipl,
+                            effect="the NPU does not offload the loop (%s feeds %s in graph %s)"
+                            % (one_shot[0][1], one_shot[0][0], graph_name),
                             fix="tf.compat.v1.data.make_initializable_iterator and run its "
                             "initializer"))
         elif not pre_proc:
             out.append(make("NPB172", "enable_data_pre_proc", "0",
-                            subject="iterations_per_loop=%d with enable_data_pre_proc off "
-                            "(graph %s reads %s)" % (ipl, graph_name, facts.getnext[0][0]),
+                            subject="iterations_per_loop=%d with enable_data_pre_proc off" % ipl,
                             effect="the dataset is not sunk to the device, so the loop is not "
-                            "offloaded", fix="parameter_map[\"enable_data_pre_proc\"].b = True"))
+                            "offloaded (graph %s reads %s)" % (graph_name, facts.getnext[0][0]),
+                            fix="parameter_map[\"enable_data_pre_proc\"].b = True"))
     # row 4: a batch of non-static size in the offloaded loop
     if ipl > 1 and pre_proc and facts.training:
         unknown = [g for g in facts.getnext if g[2] and g[1] != "OneShotIterator"]
@@ -132,6 +132,12 @@ def graph_findings(graph_name, facts, plan, ge_options, memory_options, env=None
         out.append(make("NPB175", "mix_compile_mode", "0", graph=graph_name,
                         table=facts.tables_in_pipeline[0]))
     # row 12: out of memory
+    mo = memory_options
+    if (plan is not None and not plan.dynamic and mo.product and mo.device_memory is None
+            and mo.graph_budget is None and mo.var_budget is None):
+        # the product has no memory figure: the fit is not checked, said (explain NPB145)
+        out.append(make("NPB145", "graph_memory_max_size", None, product=mo.product,
+                        figure=products.memory_figure(mo.product)[1], rule="NPB177"))
     if plan is not None and not plan.dynamic:
         v = mp.verdict(plan.checked, plan.variables, memory_options)
         if v.fits is False:

@@ -31,9 +31,10 @@ def _unset_values(row):
     return frozenset(unset)
 
 
-def _invalid(row, option, value, reason):
+def _invalid(row, option, value, reason, suggestion=None):
     where = row.source or row.doc or "catalog"
     return make("E10001", option, value, reason=reason, allowed=row.allowed_text, where=where,
+                suggestion=suggestion,
                 shown=repr(value) if isinstance(value, str) else _text(value))
 
 
@@ -137,9 +138,10 @@ class Enum(ValueKind):
                                 where=row.source, runs_as=legacy_runs_as(row, value)),)
         close = (close_names(value, [v for v in row.allowed if isinstance(v, str)], n=1)
                  if isinstance(value, str) else [])
-        reason = "not one of the allowed values" + (
-            "; did you mean %r?" % close[0] if close else "")
-        return value, (_invalid(row, option, value, reason),)
+        # the suggestion is the short line's key fact: the reason stays short
+        reason = "did you mean %r?" % close[0] if close else "not one of the allowed values"
+        return value, (_invalid(row, option, value, reason,
+                                suggestion=close[0] if close else None),)
 
 
 class Range(ValueKind):

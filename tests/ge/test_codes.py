@@ -81,9 +81,10 @@ def test_make_fills_the_template_and_says_what_is_missing():
 # A new code needs its example here: the tests below are parametrized over the table.
 _LONG_PATH = "/home/user/projects/resnet50_imagenet/output/" + "x" * 60
 EXAMPLES = {
-    "E10001": ("ge.exec.outputReuseInputMemIndexes", "0,1|6,8|9,9", dict(
-        shown="'0,1|6,8|9,9'", reason="pairs 6,8 and 9,9 outside a graph with 2 inputs and 3 "
-        "outputs", allowed="input,output index pairs within the model's inputs and outputs",
+    "E10001": ("precision_mode", "allow_mix_precison", dict(
+        shown="'allow_mix_precison'", reason="did you mean 'allow_mix_precision'?",
+        suggestion="allow_mix_precision", allowed="allow_fp32_to_fp16, force_fp16, "
+        "must_keep_origin_dtype, allow_mix_precision, cube_fp16in_fp32out, allow_mix_precision_fp16",
         where="seed:ge_memory_options_zh.txt")),
     "NPB100": ("sfusion_switch_file", "/cfg/fusion.cfg", dict(
         key="'sfusion_switch_file'", what="is unknown",
@@ -248,8 +249,8 @@ EXAMPLES = {
         "tf.compat.v1.enable_resource_variables() before building the graph, or set "
         "ENABLE_FORCE_V2_CONTROL=1")),
     "NPB172": ("iterations_per_loop", 100, dict(
-        subject="iterations_per_loop=100 with a one-shot iterator (OneShotIterator feeds "
-        "IteratorGetNext in graph Session#2/6)", effect="the NPU does not offload the loop",
+        subject="iterations_per_loop=100 with a one-shot iterator", effect="the NPU does not "
+        "offload the loop (OneShotIterator feeds IteratorGetNext in graph Session#2/6)",
         fix="tf.compat.v1.data.make_initializable_iterator and run its initializer")),
     "NPB173": ("Session#1/4", "IteratorGetNext", dict(graph="Session#1/4", ipl=100)),
     "NPB174": ("Session#1/2", "MakeIterator", dict(
@@ -394,3 +395,66 @@ def test_cite_names_title_and_path():
     assert cite("reference option_values.json checked_by_adapter (enable_dump, dump_path)") == (
         "hicann/tensorflow tf_adapter/util/npu_attrs.cc:2049 NpuAttrs::SetNpuOptimizerAttr "
         "(enable_dump, dump_path)")
+
+
+def test_trim_fields_give_up_room_before_cut_fields():
+    """the try-out's cut lines: the least important field (a list of allowed values or
+    products, marked `trim`) is shortened first; the value and the suggestion stay whole."""
+    text = fill("{v:cut} ({r:cut}); allowed: {a:trim}",
+                {"v": "'allow_mix_precison'", "r": "did you mean 'allow_mix_precision'?",
+                 "a": ", ".join(["allow_fp32_to_fp16", "force_fp16", "must_keep_origin_dtype"] * 9)})
+    assert len(text) == SHORT_LIMIT and text.startswith(
+        "'allow_mix_precison' (did you mean 'allow_mix_precision'?); allowed: allow_fp32"), text
+
+
+@pytest.mark.parametrize("code", sorted(codes.CODES))
+def test_long_lists_never_cut_the_value_or_suggestion(code):
+    """issue (try-out): every row, with its `trim` fields (lists) filled long but realistic,
+    keeps each other field whole in its short line."""
+    option, value, fields = EXAMPLES[code]
+    row = codes.CODES[code]
+    parsed = list(string.Formatter().parse(row.short or row.template))
+    trims = {name for _, name, spec, _ in parsed if spec == "trim"}
+    longs = dict(fields, **{n: ", ".join("value_%d_of_the_allowed_list" % i for i in range(12))
+                            for n in trims})
+    short = make(code, option, value, **longs).message.short
+    assert len(short) <= SHORT_LIMIT, short
+    key_facts = {"value", "shown", "suggestion", "key", "detail", "spelling", "subject",
+                 "option"}   # the value given, the thing named, the "did you mean"
+    for _, name, spec, _ in parsed:
+        if name in key_facts and name in longs and len(str(longs[name])) <= 60:
+            assert str(longs[name]) in short, (name, short)
+
+
+def test_e10001_keeps_the_suggestion_and_fixes_it_literally():
+    from npu_bridge.ge import catalog, rule_kinds
+    row = catalog.find("precision_mode")
+    d = rule_kinds._check(row, "precision_mode", "allow_mix_precison")[1][0]
+    assert "'allow_mix_precison'" in d.message.short
+    assert "did you mean 'allow_mix_precision'" in d.message.short
+    assert d.message.fix.startswith('parameter_map["precision_mode"].s = b"allow_mix_precision"')
+
+
+def test_npb113_shows_the_value_whole():
+    d = make("NPB113", "precision_mode", "allow_mix_precision_bf16",
+             shown="allow_mix_precision_bf16", product="atlas-200i-500-a2",
+             products=", ".join(["atlas-a2-training-series", "atlas-800i-a2-inference"] * 4),
+             where="x")
+    assert "precision_mode=allow_mix_precision_bf16 is not supported on atlas-200i-500-a2" \
+        in d.message.short and len(d.message.short) <= SHORT_LIMIT
+
+
+def test_npb172_step_counts_keep_subject_and_fix_with_the_nearest_multiples():
+    from npu_bridge.ge import cross
+    rule = cross.MultipleOf(code="NPB172", severity="warning", option="iterations_per_loop",
+                            when=(), source="x", level="run_config",
+                            steps=("save_checkpoints_steps", "save_summary_steps"))
+    diags = []
+    rule.compile()({"iterations_per_loop": 10, "save_checkpoints_steps": 15,
+                    "save_summary_steps": 7}, diags)
+    a, b = diags
+    assert a.message.short.startswith("save_checkpoints_steps=15 is not a multiple of "
+                                      "iterations_per_loop=10: on the NPU it happens at step 20")
+    assert a.message.fix == "save_checkpoints_steps=20 (or save_checkpoints_steps=10)"
+    assert b.message.fix == "save_summary_steps=10"   # no multiple below 7 but 0
+    assert "between loops" in a.message   # the explanation stays in the full message
