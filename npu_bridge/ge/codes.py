@@ -253,7 +253,7 @@ CODES = MappingProxyType({
         "iterations_per_loop; source: {source}",
         short="train() runs {steps} steps, not a multiple of iterations_per_loop={value}: on "
               "the NPU training ends at step {npu_end}",
-        fix="train steps a multiple of iterations_per_loop={value} (steps= or max_steps=)"),
+        fix="{fix}"),
     "NPB125": Code(
         "error", "util.set_iteration_per_loop (or IterationPerLoop.load_iteration_per_loop_var) "
         "given another value than the session configuration's parameter_map "
@@ -376,7 +376,8 @@ CODES = MappingProxyType({
         "reference option_values.json checked_by_adapter; rules: docs/options.md "
         "'Cross-option rules'",
         "{subject} needs {needed}; {failure}; source: {where}",
-        short="{subject:cut} needs {needed:cut}; {failure}"),
+        short="{subject:cut} needs {needed:cut}; {failure}",
+        fix="{fix}"),
     "NPB144": Code(
         "warning", "directory the real adapter requires to exist and be writable "
         "(dump_path, work_path) is not one here; checked on the machine running the script",

@@ -199,9 +199,10 @@ class Requires(CrossRule):
                 return
             missing = [c[2] for c, good in zip(needs, ok) if not good]
             what = ("one of: " + "; ".join(missing)) if rule.any_of else " and ".join(missing)
+            first = [c for c, good in zip(rule.needs, ok) if not good][0]
             diags.append(make(rule.code, hit[0], hit[1], severity=rule.severity,
                               subject="%s=%s" % (hit[0], _show(hit[1])), needed=what,
-                              **rule._why()))
+                              fix=needs_fix(*first[:2]), **rule._why()))
         return check
 
 
@@ -438,6 +439,28 @@ class Notice(_Option, CrossRule):
         return check
 
 
+def multiple_fix(name, n, loop, offset=0):
+    """The fix of a step count `n` (argument `name`) that is not a multiple of `loop`: the
+    nearest multiples, e.g. "save_checkpoints_steps=20 (or save_checkpoints_steps=10)";
+    `offset` is added to each (max_steps counts from the global step it starts at)."""
+    up, down = -(-n // loop) * loop, n // loop * loop
+    return "%s=%d" % (name, offset + up) + (
+        " (or %s=%d)" % (name, offset + down) if down else "")
+
+
+def needs_fix(key, test):
+    """The parameter_map spelling of a needed condition (NPB143's fix): the literal value,
+    or an upper-case placeholder where any value is needed ("set": a path, a name)."""
+    from npu_bridge.ge import diagnostics
+    try:
+        field = diagnostics._field_of(key)   # pylint: disable=protected-access
+    except LookupError:
+        return None
+    value = key.upper() if test == "set" else test
+    return 'parameter_map["%s"].%s = %s' % (
+        key, field, diagnostics._literal(value, field))   # pylint: disable=protected-access
+
+
 @dataclass(frozen=True, kw_only=True)
 class MultipleOf(_Option, CrossRule):
     """option: a step count N (iterations_per_loop); steps: the arguments whose step counts
@@ -464,15 +487,14 @@ class MultipleOf(_Option, CrossRule):
             for name in steps:
                 n = values.get(name)
                 if type(n) is int and n > 0 and n % loop:
-                    up, down = -(-n // loop) * loop, n // loop * loop
+                    up = -(-n // loop) * loop
                     diags.append(make(
                         rule.code, name, n, severity=rule.severity,
                         subject="%s=%d is not a multiple of %s=%d" % (name, n, option, loop),
                         # the fact first: the short line keeps what fits
                         effect="on the NPU it happens at step %d, not %d (the host acts only "
                         "between loops, at the end of the loop that crosses each such step)"
-                        % (up, n), fix="%s=%d" % (name, up) + (
-                            " (or %s=%d)" % (name, down) if down else "")))
+                        % (up, n), fix=multiple_fix(name, n, loop)))
         return check
 
 

@@ -155,6 +155,7 @@ EXAMPLES = {
         allowed="0, 2, 3, 4, 1 (legacy)", key="ge.exec.staticMemoryPolicy")),
     "NPB124": ("iterations_per_loop", 100, dict(
         steps=1050, start=0, last=1050, end_by="steps=1050", npu_end=1100, last_loop=50,
+        fix="steps=1100 (or steps=1000)",
         source="reference option_values.json (iterations_per_loop notes)")),
     "NPB125": ("iterations_per_loop", 10, dict(
         call="util.set_iteration_per_loop(sess, train_op, 10)", session="Session#1",
@@ -201,7 +202,8 @@ EXAMPLES = {
         "precision_mode_v2)")),
     "NPB143": ("enable_dump", True, dict(
         subject="enable_dump=True", needed="dump_path (a directory)",
-        failure="the real adapter fails session creation",
+        failure="the real adapter fails session creation", fix='parameter_map["dump_path"].s '
+        '= b"DUMP_PATH"',
         where="reference option_values.json checked_by_adapter (enable_dump, dump_path)")),
     "NPB144": ("dump_path", _LONG_PATH, dict(
         cause="enable_dump=True", failure="the real adapter fails session creation",
@@ -458,3 +460,16 @@ def test_npb172_step_counts_keep_subject_and_fix_with_the_nearest_multiples():
     assert a.message.fix == "save_checkpoints_steps=20 (or save_checkpoints_steps=10)"
     assert b.message.fix == "save_summary_steps=10"   # no multiple below 7 but 0
     assert "between loops" in a.message   # the explanation stays in the full message
+
+
+def test_npb143_and_npb124_fixes_are_literal():
+    from npu_bridge.ge import cross, resolve, NpuConfigError
+    try:
+        diags = resolve({"enable_dump_debug": True}).diagnostics
+    except NpuConfigError as e:
+        diags = e.diagnostics
+    (d,) = [d for d in diags if d.code == "NPB143"]
+    assert d.message.fix == 'parameter_map["dump_path"].s = b"DUMP_PATH"', d.message.fix
+    # NPB124: max_steps counts from the global step train() starts at
+    assert cross.multiple_fix("max_steps", 35, 10, 5) == "max_steps=45 (or max_steps=35)"
+    assert cross.multiple_fix("steps", 7, 10) == "steps=10"

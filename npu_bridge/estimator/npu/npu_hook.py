@@ -223,8 +223,14 @@ class _LoopStopAtStepHook(tf.compat.v1.train.StopAtStepHook):
         npu_end = start + -(-(last - start) // n) * n
         from npu_bridge.ge import records as _records
         from npu_bridge.ge.diagnostics import make
+        from npu_bridge.ge.cross import multiple_fix
+        arg = str(self._end_by).split("=", 1)[0]
+        fix = (multiple_fix("steps", last - start, n) if arg == "steps" else
+               multiple_fix("max_steps", last - start, n, start) if arg == "max_steps" else
+               "train steps a multiple of iterations_per_loop=%d (steps= or max_steps=)" % n)
         diag = make("NPB124", "iterations_per_loop", n, steps=last - start, start=start,
-                    last=last, end_by=self._end_by, npu_end=npu_end, last_loop=(last - start) % n)
+                    last=last, end_by=self._end_by, npu_end=npu_end, last_loop=(last - start) % n,
+                    fix=fix)
         added = _records.add_runtime_diagnostic(self._record, ("NPB124", start, last), diag)
         if added or self._record is None:
             tf.compat.v1.logging.warning("%s %s", diag.code, diag.message)
