@@ -68,6 +68,12 @@ def _conflict(attrs_a, attrs_b):
 class Block:
     """GE's MemoryBlock. size: nominal size (the request; only grows, SetSize); tenants in
     arrival order; children: blocks nested at level 2 (side by side from offset 0)."""
+    # slots: the level-2 walk reads these fields ~10 M times on a 10,000-node graph
+    __slots__ = ("size", "tenants", "reuse_mem", "memory_type", "stream", "ref_count",
+                 "same_stream", "is_zero_copy", "is_reuse_zero_copy", "continuous",
+                 "child_block", "children", "child_offset", "post_reuse_flag",
+                 "diff_stream_prior", "used_by_diff_streams", "symbols", "up", "depth", "room",
+                 "_max_real", "_attrs", "_idx", "offset")
 
     def __init__(self, size, reuse_mem=True, memory_type=0, stream=0):
         self.size = size
@@ -595,39 +601,59 @@ def nest_life_reuse_block(this, block, clones, depth=1, ctx=None, need=None):
     """The tail of AddLifeReuseBlock, once `block`'s life allows it inside `this`: into one
     of `this`'s children first (AddLifeReuseBlock on each, its checks inline), else beside
     them when it fits (size + 512). `need` (`walk_need`) skips children whose walk can
-    change nothing."""
-    if this.children and depth < MAX_DEPTH:
-        simple = ctx is None
-        mtype = block.memory_type
-        b_attrs = block._attrs
-        b_zero, b_cont = block.is_zero_copy, block.continuous
-        if need is None:
-            need = walk_need(block)
-        for c in this.children:
-            if need and c.room is not None and c.children and c.room < need:
-                continue        # nothing below c can take it, and the walk there changes nothing
-            if need and not c.children and not c.continuous and not c.is_zero_copy and (
-                    c.depth > MAX_DEPTH or (c._max_real or c.align_size()) - c.child_offset
-                    < need):
-                continue        # own_room(c) < need, inline
+    change nothing.
+
+    GE recurses (mb L486-572); the chains of nested blocks go up to kMaxDepthNum deep, so
+    the walk here is a loop over an explicit stack of the parents whose children are still
+    being tried, in the same order. What a frame of GE's recursion holds is kept per level:
+    the node, its next child, the depth, `need` and `block`'s attributes as read on entry."""
+    simple = ctx is None
+    mtype = block.memory_type
+    b_zero, b_cont = block.is_zero_copy, block.continuous
+    b_special = b_zero or b_cont
+    # AlignSize is cached on the block and a split (keep_tenants) keeps the cache: one size
+    # for the whole walk; the fit test is child_offset + size <= AlignSize + 512 (+ 0 for a
+    # 512-byte block)
+    size = block.align_size()
+    extra = MEM_ALIGN if size != MEM_ALIGN else 0
+    bt = block.tenants
+    b_lb, b_end = bt[0].lb, bt[-1].end
+    left = bisect.bisect_left
+    stack = []
+    node, kids, i, d = this, this.children, 0, depth
+    b_attrs = block._attrs
+    if kids and d < MAX_DEPTH and need is None:
+        need = walk_need(block)
+    go_down = bool(kids) and d < MAX_DEPTH
+    while True:
+        while go_down and i < len(kids):
+            c = kids[i]
+            i += 1
+            if need:
+                if c.children:
+                    if c.room is not None and c.room < need:
+                        continue    # nothing below c can take it, the walk there changes nothing
+                elif not c.continuous and not c.is_zero_copy and (
+                        c.depth > MAX_DEPTH or (c._max_real or c.align_size()) - c.child_offset
+                        < need):
+                    continue        # own_room(c) < need, inline
             # add_life_reuse_block(c, block, clones, depth, True); the checks of `block`
             # alone passed on the way here and hold until it is nested
             tt = c.tenants
             if not c.reuse_mem or c.memory_type != mtype or not tt:
                 continue
-            conflict = c._attrs and b_attrs and _conflict(c._attrs, b_attrs)
+            conflict = b_attrs and c._attrs and _conflict(c._attrs, b_attrs)
             if simple:
-                bt = block.tenants     # the interval split below may replace the list
-                can_block = not conflict and (bt[0].lb > tt[-1].end or tt[0].lb > bt[-1].end)
+                can_block = not conflict and (b_lb > tt[-1].end or tt[0].lb > b_end)
             else:
                 can_block = _can_block(c, block, conflict, ctx)
-            if (c.is_zero_copy and b_cont) or (b_zero and c.continuous):
-                continue
-            if c.continuous or b_cont:
-                if can_block:
-                    _add_continuous_life_reuse_block(c, block)
-                return True
-            if c.is_zero_copy or b_zero:
+            if b_special or c.continuous or c.is_zero_copy:
+                if (c.is_zero_copy and b_cont) or (b_zero and c.continuous):
+                    continue
+                if c.continuous or b_cont:
+                    if can_block:
+                        _add_continuous_life_reuse_block(c, block)
+                    return True
                 if can_block:
                     _add_zero_copy_life_reuse_block(c, block)
                 return True
@@ -648,7 +674,7 @@ def nest_life_reuse_block(this, block, clones, depth=1, ctx=None, need=None):
                     elif idx and t.lb <= t.end:
                         if not (t.end < tt[0].lb or t.lb > tt[-1].end):
                             lbs, ends = idx
-                            q = bisect.bisect_left(ends, t.lb)
+                            q = left(ends, t.lb)
                             if q < len(ends) and lbs[q] <= t.end:
                                 continue
                     elif not _can_interval_life_reuse(c, block, clones):
@@ -661,23 +687,28 @@ def nest_life_reuse_block(this, block, clones, depth=1, ctx=None, need=None):
                         # split: what is left of `block` may be one tenant, whose walk
                         # below can change nothing unless it nests (the room pruning)
                         need = walk_need(block)
+                        bt = block.tenants
+                        b_lb, b_end = bt[0].lb, bt[-1].end
             elif not c.children:
-                size = block.align_size()
-                if c.child_offset + size > c.align_size() + (MEM_ALIGN if size != MEM_ALIGN
-                                                              else 0):
+                if c.child_offset + size > (c._max_real or c.align_size()) + extra:
                     continue
-            if nest_life_reuse_block(c, block, clones, depth + 1, ctx, need):
-                return True
-    size = block.align_size()
-    limit = this.align_size() + (MEM_ALIGN if size != MEM_ALIGN else 0)
-    if this.child_offset + size > limit:
-        return False
-    this.children.append(block)
-    this.is_reuse_zero_copy = block.is_reuse_zero_copy and this.is_reuse_zero_copy
-    this.child_offset += size
-    block.child_block = True
-    _nested(this, block)
-    return True
+            # into c: this level waits on the stack (GE's recursive call)
+            stack.append((node, kids, i, d, need, b_attrs))
+            node, kids, i, d = c, c.children, 0, d + 1
+            b_attrs = block._attrs
+            go_down = bool(kids) and d < MAX_DEPTH
+        # node's children all tried: beside them when it fits
+        if node.child_offset + size <= (node._max_real or node.align_size()) + extra:
+            node.children.append(block)
+            node.is_reuse_zero_copy = block.is_reuse_zero_copy and node.is_reuse_zero_copy
+            node.child_offset += size
+            block.child_block = True
+            _nested(node, block)
+            return True
+        if not stack:
+            return False
+        node, kids, i, d, need, b_attrs = stack.pop()
+        go_down = True
 
 
 def sort_key(ascending):
