@@ -111,6 +111,16 @@ def nopadding_input(node, n_in):
     return bool(node.attrs.get("_no_padding_continuous_input")) and n_in > 1
 
 
+def _peer_hit(prep, dst, idx):
+    """`(hit, nopad)`: the continuous-input node (and its input) that input `idx` of `dst`
+    reaches, through refs, looked for first as a no-padding node (nopad True), else as a
+    padded one; `(None, False)` when neither."""
+    hit = through_ref(prep, dst, idx, True)
+    if hit is not None:
+        return hit, True
+    return through_ref(prep, dst, idx, False), False
+
+
 def through_ref(prep, dst, idx, nopadding):
     """IsContinuousInputThroughRefNode (mem_layout_conflict_util.cc L606-634): following ref
     outputs from input `idx` of `dst`, the (node, input) of a continuous-input node
@@ -196,10 +206,7 @@ def plan_output(prep, node, i):
     plan = OutPlan()
     peers = prep.out_peers.get((node.name, i), ())
     for dst, idx in peers:
-        hit = through_ref(prep, dst, idx, True)
-        nopad = hit is not None
-        if not nopad:
-            hit = through_ref(prep, dst, idx, False)
+        hit, nopad = _peer_hit(prep, dst, idx)
         if hit is None:
             continue
         c = prep.by[hit[0]]
@@ -214,10 +221,7 @@ def plan_output(prep, node, i):
             continue
         plan.set_input = True
     for dst, idx in peers:
-        hit = through_ref(prep, dst, idx, True)
-        nopad = hit is not None
-        if not nopad:
-            hit = through_ref(prep, dst, idx, False)
+        hit, nopad = _peer_hit(prep, dst, idx)
         if hit is None:
             continue
         if hit[1] == 0:

@@ -129,15 +129,8 @@ def _cmd_run(args):
         code = finish(result)
     finally:
         stop.uninstall()   # the handlers the process had before (a script's own stays)
-    if result.signal:
-        # stopped: end now, as the signal would have, without waiting again for the
-        # script's threads at interpreter exit (one that never ends would hang the job)
-        for stream in (sys.stdout, sys.stderr):
-            try:
-                stream.flush()
-            except (OSError, ValueError):
-                pass
-        getattr(os._exit, "real", os._exit)(code)
+    if result.signal:   # stopped: end now, as the signal would have
+        _runner.exit_now(code)
     _keep_exit_code(code)
     return code
 

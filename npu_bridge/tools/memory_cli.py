@@ -273,13 +273,6 @@ def run(args, finish_run):
     else:
         print("\n".join(lines))
     code = result.script_exit_code or (1 if bad or unwritten else 0)
-    if result.signal:
-        # stopped: end now, as `run` does, without waiting at interpreter exit for the
-        # script's threads (one that never ends would hang the job)
-        for stream in (sys.stdout, sys.stderr):
-            try:
-                stream.flush()
-            except (OSError, ValueError):
-                pass
-        getattr(os._exit, "real", os._exit)(code)
+    if result.signal:   # stopped: end now, as `run` does
+        _runner.exit_now(code)
     return code

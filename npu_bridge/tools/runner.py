@@ -260,6 +260,18 @@ def _stopped(result, exc, show=True):
             "".join(traceback.format_list(frames)), exc), file=sys.stderr)
 
 
+def exit_now(code):
+    """End the process with `code` at once, stdout and stderr flushed: after a stop signal,
+    without waiting at interpreter exit for the script's threads (one that never ends would
+    hang the job). The real `os._exit` (the script's may be wrapped)."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    getattr(os._exit, "real", os._exit)(code)
+
+
 def stop_signals():
     """Install the run's handler of SIGTERM and SIGHUP (`_StopSignals`); give it to
     `run_script(stop=...)`, then `uninstall()` it once the report is written."""
