@@ -258,7 +258,10 @@ def _literal(value, field):
         return 'b"%s"' % value.replace("\\", "\\\\").replace('"', '\\"')
     if field == "i" and not isinstance(value, bool):
         if isinstance(value, int) or (isinstance(value, str) and value.strip().lstrip("-").isdigit()):
-            return str(int(value))
+            try:
+                return str(int(value))
+            except ValueError:   # beyond Python's int-to-str digit limit: no literal to give
+                return "..."
     if field == "b":
         if isinstance(value, bool) or value in (0, 1):
             return str(bool(value))

@@ -9,6 +9,8 @@ def size_text(nbytes):
     """Bytes as text: B, KiB, MiB or GiB with 1 decimal ('-' for None)."""
     if nbytes is None:
         return "-"
+    if nbytes >= 2 ** 63:   # beyond int64: no device size; a float or "%d" of it may not exist
+        return "over 2^63 B"
     for unit, scale in (("GiB", 2 ** 30), ("MiB", 2 ** 20), ("KiB", 1024)):
         if nbytes >= scale:
             return "%.1f %s" % (nbytes / scale, unit)

@@ -473,3 +473,20 @@ def test_npb143_and_npb124_fixes_are_literal():
     # NPB124: max_steps counts from the global step train() starts at
     assert cross.multiple_fix("max_steps", 35, 10, 5) == "max_steps=45 (or max_steps=35)"
     assert cross.multiple_fix("steps", 7, 10) == "steps=10"
+
+
+def test_a_value_too_long_for_int_to_str_is_a_diagnostic_not_a_crash():
+    """A parameter_map value of 4301 digits (beyond Python's int-to-str limit) under every
+    catalog key and an unknown one: the resolver answers with diagnostics (or NpuConfigError),
+    never a ValueError from spelling the value in a fix line or a size (hypothesis found it in
+    tests/test_fuzz_ge.py); sizes beyond int64 are said as such."""
+    from npu_bridge.ge import NpuConfigError, catalog, resolve
+    from npu_bridge.ge.text import size_text
+    huge = b"7" * 4301
+    for key in sorted(catalog.BY_KEY) + ["STATIC_EL"]:
+        try:
+            resolve({key: huge})
+        except NpuConfigError:
+            pass
+    assert size_text(10 ** 5000) == "over 2^63 B"
+    assert size_text(2 ** 30) == "1.0 GiB"
