@@ -367,9 +367,6 @@ def _graph_state(graph, plan):
         return st
 
 
-_exit_line_registered = []
-
-
 def _print_exit_line():
     """At exit of a plain `python` run: what was emulated, one line on stderr. Every
     npu-bridge command that runs a script (run, memory, partition) has graph capture on
@@ -395,10 +392,9 @@ def plan_of(session):
         from npu_bridge.estimator.npu import npu_plugin
         plan = _precision.plan_for(rec.options, npu_plugin.device_sat_mode())
         info = rec.precision = {"plan": plan, "graphs": [], "notes": [], "name": rec.name}
-        if not _exit_line_registered:
-            import atexit
-            _exit_line_registered.append(True)
-            atexit.register(_print_exit_line)
+        import atexit
+        atexit.unregister(_print_exit_line)   # registered once, whatever the sessions
+        atexit.register(_print_exit_line)
         _tf_amp_notes(session)
         for d in plan.diagnostics:
             _records.add_runtime_diagnostic(rec, (d.code, d.message), d)
