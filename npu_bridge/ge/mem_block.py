@@ -75,7 +75,7 @@ class Block:
                  "same_stream", "is_zero_copy", "is_reuse_zero_copy", "continuous",
                  "child_block", "children", "child_offset", "post_reuse_flag",
                  "diff_stream_prior", "used_by_diff_streams", "symbols", "up", "depth", "room",
-                 "_max_real", "_attrs", "_idx", "offset", "chain", "ci")
+                 "_max_real", "_attrs", "_idx", "offset", "chain", "ci", "_solo")
 
     def __init__(self, size, reuse_mem=True, memory_type=0, stream=0):
         self.size = size
@@ -106,6 +106,7 @@ class Block:
         self._max_real = 0
         self._attrs = frozenset()
         self._idx = None
+        self._solo = None          # mem_chain.solo_life's cache
         self.offset = None
 
     # ------------------------------------------------------------ tenants
@@ -117,7 +118,7 @@ class Block:
         tenant.no_align_size = no_align_size
         self.tenants.append(tenant)
         self._max_real = 0
-        self._idx = None
+        self._idx = self._solo = None
         if tenant.attrs:
             self._attrs = self._attrs | tenant.attrs
 
@@ -125,7 +126,7 @@ class Block:
         """DelNode of every other tenant: block-type attributes recomputed, the AlignSize
         cache kept (GE's DelNode leaves max_real_size_)."""
         self.tenants = kept
-        self._idx = None
+        self._idx = self._solo = None
         out = frozenset()
         for t in kept:
             out |= t.attrs
@@ -180,6 +181,7 @@ class Block:
     def set_life_end(self, time, stream=None):
         """SetLifeTimeEnd (mb L709-730): on the block's stream keeps the larger end; on
         another stream records the end there (and the own end becomes kMaxLifeTime)."""
+        self._solo = None
         if self.tenants:
             t = self.tenants[-1]
             if stream is not None and stream != self.stream:

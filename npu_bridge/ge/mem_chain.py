@@ -94,6 +94,22 @@ class Chain:
                 lbs[q:r], ends[q:r], lab[q:r] = [lo], [hi], [low]
 
 
+def solo_life(block):
+    """(begin, end, stream, memory type) of a block whose level-2 pairing with a plain
+    parent whose tenants it crosses changes nothing (one tenant, not an alias, begin <=
+    end, one stream, not continuous or zero-copy: CanBlockLifeReuse fails, and
+    CanIntervalLifeReuse refuses a lone crossing tenant), else False. Cached on the block
+    until its tenants or life end change (`Block._solo`)."""
+    tt = block.tenants
+    out = False
+    if len(tt) == 1 and block.same_stream and not block.continuous and not block.is_zero_copy:
+        t = tt[0]
+        if not t.ref_input and not t.diff_life and t.lb <= t.end:
+            out = (t.lb, t.end, block.stream, block.memory_type)
+    block._solo = out
+    return out
+
+
 def _link(y):
     """The child `y` passes the walk to when it is a chain member, else None."""
     kids = y.children
