@@ -46,9 +46,6 @@ class Code(NamedTuple):
 
 _MIGRATION_FAQ = "hicann/tensorflow docs/en/tfadapter_1/migration/faq/"
 _PASS = "hicann/tensorflow tf_adapter/optimizers/om_partition_subgraphs_pass.cc"
-_GUIDE = ("vendor migration guide (hicann/tensorflow docs/en/tfadapter_1/migration), "
-          "iterations_per_loop restrictions")
-
 CODES = MappingProxyType({
     "E10001": Code(
         "error", "invalid option value (GE's code: parameter, value, reason)",
@@ -67,25 +64,29 @@ CODES = MappingProxyType({
         short="parameter_map key {key:cut} {what}: the real adapter {effect:cut}",
         fix='parameter_map["{suggestion}"].{suggestion:field} = {value:lit}'),
     "NPB101": Code(
-        "error", "value set in an AttrValue field the adapter does not read (the value is lost)",
+        "error", "value set in an AttrValue field the adapter does not read (the value is lost "
+        "or refused)",
         "hicann/tensorflow tf_adapter/util/npu_attrs.cc:1917 NpuAttrs::SetNpuOptimizerAttr (the "
-        "AttrValue field each key is read from); catalog: docs/options.md (field column)",
+        "AttrValue field each key is read from; a field check refuses another, e.g. :2635); "
+        "catalog: docs/options.md (field column)",
         "{option} is read from AttrValue field {want_name} but was set in {field_name}: the "
-        "real adapter ignores the value; set parameter_map[{option!r}].{want} (source: "
+        "real adapter {effect}; set parameter_map[{option!r}].{want} (source: "
         "hicann/tensorflow tf_adapter/util/npu_attrs.cc:1917 NpuAttrs::SetNpuOptimizerAttr "
         "reads each key from one field)",
         short="{option} was set in AttrValue field {field_name} but is read from {want_name}: "
-              "the value is lost",
+              "{outcome}",
         fix='parameter_map["{option}"].{want} = {value:lit}'),
     "NPB102": Code(
-        "warning", "value in the field older adapter releases read; accepted and converted",
+        "error", "value in the field older adapter releases read; the current adapter does "
+        "not read it there",
         "scripts written for older adapter releases (jit_compile .b); the current adapter reads "
-        "it from .s (hicann/tensorflow tf_adapter/util/npu_attrs.cc:2633)",
-        "{option} set in AttrValue field {field}: older adapters read it there, current ones "
-        "read {want_name}; converted to {converted!r}",
-        short="{option} set in AttrValue field {field}, as older adapters read it; converted "
-              "to {converted!r:cut}",
-        fix='parameter_map["{option}"].s = b"{converted:cut}"'),
+        "it from .s only and refuses another field (hicann/tensorflow "
+        "tf_adapter/util/npu_attrs.cc:2635)",
+        "{option} set in AttrValue field {field_name}, as older adapter releases read it: the "
+        "current one reads {want_name} and {effect}; set parameter_map[{option!r}].{want}",
+        short="{option} set in AttrValue field {field_name}, as older adapters read it: "
+              "{outcome}",
+        fix='parameter_map["{option}"].{want} = b"{converted:cut}"'),
     "NPB103": Code(
         "warning", "legacy value: accepted by the adapter/GE although the docs omit it",
         "seed:memoryconfig_constructor_zh.txt (static_memory_policy 1 runs as 2); reference "
@@ -472,11 +473,13 @@ CODES = MappingProxyType({
               "NPU its memory grows past the device",
         fix="{fix:cut}"),
     "NPB172": Code(
-        "warning", "iterations_per_loop > 1 with a one-shot iterator or with "
-        "enable_data_pre_proc off: the loop is not offloaded; or a step count of the host "
-        "that is not a multiple of it",
-        "vendor migration guide, iterations_per_loop restrictions",
-        "{subject}: {effect}; fix: {fix}; source: " + _GUIDE,
+        "warning", "iterations_per_loop > 1 with a one-shot iterator (an error: the real "
+        "adapter aborts) or with enable_data_pre_proc off (the loop is not offloaded); or a "
+        "step count of the host that is not a multiple of it",
+        "vendor migration guide, iterations_per_loop restrictions; hicann/tensorflow "
+        "tf_adapter/optimizers/om_partition_subgraphs_pass.cc:2440-2443 (one-shot iterator: "
+        "LOG(FATAL))",
+        "{subject}: {effect}; fix: {fix}; source: {where}",
         short="{subject:cut}: {effect:trim}",
         fix="{fix:cut}"),
     "NPB173": Code(
