@@ -124,15 +124,6 @@ class Prepared:
         info = node.attrs.get("atomic_workspace_info") or {}
         return {int(k) for sub in info.values() for k in (sub or {})}
 
-    def tenant_attrs(self, node, kind, i):
-        attrs = []
-        if node.type in DATA_TYPES:
-            attrs.append("data")
-        if kind == "out" and self.atomic_node(node) and i in (
-                node.attrs.get("atomic_output_index") or []):
-            attrs.append("concentrate_atomic")
-        return attrs
-
     # ------------------------------------------------------------ symbols
     def _symbols(self):
         self.sym = {}                         # ('in'|'out', node, idx) -> symbol

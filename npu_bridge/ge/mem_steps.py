@@ -16,11 +16,12 @@ L80-118); only the block sizes (GetBlockSize) and the blocks found free differ. 
 """
 from npu_bridge.ge import continuous_mem as cm
 from npu_bridge.ge import mem_block as mb
-from npu_bridge.ge.ge_graph import ZERO_MEMORY_TYPES
+from npu_bridge.ge.ge_graph import DATA_TYPES, ZERO_MEMORY_TYPES
 
 HBM = 0
 SESSION_SCOPE = (1 << 32) | HBM   # kSessionScopeMemory | RT_MEMORY_HBM (GetWorkSpaceMemoryType)
 NO_RELEASE_PRODUCERS = frozenset(("Const", "Constant", "ConstantOp", "FastrcnnPredictions"))
+_NONE, _DATA, _ATOMIC = frozenset(), frozenset(("data",)), frozenset(("concentrate_atomic",))
 
 
 class Apply:
@@ -33,29 +34,32 @@ class Apply:
                  "prior", "life_begin", "life_end", "is_reuse", "try_pick", "same_out",
                  "continuous", "memory_type", "attrs")
 
-    def __init__(self, p, node, kind, index, real, op_reuse, zero_copy, sym=None,
+    def __init__(self, p, node, kind, index, real, op_reuse, zero_copy, attrs, sym=None,
                  ws_no_reuse=False, memory_type=HBM, continuous=False, lives=None):
-        self.node, self.node_id, self.kind, self.index = node.name, p.id[node.name], kind, index
+        name = node.name
+        node_id = p.id[name]
+        self.node, self.node_id, self.kind, self.index = name, node_id, kind, index
         self.sym, self.real, self.memory_type, self.continuous = sym, real, memory_type, \
             continuous
-        self.stream = p.streams.stream[node.name]
-        pre = p.pre.get(sym, False) if kind == "out" else True
-        no_reuse = bool(node.attrs.get("no_reuse_mem_flag")) or (kind == "ws" and ws_no_reuse)
-        life_begin, life_end = lives or (p.id[node.name], 0)
+        self.stream = p.streams.stream[name]
+        out = kind == "out"
+        pre = p.pre.get(sym, False) if out else True
+        no_reuse = bool(node.attrs.get("no_reuse_mem_flag")) or (not out and ws_no_reuse)
+        life_begin, life_end = lives or (node_id, 0)
         if no_reuse or not pre:
             life_begin = mb.MIN_LIFE
-        elif kind == "out" and p.cascade.get(node.name, life_begin) < life_begin:
-            life_begin = p.cascade[node.name]      # GetContinuousNodeLifeTimeBegin
-        post = p.post.get(sym, True) if kind == "out" else True
-        if kind == "out" and not post:
+        elif out and p.cascade and p.cascade.get(name, life_begin) < life_begin:
+            life_begin = p.cascade[name]      # GetContinuousNodeLifeTimeBegin
+        post = p.post.get(sym, True) if out else True
+        if out and not post:
             life_end = mb.MAX_LIFE
         self.pre, self.post, self.life_begin, self.life_end = pre, post, life_begin, life_end
-        self.prior = p.prior.get(sym, False) if kind == "out" else False
-        self.same_out = kind == "out" and (node.name, index) in p.same_out
+        self.prior = p.prior.get(sym, False) if out else False
+        self.same_out = out and (name, index) in p.same_out
         self.is_reuse = p.reuse and not no_reuse and op_reuse
         self.try_pick = (self.is_reuse and pre and not zero_copy and not continuous
                          and not self.same_out)
-        self.attrs = frozenset(p.tenant_attrs(node, kind, index))
+        self.attrs = attrs
 
 
 class Out:
@@ -70,11 +74,11 @@ class Out:
                  "refs", "out_count", "separate", "join", "join_reuse", "node", "name",
                  "node_id", "stream", "attrs")
 
-    def __init__(self, p, node, i, op_reuse, plan):
+    def __init__(self, p, node, i, op_reuse, plan, attrs):
         self.node, self.index, self.op_reuse, self.plan = node, i, op_reuse, plan
         self.name, self.node_id = node.name, p.id[node.name]
         self.stream = p.streams.stream[node.name]
-        self.attrs = frozenset(p.tenant_attrs(node, "out", i))
+        self.attrs = attrs
         size = cm.separate_total(p, node, i) if plan.separate else node.outputs[i]
         self.size = size
         self.out_count = len(p.out_peers.get((node.name, i), ()))
@@ -97,7 +101,7 @@ class Out:
             self.separate = max_size
         continuous = plan.set_input and not plan.separate
         self.zero_copy = p.is_zero_copy(node, i) and not plan.set_input
-        self.apply = Apply(p, node, "out", i, max_size, op_reuse, self.zero_copy, sym,
+        self.apply = Apply(p, node, "out", i, max_size, op_reuse, self.zero_copy, attrs, sym,
                            continuous=continuous, lives=lives)
         self.refs = max(self.out_count, p.ref_count(sym))
 
@@ -122,8 +126,9 @@ class Step:
     __slots__ = ("id", "stream", "outs", "ws", "releases")
 
 
-def node_step(p, nm):
-    """The Step of node `nm` under Prepared `p`."""
+def node_step(p, nm, inputs):
+    """The Step of node `nm` under Prepared `p`; inputs: its [(input index, (src, out))]
+    in index order."""
     node = p.by[nm]
     st = Step()
     st.id = p.id[nm]
@@ -134,6 +139,10 @@ def node_step(p, nm):
     atomic_outs = set(node.attrs.get("atomic_output_index") or [])
     var_outs = {int(k) for k in (node.attrs.get("assign_var_name") or {})}
     continuous_out = cm.continuous_output(node)
+    # the tenants' block-type attributes: 'data' for a graph input's, 'concentrate_atomic'
+    # for an atomic output laid out here (the two block_type_list.cc tells apart)
+    base = _DATA if node.type in DATA_TYPES else _NONE
+    concentrate = base | _ATOMIC
     outs = []
     for i, size in enumerate(node.outputs):
         if i > 0 and continuous_out:
@@ -148,7 +157,8 @@ def node_step(p, nm):
             continue      # IsAtomicOutputMemory: laid out by the atomic assigner
         if op_reuse and atomic and plan.set_input:
             op_reuse = False       # bma L2382-2384: atomic can't be reused
-        outs.append(Out(p, node, i, op_reuse, plan))
+        outs.append(Out(p, node, i, op_reuse, plan,
+                        concentrate if atomic and i in atomic_outs else base))
     st.outs = outs
     atomic_ws = p.atomic_workspace_indexes(node) if atomic else set()
     flags = list(node.attrs.get("workspace_reuse_flag") or [])
@@ -165,11 +175,12 @@ def node_step(p, nm):
             flags[i] = False
             memory_type = SESSION_SCOPE
         no_reuse = i < len(flags) and not flags[i]
-        ws.append(Ws(size, no_reuse, Apply(p, node, "ws", i, size, op_reuse, False,
+        ws.append(Ws(size, no_reuse, Apply(p, node, "ws", i, size, op_reuse, False, base,
                                            ws_no_reuse=no_reuse, memory_type=memory_type)))
     st.ws = ws
-    anchors = [(i, p.in_src[(nm, i)]) for i in range(p.n_in[nm]) if (nm, i) in p.in_src]
+    anchors = inputs
     if p.memory_priority:
+        anchors = list(anchors)
         anchors.sort(key=lambda a: p.id[a[1][0]])
     st.releases = [p.sym[("out", src, o)] for _, (src, o) in anchors
                    if p.by[src].type not in NO_RELEASE_PRODUCERS]
@@ -178,4 +189,9 @@ def node_step(p, nm):
 
 def node_steps(p):
     """{node name: Step} for every node of `p.order`."""
-    return {nm: node_step(p, nm) for nm in p.order}
+    inputs = {}
+    for (dst, i), src in p.in_src.items():
+        inputs.setdefault(dst, []).append((i, src))
+    for v in inputs.values():
+        v.sort()
+    return {nm: node_step(p, nm, inputs.get(nm, ())) for nm in p.order}
