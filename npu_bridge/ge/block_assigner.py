@@ -292,27 +292,21 @@ class BlockAssigner:
         self.sym_size = {}         # symbol sizes this run changed (separate-clean inputs)
         self.zero_copy_blocks = []
         self.ranges = []
+        self.sizes = {}            # request -> GetBlockSize, as block_size found it
 
     # ------------------------------------------------------------ sizes
     def block_size(self, size):
-        """GetBlockSize (bma L589-606)."""
+        """GetBlockSize (bma L589-606); remembered per size (`self.sizes`)."""
+        out = size
         if not self.s.use_range:
-            return mb.align(size)
-        for ceil_ in self.ranges:
-            if size <= ceil_:
-                return ceil_
-        return size
-
-    def _stat(self, real, reuse, memory_type=HBM):
-        """AddMemoryStat (bma L1353-1367), per memory type."""
-        st = self.stats.setdefault(memory_type, [0, 0, 0, 0])
-        a = mb.align(real)
-        st[3] += a
-        if reuse:
-            st[0] += a
+            out = mb.align(size)
         else:
-            st[2] += a
-        st[1] = max(st[1], st[0])
+            for ceil_ in self.ranges:
+                if size <= ceil_:
+                    out = ceil_
+                    break
+        self.sizes[size] = out
+        return out
 
     @property
     def mem_offset(self):
@@ -341,16 +335,8 @@ class BlockAssigner:
         items = self.buckets.get((stream, block_size))
         if not items:
             return None
-        seq = range(len(items)) if self.s.first_release else range(len(items) - 1, -1, -1)
-        for k in seq:
-            if mb.can_reuse(items[k][1], block_size, life_begin, attrs):
-                return items.pop(k)[1]
-        return None
-
-    def _add_reusable(self, block):
-        """Into the released blocks of the block's stream (reusable_blocks_[type][stream])."""
-        self.buckets.setdefault((block.stream, block.size), []).append((self.released, block))
-        self.released += 1
+        k = mb.pick(items, block_size, life_begin, attrs, self.s.first_release)
+        return items.pop(k)[1] if k >= 0 else None
 
     def _resized(self, block, old):
         """A block's nominal size grew while it may sit among the released ones: move its
@@ -393,8 +379,19 @@ class BlockAssigner:
         if life_end != 0:
             block.set_life_end(mb.DEFAULT_LIFE if life_end == mb.MAX_LIFE else life_end, stream)
             block.set_symbol_life_end(life_end)
-        if (not block.reuse_mem) or pre:
-            self._stat(a.real, block.reuse_mem, a.memory_type)
+        if (not block.reuse_mem) or pre:      # AddMemoryStat (bma L1353-1367)
+            st = self.stats.get(a.memory_type)
+            if st is None:
+                st = self.stats[a.memory_type] = [0, 0, 0, 0]
+            real = a.real
+            size = -(-real // mb.MEM_ALIGN) * mb.MEM_ALIGN if real > 0 else real
+            st[3] += size
+            if block.reuse_mem:
+                st[0] += size
+            else:
+                st[2] += size
+            if st[0] > st[1]:
+                st[1] = st[0]
         return block
 
     def _apply_out(self, o):
@@ -404,7 +401,7 @@ class BlockAssigner:
         if block is not None:
             size = o.size
             old = block.size
-            block.set_size(self.block_size(size))
+            block.set_size(self.sizes.get(size) or self.block_size(size))
             if block.size != old:
                 self._resized(block, old)
             # CalExitSymbolNodeLifeTime (bma L1872-1908)
@@ -422,7 +419,7 @@ class BlockAssigner:
         a = o.apply
         if o.separate is not None:
             self.sym_size[o.sym] = o.separate
-        block = self._apply(a, self.block_size(a.real))
+        block = self._apply(a, self.sizes.get(a.real) or self.block_size(a.real))
         block.is_zero_copy = block.is_zero_copy or o.zero_copy
         block.ref_count += o.refs
         return block
@@ -444,17 +441,38 @@ class BlockAssigner:
             max_life, by_symbol = self.p.streams.max_life(t.node, t.index, by_symbol, streams)
             if back.ref_input:
                 back.out_count = max(back.out_count, len(streams))
-        block.set_out_stream_life_time(by_symbol, max_life, stream)
+        # SetOutStreamLifeTime (mb L732-755): per reading stream, the latest release time
+        # and life end (at least the symbol's end; kMaxLifeTime if it ends before it is out)
+        end = back.symbol_end
+        if end == mb.DEFAULT_LIFE or max_life >= end:
+            end = max_life
+        if end < by_symbol:
+            end = mb.MAX_LIFE
+        outs = back.out_stream
+        if outs is None:
+            outs = back.out_stream = {}
+        cur = outs.get(stream)
+        if cur is None:
+            outs[stream] = [by_symbol, end]
+            if len(outs) > back.out_count:
+                back.out_count = len(outs)
+        else:
+            if by_symbol > cur[0]:
+                cur[0] = by_symbol
+            if end > cur[1]:
+                cur[1] = end
         block.ref_count -= 1
         if block.ref_count > 0:
             return
-        if block.reuse_mem and block.tenants:
+        if block.reuse_mem:
             if sym in self.sym_size:
                 size = self.sym_size[sym]
             else:
                 size = self.p.sym_size.get(sym, back.real_size) if sym else back.real_size
-            size = mb.align(size)
-            st = self.stats.setdefault(block.memory_type, [0, 0, 0, 0])
+            size = -(-size // mb.MEM_ALIGN) * mb.MEM_ALIGN if size > 0 else size
+            st = self.stats.get(block.memory_type)
+            if st is None:
+                st = self.stats[block.memory_type] = [0, 0, 0, 0]
             if st[0] >= size:
                 st[0] -= size
         outs = back.out_stream or {}
@@ -474,31 +492,39 @@ class BlockAssigner:
         if not block.post_reuse_flag or no_release:
             back.diff_life = None
             block.set_life_end(mb.MAX_LIFE, block.stream)
-        self._add_reusable(block)
+        # into the released blocks of its stream (reusable_blocks_[type][stream])
+        key = (block.stream, block.size)
+        items = self.buckets.get(key)
+        if items is None:
+            items = self.buckets[key] = []
+        items.append((self.released, block))
+        self.released += 1
         back.out_stream = None
         block.used_by_diff_streams = False
 
     def _release_pending(self):
         """ReleaseMemorys (bma L2211-2226): per memory type, per stream in id order."""
-        for key in sorted(self.pending):
-            for block in self.pending[key]:
+        pending = self.pending
+        if not pending:
+            return
+        for key in (sorted(pending) if len(pending) > 1 else pending):
+            for block in pending[key]:
                 t = block.tenants[-1]
                 sym = block.symbols[-1] if t.kind == "out" and block.symbols else ""
                 self._release(block, sym)
         self.pending = {}
 
-    def _suspend(self, block):
-        self.pending.setdefault((block.memory_type, block.stream), []).append(block)
-
     def _node(self, nm):
         """AssignMemoryWithReuse for one node (bma L2595-2662), from its mem_steps.Step:
         release what the previous node left suspended, apply outputs then workspaces,
         release the inputs whose last reader this is."""
-        st = self.p.steps[nm]
-        if self.p.reuse:
+        p = self.p
+        st = p.steps[nm]
+        if p.reuse and self.pending:
             self._release_pending()
         self.life_time = st.id
         symbol_blocks = self.symbol_blocks
+        pending = self.pending
         for o in st.outs:
             block = self._apply_out(o)
             if block is None:
@@ -510,12 +536,13 @@ class BlockAssigner:
             symbol_blocks[o.sym] = block
             if block.ref_count == 0:      # CheckAndReleaseSuspendedBlock
                 block.ref_count = 1
-                self._suspend(block)
+                pending.setdefault((block.memory_type, block.stream), []).append(block)
         for w in st.ws:
-            block = self._apply(w.apply, self.block_size(w.size))
+            size = w.size
+            block = self._apply(w.apply, self.sizes.get(size) or self.block_size(size))
             block.ref_count += 1
             if not w.no_reuse:
-                self._suspend(block)
+                pending.setdefault((block.memory_type, block.stream), []).append(block)
         stream = st.stream
         for sym in st.releases:
             block = symbol_blocks.get(sym)
