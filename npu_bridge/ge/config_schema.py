@@ -33,7 +33,7 @@ class ConfigClass:
     public: the arguments stored under their own name (every other one as `_<name>`).
     base_args: arguments passed on to `tf.estimator.RunConfig` (NPURunConfig).
     own_checks: ((argument, kind, minimum), ...): the real class's own Python type checks, in
-      its order ("int": an int >= minimum; "bool"; "str_or_bool"); their catalog rows do not
+      its order ("int": an int >= minimum; "bool"; "str"); their catalog rows do not
       give the type (NPURunConfig).
     row_types: whether its arguments' types are checked against their catalog rows (the real
       GraphMemoryOptimizeConfig checks its values itself).
@@ -128,7 +128,7 @@ CLASSES = (
                    "eval_distribute"),
         # util.check_positive_integer / check_nonnegative_integer, isinstance (real class)
         own_checks=(("iterations_per_loop", "int", 1), ("mix_compile_mode", "bool", None),
-                    ("jit_compile", "str_or_bool", None), ("horovod_mode", "bool", None),
+                    ("jit_compile", "str", None), ("horovod_mode", "bool", None),
                     ("graph_run_mode", "int", 0), ("enable_exception_dump", "int", 0)),
     ),
     ConfigClass(
