@@ -264,7 +264,7 @@ def test_lint_census_mistakes_flake8_format(capsys, tmp_path):
     heads = [l.split(": ", 2)[:2] for l in lines if not l.startswith(" ")]
     assert heads == [[path + ":6:1", "NPB101 error"], [path + ":7:1", "NPB100 error"],
                      [path + ":8:1", "NPB100 error"], [path + ":9:1", "NPB101 error"],
-                     [path + ":10:1", "NPB102 warning"]]
+                     [path + ":10:1", "NPB102 error"]]
     # issue 28: one short line per finding, then the spelling to write (rustc's help:)
     assert lines[2:4] == [
         path + ":7:1: NPB100 error: parameter_map key 'sump_mode' is unknown: the real adapter "

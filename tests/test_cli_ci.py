@@ -20,11 +20,11 @@ SCRIPT = textwrap.dedent("""\
     custom_op = config.graph_options.rewrite_options.custom_optimizers.add()
     custom_op.name = "NpuOptimizer"
     custom_op.parameter_map["precision_mode"].b = True
-    custom_op.parameter_map["jit_compile"].b = True
+    custom_op.parameter_map["static_memory_policy"].i = 1
     custom_op.parameter_map["enable_data_pre_proc"].b = True
     custom_op.parameter_map["dump_mod"].s = b"all"
     """)
-# line 3: NPB101 error; line 4: NPB102 warning; line 5: NPB105 info; line 6: NPB100 error
+# line 3: NPB101 error; line 4: NPB103 warning; line 5: NPB105 info; line 6: NPB100 error
 
 
 def _main(capsys, *argv):
@@ -44,7 +44,7 @@ def script(tmp_path, monkeypatch):
 def test_infos_are_shown_and_counted_in_the_summary(capsys, script):
     code, out, err = _main(capsys, "lint", script)
     codes = [(l.split(":")[1], l.split(" ")[1]) for l in out.splitlines() if l[:1] != " "]
-    assert codes == [("3", "NPB101"), ("4", "NPB102"), ("5", "NPB105"), ("6", "NPB100")]
+    assert codes == [("3", "NPB101"), ("4", "NPB103"), ("5", "NPB105"), ("6", "NPB100")]
     assert "NPB105 info: " in out
     assert err.splitlines()[-1].startswith(
         "npu-bridge lint: 4 findings (2 errors, 1 warning, 1 info) in 1 file; no target product")
@@ -53,7 +53,7 @@ def test_infos_are_shown_and_counted_in_the_summary(capsys, script):
 
 def test_select_and_ignore_take_prefixes(capsys, script):
     _, out, _ = _main(capsys, "lint", "--select", "NPB10", "--ignore", "NPB100,npb105", script)
-    assert [l.split(" ")[1] for l in out.splitlines() if l[:1] != " "] == ["NPB101", "NPB102"]
+    assert [l.split(" ")[1] for l in out.splitlines() if l[:1] != " "] == ["NPB101", "NPB103"]
     # a longer --select wins over a shorter --ignore, as flake8 decides
     _, out, _ = _main(capsys, "lint", "--select", "NPB105", "--ignore", "NPB", script)
     assert [l.split(" ")[1] for l in out.splitlines() if l[:1] != " "] == ["NPB105"]
@@ -62,8 +62,8 @@ def test_select_and_ignore_take_prefixes(capsys, script):
 
 
 def test_fail_on_and_exit_zero(capsys, script):
-    assert _main(capsys, "lint", "--select", "NPB102,NPB105", script)[0] == 1   # warning
-    assert _main(capsys, "lint", "--select", "NPB102,NPB105", "--fail-on", "error",
+    assert _main(capsys, "lint", "--select", "NPB103,NPB105", script)[0] == 1   # warning
+    assert _main(capsys, "lint", "--select", "NPB103,NPB105", "--fail-on", "error",
                  script)[0] == 0
     assert _main(capsys, "lint", "--select", "NPB105", script)[0] == 0   # an info only
     assert _main(capsys, "lint", "--select", "NPB105", "--fail-on", "info", script)[0] == 1
@@ -83,10 +83,10 @@ def test_sarif_validates_against_the_sarif_2_1_0_schema(capsys, script):
     assert run["tool"]["driver"]["version"] == __version__
     results = [(r["ruleId"], r["level"], r["locations"][0]["physicalLocation"]["region"]
                 ["startLine"]) for r in run["results"]]
-    assert results == [("NPB101", "error", 3), ("NPB102", "warning", 4), ("NPB105", "note", 5),
+    assert results == [("NPB101", "error", 3), ("NPB103", "warning", 4), ("NPB105", "note", 5),
                        ("NPB100", "error", 6)]
     rules = run["tool"]["driver"]["rules"]
-    assert [r["id"] for r in rules] == ["NPB100", "NPB101", "NPB102", "NPB105"]
+    assert [r["id"] for r in rules] == ["NPB100", "NPB101", "NPB103", "NPB105"]
     for r in run["results"]:
         assert rules[r["ruleIndex"]]["id"] == r["ruleId"]
         assert r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "train.py"
@@ -114,7 +114,7 @@ def test_github_annotations(capsys, script, tmp_path):
     found = [ANNOTATION.match(l) for l in out.splitlines()]
     assert all(found) and code == 1
     assert [(m.group(1), m.group(2), m.group(3), m.group(5)) for m in found] == [
-        ("error", "train.py", "3", "NPB101"), ("warning", "train.py", "4", "NPB102"),
+        ("error", "train.py", "3", "NPB101"), ("warning", "train.py", "4", "NPB103"),
         ("notice", "train.py", "5", "NPB105"), ("error", "train.py", "6", "NPB100")]
     # an absolute path under the working folder is given relative to it; escaping
     odd = tmp_path / "a,b:c.py"

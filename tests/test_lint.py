@@ -67,7 +67,7 @@ LINE = HEAD.count("\n") + 1  # line of the first statement after HEAD
      "error", "fusion_switch_file"),
     ('custom_op.parameter_map["op_debug_level"].s = tf.compat.as_bytes("1")', "NPB101", "error",
      ".i"),
-    ('custom_op.parameter_map["jit_compile"].b = True', "NPB102", "warning", "jit_compile"),
+    ('custom_op.parameter_map["jit_compile"].b = True', "NPB102", "error", "jit_compile"),
 ])
 def test_census_mistakes_are_found(statement, code, severity, hint):
     findings = lint.lint_source(HEAD + statement + "\n", "t.py")

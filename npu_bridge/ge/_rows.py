@@ -1849,7 +1849,8 @@ ROWS = [
      'source': 'docs/en/tfadapter_1/apiref/session_config/experiment_options.md',
      'notes': "Default 'auto' stated explicitly only in the Chinese page. Docs: for large "
               'recommendation models. NPUEstimator always writes it.',
-     'other_fields': {'b': 'convert'},
+     'other_fields': {'b': 'older'},
+     'field_check': 'refuse tf_adapter/util/npu_attrs.cc:2635',
      'ge_key': 'ge.jit_compile'},
     {'key': 'shape_generalization_mode',
      'merge_reset': 'always',
@@ -1867,7 +1868,8 @@ ROWS = [
      'source': 'docs/en/tfadapter_1/apiref/session_config/experiment_options.md',
      'notes': 'Only matters when jit_compile is true; ignored when compile_dynamic_mode is True. '
               'ADAPTIVE may recompile several times. npu_options.json set_by_estimator_from is empty, '
-              'but NPUEstimator writes it from NPURunConfig(shape_generalization_mode=...).'},
+              'but NPUEstimator writes it from NPURunConfig(shape_generalization_mode=...).',
+     'field_check': 'refuse tf_adapter/util/npu_attrs.cc:2645'},
     {'key': 'graph_compiler_cache_dir',
      'field': 's',
      'type': 'path',

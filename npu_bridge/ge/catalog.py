@@ -51,9 +51,13 @@ class Option:
       ge_key: the GE key (GE rows; for a parameter_map row the GE key it stands for).
       ir_option: the offline `ge::ir_option` name (seed ir_memory_options_en.txt), or None.
       field: the `AttrValue` field the adapter reads (`b`, `i`, `s`, `f`), None for GE rows.
-      other_fields: {field: "convert" | "accept"}: another field that is not an error
-        ("convert": older adapters read it, accepted with a warning NPB102 and converted;
-        "accept": the real NPUEstimator itself writes it there).
+      other_fields: {field: "older" | "accept"}: another field with its own diagnostic
+        ("older": older adapter releases read it there, the current one does not: error
+        NPB102 naming that, the value not forwarded; "accept": the real NPUEstimator itself
+        writes it there, not an error). Any other field is error NPB101.
+      field_check: "refuse FILE:LINE" where the adapter checks the AttrValue's field before
+        reading (`value_case`) and fails session creation (InvalidArgument) for another
+        field, else None (it reads its field's proto default: the value is lost).
       type: the value's type in words (docs).
       default: the documented default; adapter_default: the text the adapter sends when
         the key is absent (None: nothing is sent).
@@ -103,6 +107,7 @@ class Option:
     ir_option: Optional[str] = None
     field: Optional[str] = None
     other_fields: Mapping[str, str] = _field(default_factory=dict)
+    field_check: Optional[str] = None
     type: str = "string"
     default: Any = None
     adapter_default: Optional[str] = None

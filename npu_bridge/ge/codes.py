@@ -67,25 +67,29 @@ CODES = MappingProxyType({
         short="parameter_map key {key:cut} {what}: the real adapter {effect:cut}",
         fix='parameter_map["{suggestion}"].{suggestion:field} = {value:lit}'),
     "NPB101": Code(
-        "error", "value set in an AttrValue field the adapter does not read (the value is lost)",
+        "error", "value set in an AttrValue field the adapter does not read (the value is lost "
+        "or refused)",
         "hicann/tensorflow tf_adapter/util/npu_attrs.cc:1917 NpuAttrs::SetNpuOptimizerAttr (the "
-        "AttrValue field each key is read from); catalog: docs/options.md (field column)",
+        "AttrValue field each key is read from; a field check refuses another, e.g. :2635); "
+        "catalog: docs/options.md (field column)",
         "{option} is read from AttrValue field {want_name} but was set in {field_name}: the "
-        "real adapter ignores the value; set parameter_map[{option!r}].{want} (source: "
+        "real adapter {effect}; set parameter_map[{option!r}].{want} (source: "
         "hicann/tensorflow tf_adapter/util/npu_attrs.cc:1917 NpuAttrs::SetNpuOptimizerAttr "
         "reads each key from one field)",
         short="{option} was set in AttrValue field {field_name} but is read from {want_name}: "
-              "the value is lost",
+              "{outcome}",
         fix='parameter_map["{option}"].{want} = {value:lit}'),
     "NPB102": Code(
-        "warning", "value in the field older adapter releases read; accepted and converted",
+        "error", "value in the field older adapter releases read; the current adapter does "
+        "not read it there",
         "scripts written for older adapter releases (jit_compile .b); the current adapter reads "
-        "it from .s (hicann/tensorflow tf_adapter/util/npu_attrs.cc:2633)",
-        "{option} set in AttrValue field {field}: older adapters read it there, current ones "
-        "read {want_name}; converted to {converted!r}",
-        short="{option} set in AttrValue field {field}, as older adapters read it; converted "
-              "to {converted!r:cut}",
-        fix='parameter_map["{option}"].s = b"{converted:cut}"'),
+        "it from .s only and refuses another field (hicann/tensorflow "
+        "tf_adapter/util/npu_attrs.cc:2635)",
+        "{option} set in AttrValue field {field_name}, as older adapter releases read it: the "
+        "current one reads {want_name} and {effect}; set parameter_map[{option!r}].{want}",
+        short="{option} set in AttrValue field {field_name}, as older adapters read it: "
+              "{outcome}",
+        fix='parameter_map["{option}"].{want} = b"{converted:cut}"'),
     "NPB103": Code(
         "warning", "legacy value: accepted by the adapter/GE although the docs omit it",
         "seed:memoryconfig_constructor_zh.txt (static_memory_policy 1 runs as 2); reference "

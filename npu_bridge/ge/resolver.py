@@ -97,13 +97,11 @@ def _effect(spec, key, field, value):
     diags = []
     if field != want:
         how = row.other_fields.get(field)
-        if how == "convert":
-            diags.append(make("NPB102", key, value, field=field, want_name=_FIELD_NAMES[want],
-                              converted=_text(value)))
-            value = _text(value)
-        elif how != "accept":
-            diags.append(make("NPB101", key, value, want_name=_FIELD_NAMES[want],
-                              field_name=_FIELD_NAMES.get(field, field), want=want))
+        if how != "accept":   # the adapter reads only its field (catalog `field_check`)
+            diags.append(make("NPB102" if how == "older" else "NPB101", key, value,
+                              want_name=_FIELD_NAMES[want], want=want,
+                              field_name=_FIELD_NAMES.get(field, field),
+                              converted=_text(value), **_wrong_field_effect(row)))
             return None, value, (), tuple(diags)
     if ok is not None and not ok(value):
         value, found = _check(row, key, value)
@@ -117,6 +115,18 @@ def _effect(spec, key, field, value):
     if deprecation is not None:
         diags.append(deprecation._replace(value=value))
     return srcs, value, writes, tuple(diags)
+
+
+def _wrong_field_effect(row):
+    """What the real adapter does with a value of `row`'s key in another AttrValue field, as
+    the fields `effect` (the message's words) and `outcome` (the short line's): it refuses
+    it where it checks the field (`row.field_check`), else reads its own field's proto
+    default (the value is lost)."""
+    if row.field_check and row.field_check.startswith("refuse "):
+        return {"effect": "refuses it: session creation fails (InvalidArgument; "
+                          "hicann/tensorflow %s)" % row.field_check[len("refuse "):],
+                "outcome": "the adapter refuses it"}
+    return {"effect": "ignores the value", "outcome": "the value is lost"}
 
 
 # ---------------------------------------------------------------- inputs

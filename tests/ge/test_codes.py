@@ -91,9 +91,12 @@ EXAMPLES = {
         effect="ignores it; did you mean 'fusion_switch_file' or 'fusion_switch_files'?",
         suggestion="fusion_switch_file")),
     "NPB101": ("optypelist_for_implmode", True, dict(
-        want_name="s (bytes/string)", field_name="b (bool)", want="s")),
-    "NPB102": ("jit_compile", True, dict(field="b", want_name="s (bytes/string)",
-                                         converted="true")),
+        want_name="s (bytes/string)", field_name="b (bool)", want="s",
+        effect="ignores the value", outcome="the value is lost")),
+    "NPB102": ("jit_compile", True, dict(
+        field_name="b (bool)", want_name="s (bytes/string)", want="s", converted="true",
+        effect="refuses it: session creation fails (InvalidArgument; hicann/tensorflow "
+               "tf_adapter/util/npu_attrs.cc:2635)", outcome="the adapter refuses it")),
     "NPB103": ("static_memory_policy", 1, dict(
         shown="1", note="legacy value, runs as 2", allowed="0, 2, 3, 4",
         where="seed:memoryconfig_constructor_zh.txt; seed:ge_memory_options_zh.txt",

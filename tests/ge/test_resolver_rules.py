@@ -65,10 +65,10 @@ def test_case5_value_in_the_wrong_attr_value_field():
     assert [(d.code, d.option) for d in errs] == [("NPB101", "precision_mode")]
 
 
-def test_jit_compile_in_b_is_converted_with_a_warning():
-    opts = resolve(proto(jit_compile=False), env={})
-    assert opts.session_options["ge.jit_compile"] == "0"
-    assert [d.code for d in opts.warnings] == ["NPB102"]
+def test_jit_compile_in_b_is_refused_as_the_adapter_refuses_it():
+    # npu_attrs.cc:2635: NPU_REQUIRES value_case == kS (tests/ge/test_adapter_fields.py)
+    errs = errors_of(lambda: resolve(proto(jit_compile=False), env={}))
+    assert [(d.code, d.option) for d in errs] == [("NPB102", "jit_compile")]
 
 
 def test_what_the_estimator_writes_is_never_an_error():
