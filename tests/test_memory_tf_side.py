@@ -194,3 +194,63 @@ def test_memory_json_stdout_is_json_even_when_the_script_prints(tmp_path):
     for text in ("hello from the script", "raw write", "loss 4.5"):
         assert text in proc.stderr and text not in proc.stdout
     assert "no GE graph ran" not in proc.stdout   # the notes agree with the sessions
+
+
+# A script whose initializer is observable: a py_func in it appends a line to a file; a dataset
+# initializer (host-only graph), a read of the variable and the ready check of a
+# MonitoredSession-style start come before the training step.
+_INIT_SCRIPT = """\
+import sys
+import numpy as np
+from npu_bridge.npu_init import *
+
+def note_init(x):
+    with open(sys.argv[1], "a") as fh:
+        fh.write("init\\n")
+    return x
+
+ds = tf.data.Dataset.from_tensor_slices(np.ones([64, 4], np.float32)).batch(8, drop_remainder=True)
+it = tf.compat.v1.data.make_initializable_iterator(ds)
+x = it.get_next()
+value = tf.compat.v1.py_func(note_init, [tf.fill([4, 4], 0.5)], tf.float32, stateful=True)
+value.set_shape([4, 4])
+w = tf.compat.v1.get_variable("w", initializer=value)
+loss = tf.reduce_mean(tf.matmul(x, w))
+train = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(loss)
+config = tf.compat.v1.ConfigProto()
+custom_op = config.graph_options.rewrite_options.custom_optimizers.add()
+custom_op.name = "NpuOptimizer"
+with tf.compat.v1.Session(config=config) as sess:
+    sess.run(it.initializer)
+    sess.run(tf.compat.v1.global_variables_initializer())
+    print("uninitialized", sess.run(tf.compat.v1.report_uninitialized_variables()).tolist())
+    print("w", sess.run(w).tolist(), "named", sess.run({"w": "w:0"})["w"].shape)
+    print("scalar", type(sess.run(tf.reduce_sum(w))).__name__)
+    for step in range(2):
+        print("loss", sess.run([train, loss])[1])
+"""
+
+
+@pytest.mark.parametrize("steps, init_runs", [("0", 0), ("1", 1)])
+def test_steps_0_computes_nothing_of_the_npu_sessions(tmp_path, steps, init_runs):
+    script = tmp_path / "init_seen.py"
+    script.write_text(_INIT_SCRIPT)
+    marker = tmp_path / "init.log"
+    proc = _memory(["--all", "--steps", steps, "--product", "atlas-a2-training", str(script),
+                    str(marker)], str(tmp_path), timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    out = proc.stdout
+    # --steps 0: the initializer is captured and planned, not run; --steps 1 runs it (the step
+    # needs initialized variables)
+    runs = marker.read_text().count("init") if marker.exists() else 0
+    assert runs == init_runs, out
+    assert "graph Session#1/2 (variable initialization)" in out
+    assert "graph Session#1/6 (training step)" in out
+    assert "script stopped before training step %d of graph Session#1/6 (--steps %s)" % (
+        int(steps) + 1, steps) in out
+    assert "scalar float32" in out   # a scalar as Session.run returns it (a numpy scalar)
+    if steps == "0":   # each run until the step returned zeros of its fetches' static shapes
+        assert "uninitialized []" in out and "w [[0.0, 0.0, 0.0, 0.0]," in out
+        assert "named (4, 4)" in out and "loss" not in out
+    else:
+        assert "w [[0.5, 0.5, 0.5, 0.5]," in out and out.count("loss ") == 1

@@ -514,11 +514,59 @@ def test_a_session_whose_runs_skipped_the_emulation_says_so(emulate):
     x, w, h = _big_matmul()
     with v1.Session(config=_config(precision_mode="allow_fp32_to_fp16")) as sess:
         sess.run(v1.global_variables_initializer())
-        call = sess.make_callable(h, [x])   # not emulated: said, never claimed
-        assert np.isfinite(call(_X)).all()
+        call = sess.make_callable(h, [x])
+        # with a feed list TensorFlow runs the callable through Session.run: emulated, and the
+        # fetched MatMul output is what the NPU returns (inf)
+        assert np.isinf(call(_X)).all()
         rec = state.of(sess).record
     rec.precision = None   # as for a session only ever run through callables
     prec = gp.configuration_precision(rec, emulate=True)
     assert prec["not_emulated"] == gp.NO_RUN and not prec["emulated"]
     assert gp.precision_lines({"precision": prec}) == ["  precision: NOT emulated: " + gp.NO_RUN]
     assert gp.configuration_precision(rec, emulate=False) is None
+
+
+@pytest.mark.parametrize("product,expected", [(None, np.inf), ("atlas-training", 65504.0)])
+def test_a_fetched_low_op_output_counts_its_overflow_and_is_the_npu_value(
+        emulate, product, expected):
+    # the overflowing op's own output is the fetched tensor: no later op reads the round trip
+    x, w, h = _big_matmul()
+    with forced_product(product), v1.Session(
+            config=_config(precision_mode="allow_fp32_to_fp16")) as sess:
+        sess.run(v1.global_variables_initializer())
+        value = sess.run(h, {x: _X})
+        # the same tensor in a dict, by name and in a namedtuple: each is the NPU's value
+        import collections
+        pair = collections.namedtuple("pair", "a b")
+        by_dict = sess.run({"h": h, "w": w}, {x: _X})
+        by_name = sess.run(["big:0"], {x: _X})[0]
+        by_tuple = sess.run(pair(h, w), {x: _X})
+        fed = sess.run(h, {x: _X, h: np.ones([8, 4], np.float32)})   # a fed tensor: its feed
+        rec = state.of(sess).record
+    for got in (value, by_dict["h"], by_name, by_tuple.a):
+        assert got.dtype == np.float32 and (got == np.float32(expected)).all(), got
+    assert (by_dict["w"] == 300.0).all() and isinstance(by_tuple, pair)
+    assert (fed == 1.0).all()
+    report = gp.configuration_precision(rec)
+    graphs = [g for g in report["graphs"] if g["ops_low"].get("MatMul")]
+    assert graphs and sum(g["steps"] for g in graphs) == 4
+    assert sum(g["overflow_steps"] for g in graphs) == 4
+    first = graphs[0]["first_overflow"]
+    assert first["step"] == 1 and first["op"] == "big" and first["max_abs"] == 120000.0
+
+
+def test_precision_line_names_lists_only_when_a_mode_has_them(emulate):
+    for mode, lists in (("force_fp16", None), ("allow_fp32_to_fp16", "matrix ops of GE's fe.ini"),
+                        ("allow_mix_precision", "stand-in TensorFlow AMP lists")):
+        with tf.Graph().as_default():
+            x = v1.placeholder(tf.float32, [])
+            y = tf.matmul(tf.reshape(x, [1, 1]), [[2.0]]) * 1.0
+            with v1.Session(config=_config(precision_mode=mode)) as sess:
+                sess.run(y, {x: 1.0})
+                prec = gp.configuration_precision(state.of(sess).record)
+        head = gp.precision_lines({"precision": prec})[0]
+        assert head.startswith("  precision: %s" % gp.MODES[mode][0]), head
+        if lists is None:   # every float op: no list to name, no empty "lists: "
+            assert "lists" not in head and head.endswith("emulated in float16"), head
+        else:
+            assert head.split("; lists: ")[1].startswith(lists), head

@@ -46,9 +46,6 @@ class Code(NamedTuple):
 
 _MIGRATION_FAQ = "hicann/tensorflow docs/en/tfadapter_1/migration/faq/"
 _PASS = "hicann/tensorflow tf_adapter/optimizers/om_partition_subgraphs_pass.cc"
-_GUIDE = ("vendor migration guide (hicann/tensorflow docs/en/tfadapter_1/migration), "
-          "iterations_per_loop restrictions")
-
 CODES = MappingProxyType({
     "E10001": Code(
         "error", "invalid option value (GE's code: parameter, value, reason)",
@@ -476,11 +473,13 @@ CODES = MappingProxyType({
               "NPU its memory grows past the device",
         fix="{fix:cut}"),
     "NPB172": Code(
-        "warning", "iterations_per_loop > 1 with a one-shot iterator or with "
-        "enable_data_pre_proc off: the loop is not offloaded; or a step count of the host "
-        "that is not a multiple of it",
-        "vendor migration guide, iterations_per_loop restrictions",
-        "{subject}: {effect}; fix: {fix}; source: " + _GUIDE,
+        "warning", "iterations_per_loop > 1 with a one-shot iterator (an error: the real "
+        "adapter aborts) or with enable_data_pre_proc off (the loop is not offloaded); or a "
+        "step count of the host that is not a multiple of it",
+        "vendor migration guide, iterations_per_loop restrictions; hicann/tensorflow "
+        "tf_adapter/optimizers/om_partition_subgraphs_pass.cc:2440-2443 (one-shot iterator: "
+        "LOG(FATAL))",
+        "{subject}: {effect}; fix: {fix}; source: {where}",
         short="{subject:cut}: {effect:trim}",
         fix="{fix:cut}"),
     "NPB173": Code(

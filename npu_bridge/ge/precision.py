@@ -396,8 +396,8 @@ def precision_lines(conf):
     if p["not_emulated"]:
         lines = [head + ": NOT emulated: " + p["not_emulated"]]
     else:
-        lines = [head + ", emulated in %s; lists: %s" % (p["low"], p.get("lists_short")
-                                                          or p["lists"])]
+        lists = p.get("lists_short") or p["lists"]   # none when every float op is low
+        lines = [head + ", emulated in %s%s" % (p["low"], "; lists: " + lists if lists else "")]
     for g in p["graphs"]:
         if not (g["ops_low"] or g["ops_cube_in"]):
             continue

@@ -591,6 +591,28 @@ def count_step(session, fetches, feed_dict):
         run.steps_run += 1
 
 
+def not_computed(session, fetches, feed_dict):
+    """What `Session.run` returns for a run that `npu-bridge memory --steps 0` captures and
+    does not compute (docs/memory.md): zeros of each fetched tensor's dtype and static shape,
+    a dimension of unknown size 0 (so `report_uninitialized_variables` reports none), b""
+    for a string, a scalar as a numpy scalar (as `Session.run` gives it), a fed tensor its
+    feed, None for an op; in the structure of `fetches`.
+    Raises what `Session.run` raises for fetches it cannot take."""
+    from tensorflow.python.client import session as _session_lib
+    from npu_bridge.hooks.session_guard import fed_values
+    fed = fed_values(session.graph, feed_dict)
+    handler = _session_lib._FetchHandler(session.graph, fetches, fed)   # pylint: disable=protected-access
+    values = []
+    for t in handler.fetches():
+        shape = tuple(d or 0 for d in t.shape.as_list()) if t.shape.rank is not None else ()
+        if t.dtype == tf.string:
+            value = np.full(shape, b"", dtype=object)
+        else:
+            value = np.zeros(shape, dtype=t.dtype.as_numpy_dtype)
+        values.append(value[()] if not shape else value)   # a scalar as Session.run gives it
+    return handler.build_results(session, values)
+
+
 def note_loss_scale_manager(name):
     """Called when a loss-scale manager is created: NPB176 on the configuration resolved last
     (or the next one) when control dependencies are active in the default graph."""

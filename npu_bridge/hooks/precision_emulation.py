@@ -305,7 +305,15 @@ class _FetchPlan:
     order), its optimizers' statuses, loss scales and losses; which fetches are scalars."""
 
     def __init__(self, st, graph, fetch_tensors, targets):
-        reach = _ancestors(list(fetch_tensors) + list(targets))
+        # a fetched output of a low op is fetched as its round trip: the value the NPU
+        # returns, its overflow counted like any other (no later op needs to read it)
+        self.substitute = {}
+        for t in fetch_tensors:
+            r = st.rounded.get(id(t))
+            if r is not None and r.producer_low and r.tensor is not t:
+                self.substitute[id(t)] = r.tensor
+        reach = _ancestors([self.substitute.get(id(t), t) for t in fetch_tensors]
+                           + list(targets))
         self.rounded = [r for r in st.order if r.cast_id in reach]
         self.checks = [c for c in graph.get_collection(STATUS_COLLECTION)
                        if c.status.op._id_value in reach]   # pylint: disable=protected-access
@@ -429,13 +437,13 @@ def _run(st, sess, original, fetches, feed_dict, options, run_metadata):
         with _lock:
             _rewrite(graph, st)
             st.graph_version = graph.version
-    from npu_bridge.hooks.session_guard import graph_key
+    from npu_bridge.hooks.session_guard import fed_values, graph_key
     try:
         gkey = graph_key(graph, fetches, feed_dict, sess)
         key = (gkey, st.version)
         fp = st.fetch_plans.get(key)
         if fp is None:
-            handler = _session_lib._FetchHandler(graph, fetches, {})
+            handler = _session_lib._FetchHandler(graph, fetches, fed_values(graph, feed_dict))
             fetch_tensors = [t for t in handler.fetches() if isinstance(t, tf.Tensor)]
             with _lock:   # its ops are the emulation's own: never rewritten
                 fp = _FetchPlan(st, graph, fetch_tensors, handler.targets())
@@ -450,9 +458,37 @@ def _run(st, sess, original, fetches, feed_dict, options, run_metadata):
         return original(sess, fetches, feed_dict, options, run_metadata)
     if fp.extra[0] is None and not fp.statuses and not fp.ops_cube_in:
         return original(sess, fetches, feed_dict, options, run_metadata)
-    result, extra = original(sess, (fetches, fp.extra), feed_dict, options, run_metadata)
+    asked = _substitute(fetches, fp.substitute, graph) if fp.substitute else fetches
+    result, extra = original(sess, (asked, fp.extra), feed_dict, options, run_metadata)
     _record_step(st, sess, fp, result, extra, fetches)
     return result
+
+
+def _substitute(fetches, table, graph, depth=0):
+    """`fetches` with each tensor of `table` (id -> tensor; given as the tensor or its name)
+    replaced by its value in `table`, in the structures `Session.run` takes (lists, tuples,
+    namedtuples, dicts); any other structure is left as it is (its overflow is still
+    counted: `_FetchPlan`). The same object when nothing changes."""
+    if isinstance(fetches, tf.Tensor):
+        return table.get(id(fetches), fetches)
+    if isinstance(fetches, str):
+        try:
+            t = graph.as_graph_element(fetches, allow_tensor=True, allow_operation=True)
+        except (TypeError, ValueError, KeyError):
+            return fetches
+        return table.get(id(t), fetches)
+    if depth > 8:
+        return fetches
+    named = isinstance(fetches, tuple) and hasattr(fetches, "_fields")
+    if type(fetches) in (list, tuple) or named:
+        items = [_substitute(f, table, graph, depth + 1) for f in fetches]
+        if all(a is b for a, b in zip(items, fetches)):
+            return fetches
+        return type(fetches)._make(items) if named else type(fetches)(items)
+    if type(fetches) is dict:
+        items = {k: _substitute(v, table, graph, depth + 1) for k, v in fetches.items()}
+        return fetches if all(items[k] is v for k, v in fetches.items()) else items
+    return fetches
 
 
 def _record_step(st, sess, fp, result, extra, fetches):

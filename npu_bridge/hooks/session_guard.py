@@ -58,6 +58,25 @@ def _flat_ids(fetches, out, depth=0):
         out.append(id(fetches))  # alive for the whole run, so the id is unique meanwhile
 
 
+def fed_values(graph, feed_dict):
+    """{tensor.ref(): fed value} of `feed_dict` as `Session.run` takes it (keys: tensors,
+    their names, composite tensors with a tuple of values); a key not resolved here is left
+    out. The `feeds` argument of TensorFlow's `_FetchHandler`."""
+    fed = {}
+    for key, value in (feed_dict or {}).items():
+        try:
+            if isinstance(key, str):
+                key = graph.as_graph_element(key, allow_tensor=True, allow_operation=False)
+            parts = tf.nest.flatten(key, expand_composites=True)
+            values = [value] if len(parts) == 1 else list(value)
+            for t, v in zip(parts, values):
+                if isinstance(t, tf.Tensor):
+                    fed[t.ref()] = v
+        except (TypeError, ValueError, KeyError):
+            continue
+    return fed
+
+
 def graph_key(graph, fetches, feed_dict, session=None):
     """What GE would compile as one graph: (session, tf.Graph, fetch set, feed set), hashable.
     Each session has a GE session of its own, which builds its own graphs (hicann/tensorflow

@@ -472,7 +472,9 @@ def _wrap_run(original):
 
     def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
         if _RUN.capture:   # npu-bridge run / memory: the GE graph of this fetch set
-            _capture_graph(self, fetches, feed_dict)
+            if _capture_graph(self, fetches, feed_dict):   # memory --steps 0: not computed
+                from npu_bridge.hooks import graph_capture as _graph_capture
+                return _graph_capture.not_computed(self, fetches, feed_dict)
         # --precision emulate: the NPU's precision (npu_bridge.hooks.precision_emulation)
         original = _precision_run(self, stock) if _RUN.precision else stock
         policy = _guard_policy(self)
@@ -526,10 +528,16 @@ def _precision_run(session, stock):
 
 
 def _capture_graph(session, fetches, feed_dict):
+    """Capture the GE graph of this run; True when the run is not to be computed:
+    `npu-bridge memory --steps 0` computes no run of an NPU session (docs/memory.md)."""
     from npu_bridge.hooks import graph_capture as _graph_capture  # TF side of the memory plan: loaded when on
     _graph_capture.note_run(session, fetches, feed_dict)
     if _RUN.steps is not None:   # npu-bridge memory --steps N: plan, do not run, step N+1
         _graph_capture.count_step(session, fetches, feed_dict)
+        if _RUN.steps == 0:
+            known = _state.of(session)
+            return known is not None and known.record is not None
+    return False
 
 
 def _wrap_make_callable(original):

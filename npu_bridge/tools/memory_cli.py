@@ -46,8 +46,12 @@ def add_parser(sub, product_type):
     p.add_argument("--steps", type=int, metavar="N",
                    help="let the script run N training steps (runs of a graph with an "
                         "optimizer's Apply ops), then stop it at the next one, which is "
-                        "captured and planned but not computed: --steps 0 plans a training "
-                        "step too big for this machine (default: the script runs to its end)")
+                        "captured and planned but not computed. --steps 0 computes nothing "
+                        "of its NPU sessions: every run (initializers, dataset and checkpoint "
+                        "runs too) is captured and planned, returns zeros of its fetches' "
+                        "static shapes, and the first training step stops the script: it "
+                        "plans a model too big for this machine (default: the script runs "
+                        "to its end)")
     p.add_argument("--all", action="store_true",
                    help="list every graph in full (default: the training step first, else the "
                         "largest graph, then the other steps; the bookkeeping graphs - "
