@@ -11,6 +11,9 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Mapping, Tuple
 
+from npu_bridge.ge import legacy
+from npu_bridge.ge.text import close_names
+
 
 class _Required:
     """The default of an argument that has none (DynamicInputConfig's)."""
@@ -191,12 +194,11 @@ def callee(name):
 def keyword_hint(name, arg, params=None):
     """The hint after Python's "unexpected keyword argument" for argument `arg` of `name`
     (a config class, or a function with `params`): "; did you mean 'x'?" (its arguments and
-    its older releases' ones, `catalog.close_names`), else "; it is an argument of
+    its older releases' ones, `text.close_names`), else "; it is an argument of
     MemoryConfig(arg=...)" (the other config classes that have it), else "". The hint of the
     classes' TypeError and of lint's NBL012."""
-    from npu_bridge.ge import catalog, legacy   # on first use: the catalog loads on import
     own = BY_NAME[name].params if params is None else params
-    close = catalog.close_names(arg, list(own) + list(legacy.ARGUMENTS.get(name, ())),
+    close = close_names(arg, list(own) + list(legacy.ARGUMENTS.get(name, ())),
                                 n=2, cutoff=0.75)
     if close:
         return "; did you mean %s?" % " or ".join(repr(c) for c in close)

@@ -276,12 +276,21 @@ def _size(value):
     return size_text(value) if isinstance(value, int) and not isinstance(value, bool) else str(value)
 
 
+@functools.lru_cache(maxsize=1)
+def _fields():
+    """parameter_map key -> its AttrValue field, read from the catalog's rows (`_rows`: plain
+    data, below the catalog and its rule kinds, which build diagnostics with this module);
+    loaded on first use, as `import npu_bridge.npu_init` loads this module but no row."""
+    from npu_bridge.ge import _rows
+    return MappingProxyType({spec["key"]: spec.get("field") for spec in _rows.ROWS
+                             if spec.get("key")})
+
+
 def _field_of(key):
-    from npu_bridge.ge import catalog   # the catalog's rules import this module
-    row = catalog.BY_KEY.get(key)
-    if row is None or row.field not in ("s", "i", "b", "f"):
+    field = _fields().get(key)
+    if field not in ("s", "i", "b", "f"):
         raise _NoFix(key)
-    return row.field
+    return field
 
 
 class _NoFix(LookupError):
