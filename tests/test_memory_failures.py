@@ -119,8 +119,19 @@ def _run_pipeline(config, one_shot, drop_remainder, together=False):
 def test_one_shot_iterator_with_loop():
     _run_pipeline(_config(iterations_per_loop=2, enable_data_pre_proc=True), True, True)
     (d,) = _findings("NPB172")
-    assert d.severity == "warning" and "one-shot iterator" in d.message
+    # the real adapter aborts here (LOG(FATAL), hicann/tensorflow
+    # tf_adapter/optimizers/om_partition_subgraphs_pass.cc:2440-2443): an error, citing it
+    assert d.severity == "error" and "one-shot iterator" in d.message
     assert "make_initializable_iterator" in d.message
+    assert "om_partition_subgraphs_pass.cc:2440" in d.message.provenance
+    assert "aborts" in d.message
+
+
+def test_loop_rows_severity_follows_what_the_adapter_does():
+    # enable_data_pre_proc off is not checked by the adapter (the loop is just not offloaded)
+    _run_pipeline(_config(iterations_per_loop=2), False, True)
+    (d,) = _findings("NPB172")
+    assert d.severity == "warning" and "migration" in d.message.provenance
 
 
 def test_loop_without_data_pre_proc():

@@ -42,7 +42,9 @@ model.compile("adam", "binary_crossentropy")
 rng = np.random.RandomState(0)
 data = rng.rand(64, 3).astype("float32")
 labels = (data.sum(axis=1) > 1.5).astype("float32")
-h = model.fit(data, labels, epochs=5, batch_size=16, verbose=0)
+# full batch, no shuffle: the loss curve is deterministic (a shuffled 16-row batch with BN made
+# five epochs at lr 0.001 go up as often as down: CI of session 9)
+h = model.fit(data, labels, epochs=5, batch_size=64, shuffle=False, verbose=0)
 r["loss"] = h.history["loss"]
 r["moving_mean_moved"] = bool(np.any(OK.get_value(unit.bn.moving_mean) != 0))
 r["one_session"] = OK.get_session() is tf.keras.backend.get_session()

@@ -71,7 +71,10 @@ def render_options():
               "Rule kinds (one class each in `npu_bridge/ge/cross.py`) over the rows of "
               "`CROSS_RULES` in `npu_bridge/ge/_rows.py`. " + "; ".join(
                   "`%s`: %s" % (name, kind.doc) for name, kind in cross.KINDS.items())
-              + ". " + " ".join("Level `%s` rows run %s." % item for item in cross.LEVELS.items()),
+              + ". " + " ".join("Level `%s` rows run %s." % item for item in cross.LEVELS.items())
+              + " A row whose real adapter refuses or aborts reports an error (checked when the "
+              "table loads); NPB144 stays a warning, its folder being checked on this machine, "
+              "not the one that runs the script.",
               "",
               "| kind | level | when | rule | real adapter | code (severity) | source |",
               "| --- | --- | --- | --- | --- | --- | --- |"]

@@ -2106,11 +2106,14 @@ CROSS_RULES = [
     {'kind': 'ascending_ranges', 'if': [('dump_step', 'set')], 'option': 'dump_step',
      'max_groups': 100, 'failure': 'error', 'code': 'E10001',
      'source': _OV + ' (dump_step: ranges ascend, at most 100 groups)'},
+    # NPB144: the adapter refuses (or aborts) on the machine that runs the script; checked
+    # here on another one, so a warning (a folder missing here may exist there)
     {'kind': 'existing_dir', 'if': [('enable_dump', True), ('enable_dump_debug', True)],
-     'option': 'dump_path', 'failure': 'error', 'code': 'NPB144',
+     'option': 'dump_path', 'failure': 'error', 'severity': 'warning', 'code': 'NPB144',
      'source': _OV + ' (enable_dump, enable_dump_debug, dump_path)'},
     {'kind': 'existing_dir', 'if': [('aoe_mode', 'set')], 'option': 'work_path',
-     'failure': 'fatal', 'code': 'NPB144', 'source': _OV + ' (aoe_mode, work_path)'},
+     'failure': 'fatal', 'severity': 'warning', 'code': 'NPB144',
+     'source': _OV + ' (aoe_mode, work_path)'},
     {'kind': 'notice', 'if': [('input_fusion_size', 'set')], 'option': 'input_fusion_size',
      'quiet': [131072], 'code': 'NPB122', 'failure': 'docs',
      'source': 'seed ge_memory_options_zh.txt'},
@@ -2118,8 +2121,9 @@ CROSS_RULES = [
     {'kind': 'multiple_of', 'level': 'run_config', 'if': [('iterations_per_loop', 'set')],
      'option': 'iterations_per_loop', 'steps': ['save_checkpoints_steps', 'save_summary_steps'],
      'code': 'NPB172', 'failure': 'docs',
-     'source': 'vendor migration guide, iterations_per_loop restrictions (the host acts between '
-               'loops)'},
+     'source': 'vendor migration guide (hicann/tensorflow docs/en/tfadapter_1/migration), '
+               'iterations_per_loop restrictions (the host acts between loops; not checked by '
+               'the adapter)'},
     # level "ge_direct": on GE options given directly (resolve_ge), before the "ge" rows
     {'kind': 'notice', 'level': 'ge_direct', 'if': [('ge.exec.input_fusion_size', 'set')],
      'option': 'ge.exec.input_fusion_size', 'quiet': ['131072'], 'code': 'NPB122',

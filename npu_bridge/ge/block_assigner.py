@@ -21,6 +21,7 @@ import bisect
 
 from npu_bridge.ge import continuous_mem as cm
 from npu_bridge.ge import mem_block as mb
+from npu_bridge.ge import mem_chain as mc
 from npu_bridge.ge import mem_stream as ms
 from npu_bridge.ge.ge_graph import DATA_TYPES, NETOUTPUT, PASS_THROUGH_TYPES, \
     REF_OUTPUT0_TYPES, ZERO_MEMORY_TYPES
@@ -623,6 +624,12 @@ class BlockAssigner:
             p_align = parent.align_size()
             p_index = mb._span_index(parent)
             p_lbs, p_ends = p_index or ((), ())
+            n_ends = len(p_ends)
+            p_stream = parent.stream
+            # a plain one-tenant child crossing this parent's tenants changes nothing
+            # (mem_chain.solo_life): decided before the other checks
+            fast = simple and p_index and not p_zero and not parent.continuous and \
+                parent.same_stream and not parent.tenants[-1].diff_life
             # pend[r:] is still to be compared with this parent; pend[:w] is kept for the
             # next parents (the parent itself and blocks nested meanwhile are dropped)
             r = w = 0
@@ -632,6 +639,16 @@ class BlockAssigner:
                 r += 1
                 if child is parent or child.child_block or child.children:
                     continue
+                if fast:
+                    solo = child._solo
+                    if solo is None:
+                        solo = mc.solo_life(child)
+                    if solo and solo[2] == p_stream and solo[3] == ptype:
+                        q = bisect.bisect_left(p_ends, solo[0])
+                        if q < n_ends and p_lbs[q] <= solo[1]:
+                            pend[w] = child
+                            w += 1
+                            continue
                 if child.memory_type != ptype:
                     pend[w] = child
                     w += 1

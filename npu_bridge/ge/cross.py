@@ -10,7 +10,8 @@ import os
 from dataclasses import dataclass
 from typing import Any, ClassVar, Optional, Tuple
 
-from npu_bridge.ge import _rows, catalog, config_schema, paths, products
+from npu_bridge.ge import (_rows, catalog, codes as _codes, config_schema, diagnostics, paths,
+                           products)
 from npu_bridge.ge.diagnostics import make
 from npu_bridge.ge.scopes import SCOPES
 
@@ -451,7 +452,6 @@ def multiple_fix(name, n, loop, offset=0):
 def needs_fix(key, test):
     """The parameter_map spelling of a needed condition (NPB143's fix): the literal value,
     or an upper-case placeholder where any value is needed ("set": a path, a name)."""
-    from npu_bridge.ge import diagnostics
     try:
         field = diagnostics._field_of(key)   # pylint: disable=protected-access
     except LookupError:
@@ -489,7 +489,7 @@ class MultipleOf(_Option, CrossRule):
                 if type(n) is int and n > 0 and n % loop:
                     up = -(-n // loop) * loop
                     diags.append(make(
-                        rule.code, name, n, severity=rule.severity,
+                        rule.code, name, n, severity=rule.severity, where=rule.source,
                         subject="%s=%d is not a multiple of %s=%d" % (name, n, option, loop),
                         # the fact first: the short line keeps what fits
                         effect="on the NPU it happens at step %d, not %d (the host acts only "
@@ -706,6 +706,14 @@ def build(spec):
         raise ValueError("%s: level %r (kind %s runs at %s) or failure %r (one of %s)" % (
             what, rule.level, rule.kind, ", ".join(cls.levels), rule.failure,
             ", ".join(FAILURES)))
+    # what the real stack does sets the severity: a row whose failure is a refusal or an
+    # abort reports an error unless it says why not (its own "severity" column)
+    if rule.failure in ("error", "fatal") and rule.severity is None \
+            and _codes.CODES[rule.code].severity != "error":
+        raise ValueError("%s: failure %r (%s) but its code's severity is %r: give the row "
+                         "severity 'error', or another with the reason" % (
+                             what, rule.failure, FAILURES[rule.failure],
+                             _codes.CODES[rule.code].severity))
     known = _known_key(rule.level)
     unknown = [k for k in rule.keys if not known(k)]
     if unknown:

@@ -13,6 +13,8 @@ Sizes in bytes, times are op ids in GE's topological order.
 """
 import bisect
 
+from npu_bridge.ge import mem_chain
+
 MEM_ALIGN = 512                   # MEM_ALIGN_SIZE
 MAX_LIFE = 0xffffffff             # kMaxLifeTime (memory_block.h L44)
 MIN_LIFE = 1                      # kMinLifeTime
@@ -73,7 +75,7 @@ class Block:
                  "same_stream", "is_zero_copy", "is_reuse_zero_copy", "continuous",
                  "child_block", "children", "child_offset", "post_reuse_flag",
                  "diff_stream_prior", "used_by_diff_streams", "symbols", "up", "depth", "room",
-                 "_max_real", "_attrs", "_idx", "offset")
+                 "_max_real", "_attrs", "_idx", "offset", "chain", "ci", "_solo")
 
     def __init__(self, size, reuse_mem=True, memory_type=0, stream=0):
         self.size = size
@@ -99,9 +101,12 @@ class Block:
         self.up = None
         self.depth = 1
         self.room = None
+        self.chain = None          # the mem_chain.Chain it is a member of, its index there
+        self.ci = 0
         self._max_real = 0
         self._attrs = frozenset()
         self._idx = None
+        self._solo = None          # mem_chain.solo_life's cache
         self.offset = None
 
     # ------------------------------------------------------------ tenants
@@ -113,7 +118,7 @@ class Block:
         tenant.no_align_size = no_align_size
         self.tenants.append(tenant)
         self._max_real = 0
-        self._idx = None
+        self._idx = self._solo = None
         if tenant.attrs:
             self._attrs = self._attrs | tenant.attrs
 
@@ -121,7 +126,7 @@ class Block:
         """DelNode of every other tenant: block-type attributes recomputed, the AlignSize
         cache kept (GE's DelNode leaves max_real_size_)."""
         self.tenants = kept
-        self._idx = None
+        self._idx = self._solo = None
         out = frozenset()
         for t in kept:
             out |= t.attrs
@@ -176,6 +181,7 @@ class Block:
     def set_life_end(self, time, stream=None):
         """SetLifeTimeEnd (mb L709-730): on the block's stream keeps the larger end; on
         another stream records the end there (and the own end becomes kMaxLifeTime)."""
+        self._solo = None
         if self.tenants:
             t = self.tenants[-1]
             if stream is not None and stream != self.stream:
@@ -595,6 +601,7 @@ def _nested(parent, child):
             break
         node.room = r
         node = node.up
+    mem_chain.nested(parent, child)
 
 
 def nest_life_reuse_block(this, block, clones, depth=1, ctx=None, need=None):
@@ -625,6 +632,17 @@ def nest_life_reuse_block(this, block, clones, depth=1, ctx=None, need=None):
     if kids and d < MAX_DEPTH and need is None:
         need = walk_need(block)
     go_down = bool(kids) and d < MAX_DEPTH
+    # passing a chain of nested blocks at once (mem_chain.jump): one stream, plain blocks
+    fit_need = size - extra
+    jumps = simple and not b_special and block.same_stream and not bt[-1].diff_life
+    b_spans = None
+    if go_down and jumps and len(kids) == 1:
+        b_spans = mem_chain.spans(block)
+        to = mem_chain.jump(node, d, b_spans, fit_need, need, block.stream, mtype)
+        if to is not None:
+            stack.append((node, kids, 1, d, need, b_attrs))
+            node, d = to
+            kids = node.children
     while True:
         while go_down and i < len(kids):
             c = kids[i]
@@ -689,6 +707,9 @@ def nest_life_reuse_block(this, block, clones, depth=1, ctx=None, need=None):
                         need = walk_need(block)
                         bt = block.tenants
                         b_lb, b_end = bt[0].lb, bt[-1].end
+                        jumps = (simple and not b_special and block.same_stream
+                                 and not bt[-1].diff_life)
+                        b_spans = None
             elif not c.children:
                 if c.child_offset + size > (c._max_real or c.align_size()) + extra:
                     continue
@@ -697,6 +718,16 @@ def nest_life_reuse_block(this, block, clones, depth=1, ctx=None, need=None):
             node, kids, i, d = c, c.children, 0, d + 1
             b_attrs = block._attrs
             go_down = bool(kids) and d < MAX_DEPTH
+            if go_down and jumps and len(kids) == 1:
+                # c heads (or continues) a chain: go on from its last member that
+                # `block` passes unchanged (mem_chain.jump), as the visits one by one would
+                if b_spans is None:
+                    b_spans = mem_chain.spans(block)
+                to = mem_chain.jump(node, d, b_spans, fit_need, need, block.stream, mtype)
+                if to is not None:
+                    stack.append((node, kids, 1, d, need, b_attrs))
+                    node, d = to
+                    kids = node.children
         # node's children all tried: beside them when it fits
         if node.child_offset + size <= (node._max_real or node.align_size()) + extra:
             node.children.append(block)

@@ -26,6 +26,13 @@ V1_MERGE_LIMIT = 100
 static graph's V1 control flow is reported (row 2). The FAQ gives no number; this one is the
 project's, stated here and in docs/memory.md."""
 
+# Row 3's sources: a severity follows what the real stack does (an abort is an error).
+ONE_SHOT_ABORT = ("hicann/tensorflow tf_adapter/optimizers/om_partition_subgraphs_pass.cc:"
+                  "2440-2443 (OneShotIterator with iterations_per_loop != 1: LOG(FATAL), the "
+                  "process aborts)")
+LOOP_GUIDE = ("vendor migration guide (hicann/tensorflow docs/en/tfadapter_1/migration), "
+              "iterations_per_loop restrictions (not checked by the adapter)")
+
 PER_SESSION = frozenset(("NPB145", "NPB172", "NPB175"))
 """Codes about the configuration more than one graph: reported once per session."""
 
@@ -105,18 +112,20 @@ def graph_findings(graph_name, facts, plan, ge_options, memory_options, env=None
     if ipl > 1 and facts.getnext:
         one_shot = [g for g in facts.getnext if g[1] == "OneShotIterator"]
         if one_shot:
-            out.append(make("NPB172", "iterations_per_loop", ipl,
+            out.append(make("NPB172", "iterations_per_loop", ipl, severity="error",
                             subject="iterations_per_loop=%d with a one-shot iterator" % ipl,
-                            effect="the NPU does not offload the loop (%s feeds %s in graph %s)"
+                            effect="the real adapter aborts the process (LOG(FATAL)): a "
+                            "one-shot iterator allows 1 step per loop (%s feeds %s in graph %s)"
                             % (one_shot[0][1], one_shot[0][0], graph_name),
                             fix="tf.compat.v1.data.make_initializable_iterator and run its "
-                            "initializer"))
+                            "initializer", where=ONE_SHOT_ABORT))
         elif not pre_proc:
             out.append(make("NPB172", "enable_data_pre_proc", "0",
                             subject="iterations_per_loop=%d with enable_data_pre_proc off" % ipl,
                             effect="the dataset is not sunk to the device, so the loop is not "
                             "offloaded (graph %s reads %s)" % (graph_name, facts.getnext[0][0]),
-                            fix="parameter_map[\"enable_data_pre_proc\"].b = True"))
+                            fix="parameter_map[\"enable_data_pre_proc\"].b = True",
+                            where=LOOP_GUIDE))
     # row 4: a batch of non-static size in the offloaded loop
     if ipl > 1 and pre_proc and facts.training:
         unknown = [g for g in facts.getnext if g[2] and g[1] != "OneShotIterator"]

@@ -49,7 +49,7 @@ def wrap_run(original):
             return original(self, fetches, feed_dict, _with_key(options, key), run_metadata)
         except (tf.errors.DeadlineExceededError, tf.errors.UnavailableError,
                 tf.errors.AbortedError, tf.errors.CancelledError, tf.errors.InternalError) as err:
-            raise explain(err, self.graph, fetches) from err
+            raise (_refused_later(err, groups) or explain(err, self.graph, fetches)) from err
 
     return run
 
@@ -234,14 +234,11 @@ def _check_group(gkey):
         got = _patching.original(tf.compat.v1.Session.run)(
             sess, out, None, _with_key(None, RUN_KEY_CHECK + gkey), None)
     except tf.errors.InternalError as err:
-        # TensorFlow 2.15: "... is joining a group that is already full (group_key=K)";
-        # older wording: "... and group_key K but that group has size ..."
-        said = [ln.strip() for ln in err.message.splitlines()
-                if re.search(r"group_key[ =]%d\b" % gkey, ln)]
+        said = _refusal(err, gkey)
         if not said:
             raise
         raise _collision(group, members, gkey, "TensorFlow's group leader (rank 0) refused "
-                         "this rank on that key (%s)" % said[0]) from err
+                         "this rank on that key (%s)" % said) from err
     finally:
         _patching.original(session_cls.close)(sess)
     others = sorted(int(rank) for fp, rank in got.tolist() if fp != mine)
@@ -250,6 +247,30 @@ def _check_group(gkey):
                          "named another group" % others)
     with _CLUSTER.lock:
         _CLUSTER.checked_keys.add(gkey)
+
+
+def _refusal(err, gkey):
+    """The line of ``err`` where TensorFlow's group leader refuses a device on group key
+    ``gkey``, or None. TensorFlow 2.15: "... is joining a group that is already full
+    (group_key=K)"; older wording: "... and group_key K but that group has size ..."."""
+    said = [ln.strip() for ln in err.message.splitlines()
+            if re.search(r"group_key[ =]%d\b" % gkey, ln)]
+    return said[0] if said else None
+
+
+def _refused_later(err, groups):
+    """A ``CollectiveError`` when ``err`` (a run of the collectives of ``groups``, after their
+    check passed) is TensorFlow's leader refusing a device of another group on one of their
+    keys: the leader then fails every collective on that key ("Collective ops is aborted by"),
+    so this group's run failed because the other group's rank came later. None otherwise."""
+    for gkey in sorted(groups):
+        group = _CLUSTER.group_names.get(gkey)
+        said = _refusal(err, gkey) if group is not None else None
+        if said:
+            return _collision(group, group_members(group), gkey, "a rank of another group asked "
+                              "TensorFlow's group leader (rank 0) for that key after this group "
+                              "had formed, which ended the collectives on it (%s)" % said)
+    return None
 
 
 def group_members(group):
@@ -637,9 +658,15 @@ def explain(err, graph, fetches):
                      text + "\nTensorFlow said: " + _first_line(err.message))
 
 
+# lines of a TensorFlow error that locate it rather than say what failed
+_WHERE = re.compile(r"Graph execution error:$|Detected at node |Original stack trace |File \"|"
+                    r"Node: |From /job:|.*\(most recent call last\):$")
+
+
 def _first_line(message):
+    """The first line of a TensorFlow error ``message`` that says what failed (not where)."""
     lines = [ln.strip() for ln in str(message).splitlines() if ln.strip()]
-    useful = [ln for ln in lines if ln != "Graph execution error:"]
+    useful = [ln for ln in lines if not _WHERE.match(ln)]
     return (useful or lines or [""])[0]
 
 

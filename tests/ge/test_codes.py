@@ -254,9 +254,11 @@ EXAMPLES = {
         "tf.compat.v1.enable_resource_variables() before building the graph, or set "
         "ENABLE_FORCE_V2_CONTROL=1")),
     "NPB172": ("iterations_per_loop", 100, dict(
-        subject="iterations_per_loop=100 with a one-shot iterator", effect="the NPU does not "
-        "offload the loop (OneShotIterator feeds IteratorGetNext in graph Session#2/6)",
-        fix="tf.compat.v1.data.make_initializable_iterator and run its initializer")),
+        subject="iterations_per_loop=100 with a one-shot iterator", effect="the real adapter "
+        "aborts the process (LOG(FATAL)): a one-shot iterator allows 1 step per loop "
+        "(OneShotIterator feeds IteratorGetNext in graph Session#2/6)",
+        fix="tf.compat.v1.data.make_initializable_iterator and run its initializer",
+        where="hicann/tensorflow tf_adapter/optimizers/om_partition_subgraphs_pass.cc:2440-2443")),
     "NPB173": ("Session#1/4", "IteratorGetNext", dict(graph="Session#1/4", ipl=100)),
     "NPB174": ("Session#1/2", "MakeIterator", dict(
         subject="graph Session#1/2", initializers="161 variable initializer(s)")),
@@ -347,7 +349,10 @@ def test_npb140_reads_in_gib_with_a_fix():
     assert d.message.short == ("26.0 GiB + 10.0 GiB = 36.0 GiB exceed the 32.0 GiB of an "
                                "atlas-training device")
     assert d.message.fix == ('parameter_map["graph_memory_max_size"].s = b"23622320128" '
-                             '(22.0 GiB), or NPURunConfig(graph_memory_max_size=23622320128)')
+                             '(22.0 GiB)')
+    # one spelling, the user's: as an NPURunConfig argument where it was given as one
+    from npu_bridge.ge.diagnostics import as_argument
+    assert as_argument(d).message.fix == "NPURunConfig(graph_memory_max_size=23622320128)"
     # the exact bytes and the figure's confidence stay in the full message (JSON)
     assert "27917287424" in d.message and "figure confidence high" in d.message
     assert d.message.provenance.startswith("figure confidence high: no platform config")
@@ -493,3 +498,21 @@ def test_a_value_too_long_for_int_to_str_is_a_diagnostic_not_a_crash():
             pass
     assert size_text(10 ** 5000) == "over 2^63 B"
     assert size_text(2 ** 30) == "1.0 GiB"
+
+
+def test_a_rule_whose_real_stack_refuses_or_aborts_reports_an_error():
+    # issue: NPB172 was a warning where the adapter aborts; every rule row of the kind says
+    # what the real stack does (`failure`), and that sets its severity
+    from npu_bridge.ge import cross
+    for rule in cross.CROSS_RULES:
+        severity = rule.severity or CODES[rule.code].severity
+        if rule.failure in ("error", "fatal") and rule.code != "NPB144":
+            assert severity == "error", rule
+    # NPB144 (a folder on this machine, the adapter checks the NPU's) says why in its row
+    assert {r.severity for r in cross.CROSS_RULES if r.code == "NPB144"} == {"warning"}
+    row = {"kind": "multiple_of", "level": "run_config", "if": [("iterations_per_loop", "set")],
+           "option": "iterations_per_loop", "steps": ["save_checkpoints_steps"],
+           "code": "NPB172", "failure": "fatal", "source": "x"}
+    with pytest.raises(ValueError, match="failure 'fatal'.*severity is 'warning'"):
+        cross.build(row)
+    assert cross.build(dict(row, severity="error")).severity == "error"
