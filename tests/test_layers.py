@@ -307,34 +307,15 @@ def test_no_import_cycle():
     assert import_cycles() == []
 
 
-def test_memory_plan_and_memory_graph_do_not_need_each_other():
-    """memory_graph read the captured-graph types from memory_plan inside its functions while
-    memory_plan imported memory_graph (issue 22): both now read them from memory_desc."""
-    cycles = [c for c in import_cycles(deferred=True)
-              if {"npu_bridge.ge.memory_plan", "npu_bridge.ge.memory_graph"} & set(c)]
-    assert cycles == []
-
-
-# Cycles through imports inside functions that remain, each with why it is kept: the catalog
-# layer's rule kinds, diagnostics and products read the catalog's rows and the catalog builds
-# its reader from them; the Session patch's hooks call each other at run time.
-KNOWN_DEFERRED_CYCLES = [
-    ["npu_bridge.ge.catalog", "npu_bridge.ge.config_schema", "npu_bridge.ge.cross",
-     "npu_bridge.ge.diagnostics", "npu_bridge.ge.legacy", "npu_bridge.ge.products",
-     "npu_bridge.ge.rule_kinds"],
-    ["npu_bridge.estimator.npu.npu_plugin", "npu_bridge.hooks.graph_capture",
-     "npu_bridge.hooks.partition_capture", "npu_bridge.hooks.precision_emulation",
-     "npu_bridge.hooks.session_patch"],
-]
-
-
-def test_no_new_cycle_through_imports_inside_functions():
-    """A cycle hidden in a function's import is still two modules needing each other: none
-    beyond the known ones (ge_graph <-> continuous_mem and memory_plan <-> memory_graph were
-    removed, issues 22 and 23); a known one may shrink or go, never grow."""
-    extra = [c for c in import_cycles(deferred=True)
-             if not any(set(c) <= set(k) for k in KNOWN_DEFERRED_CYCLES)]
-    assert extra == []
+def test_no_cycle_through_imports_inside_functions():
+    """A cycle hidden in a function's import is still two modules needing each other: none.
+    Removed: ge_graph <-> continuous_mem and memory_plan <-> memory_graph (issue 22, shared
+    types in memory_desc); the catalog layer's (diagnostics and rule_kinds read the rows'
+    data in `_rows`, config_schema reads `text` and `legacy`, not the catalog) and the
+    Session patch's hooks' (graph_capture and partition_capture read the emulation's round
+    trips through `hooks.state.script_inputs`, npu_plugin joins `GE_INITIALIZATION` itself,
+    precision_emulation reads the overflow mode from `hooks.state.ADAPTER`) in issue 23."""
+    assert import_cycles(deferred=True) == []
 
 
 def test_the_cycle_check_sees_a_cycle(tmp_path):

@@ -281,7 +281,7 @@ def test_non_default_parameter_map():
             logical_device_id="0,1",
             graph_memory_optimize_config=GraphMemoryOptimizeConfig(graph_slice="auto")),
         op_debug_level=1, hccl_timeout=600, variable_format_optimize=False,
-        session_device_id=3, jit_compile=True)
+        session_device_id=3, jit_compile="true")
     got = _render(config)
     expected = dict(DEFAULT_MAP)
     expected.update({
@@ -304,7 +304,7 @@ def test_non_default_parameter_map():
         "op_debug_level": ("i", 1), "hccl_timeout": ("i", 600),
         "variable_format_optimize": ("b", False), "session_device_id": ("i", 3),
         # Older adapters' bool form lands in .b (the resolver converts it with a warning).
-        "jit_compile": ("b", True),
+        "jit_compile": ("s", "true"),
     })
     assert got == expected
 
@@ -826,6 +826,58 @@ def test_a_refused_run_config_keeps_the_older_release_arguments_it_was_given():
     found = [(d.code, d.option) for d in rec["options"].diagnostics if d.code == "NPB108"]
     assert found == [("NPB108", "enable_auto_mix_precision")]
     assert "E10001" in [d.code for d in error.diagnostics]
+
+
+def test_jit_compile_as_a_bool_is_refused_as_the_real_class_refuses_it():
+    # the real NPURunConfig: isinstance(jit_compile, str) or TypeError (hicann/tensorflow
+    # tf_adapter/python/npu_bridge/estimator/npu/npu_config.py:217-218); the adapter reads
+    # only .s (npu_attrs.cc:2635): older releases' bool is refused on both sides
+    with pytest.raises(TypeError) as info:
+        NPURunConfig(jit_compile=True)
+    (d,) = [d for d in info.value.diagnostics if d.severity == "error"]
+    assert (d.code, d.option) == ("NPB160", "jit_compile") and "npu_config.py:217" in d.message
+
+
+def _accepted_codes(**args):
+    from npu_bridge.ge import NpuConfigError, resolve
+    try:
+        return sorted((d.code, d.option) for d in resolve(NPURunConfig(**args)).diagnostics)
+    except NpuConfigError as err:
+        return sorted((d.code, d.option) for d in err.diagnostics)
+
+
+def test_a_refused_run_config_reports_every_diagnostic_an_accepted_one_would():
+    # fresh-user try-out: NPB172 (a rule over the RunConfig arguments) was lost when another
+    # argument refused the config: the argument check's probe had no RunConfig state. The
+    # same arguments with the bad one fixed give the same findings, plus that one's error.
+    bad = dict(iterations_per_loop=10, save_checkpoints_steps=15, precision_mode="bogus")
+    error, rec = _refused(lambda: NPURunConfig(**bad))
+    codes = sorted((d.code, d.option) for d in error.diagnostics)
+    assert ("NPB172", "save_checkpoints_steps") in codes and ("E10001", "precision_mode") in codes
+    assert sorted((d.code, d.option) for d in rec["options"].diagnostics) == codes
+    good = dict(bad, precision_mode="allow_mix_precision")
+    assert [c for c in codes if c != ("E10001", "precision_mode")] == _accepted_codes(**good)
+
+
+def test_a_refused_run_config_reports_its_session_config_npu_optimizer_too():
+    # the RunConfig state the probe lacked includes session_config: the keys of the user's
+    # own NpuOptimizer are resolved (and their findings reported) refused or not
+    session = tf.compat.v1.ConfigProto()
+    op = session.graph_options.rewrite_options.custom_optimizers.add()
+    op.name = "NpuOptimizer"
+    op.parameter_map["dump_mod"].s = b"all"
+    error, rec = _refused(lambda: NPURunConfig(session_config=session,
+                                               precision_mode="bogus"))
+    codes = sorted((d.code, d.option) for d in error.diagnostics if d.severity == "error")
+    assert codes == [("E10001", "precision_mode"), ("NPB100", "dump_mod")]
+
+
+def test_a_refused_replace_reports_the_run_config_rules_of_the_copy():
+    config = NPURunConfig(iterations_per_loop=10, save_checkpoints_steps=20)
+    with pytest.raises(NpuArgumentError) as info:
+        config.replace(iterations_per_loop=8, precision_mode="bogus")
+    codes = sorted((d.code, d.option) for d in info.value.diagnostics)
+    assert ("NPB172", "save_checkpoints_steps") in codes   # 20 is no multiple of 8
 
 
 # ---------------------------------------------------------------------------------------------

@@ -291,6 +291,31 @@ def test_estimator_and_keras_keep_working(tmp_path):
     assert r["keras_pkg"].startswith("2.15")
 
 
+TF_IN_ANOTHER_THREAD = r'''
+import json, sys, threading, time
+importer = threading.Thread(target=lambda: __import__("tensorflow"))
+importer.start()
+while "tensorflow" not in sys.modules:   # its import under way, in the other thread
+    time.sleep(0.001)
+half = not hasattr(sys.modules["tensorflow"], "compat")
+import npu_bridge
+from npu_bridge.hooks import session_patch, tf1_mode
+importer.join()
+import tensorflow as tf
+print("RESULT " + json.dumps({"half": half, "enabled": tf1_mode.is_enabled(),
+                              "patched": session_patch.is_patched(),
+                              "placeholder": hasattr(tf, "placeholder")}))
+'''
+
+
+def test_npu_bridge_imported_while_another_thread_imports_tensorflow(tmp_path):
+    """`tensorflow` in sys.modules is taken as imported (no probe of CPython's private
+    `__spec__._initializing`): the mode's `import tensorflow` waits for the other thread's
+    import, then the mode and the Session check are on (with the probe both stayed off)."""
+    r = run_scenario(tmp_path, TF_IN_ANOTHER_THREAD)
+    assert r == {"half": True, "enabled": True, "patched": True, "placeholder": True}
+
+
 OPT_OUT = r'''
 import json, sys
 import tensorflow as tf

@@ -402,7 +402,7 @@ def _check_npu_args(args, problems, values=None):
                                rule="must be True when a TF_CONFIG \"cluster\" is set"))
 
 
-def _validate(owner, npu_args, record_as=None, origin=None, given=None):
+def _validate(owner, npu_args, record_as=None, origin=None, given=None, run_state=None):
     """Raise one `NpuArgumentError` with every problem of these NPU arguments, or return.
 
     Argument types first (NPB160); when they are all fine, the `parameter_map` the real
@@ -411,7 +411,11 @@ def _validate(owner, npu_args, record_as=None, origin=None, given=None):
     problem is reported at once, with the class's own value checks the resolver does not
     repeat. `origin`: the NPURunConfig being made or replaced, whose older-release arguments
     the probe takes; `given`: the argument names the user gave (default: `origin`'s). The
-    resolver is told the probe's `UserSet`, as for an accepted config (sources, NPB105)."""
+    resolver is told the probe's `UserSet`, as for an accepted config (sources, NPB105).
+    `run_state`: the `tf.estimator.RunConfig` state the config will have, `(arguments as it
+    keeps them, session_config)`: the probe resolves with it as the accepted config does
+    (the "run_config" rules, NPB172; the user's own NpuOptimizer), so a refused config
+    reports every diagnostic an accepted one would, not only the refusing ones."""
     problems, values = [], []
     _check_npu_args(npu_args, problems, values)
     extra, resolved = [], None
@@ -424,6 +428,8 @@ def _validate(owner, npu_args, record_as=None, origin=None, given=None):
                 setattr(probe, attr, getattr(origin, attr))
         setattr(probe, _USER_ARGS, given if given is not None
                 else getattr(origin, _USER_ARGS, frozenset()))
+        if run_state is not None:
+            probe._npu_probe_run_arguments, probe._session_config = run_state
         try:
             resolved = resolve(probe, user_set=UserSet("NPURunConfig", probe._npu_user_keys()))
         except NpuConfigError as err:
@@ -562,11 +568,11 @@ class NPURunConfig(tf.estimator.RunConfig):
         del args["self"]
         args.pop("__class__", None)
         npu_args = {k: v for k, v in args.items() if k not in _BASE_ARGS}
+        kept = _config_schema.run_config_arguments(args)   # its default cadence included
         _validate("NPURunConfig", npu_args, record_as="NPURunConfig(model_dir=%s)" % (model_dir,),
-                  origin=self)
+                  origin=self, run_state=(kept, session_config))
         self._assign_npu_args(npu_args)
-        save_checkpoints_steps = _config_schema.run_config_arguments(   # its default cadence
-            args)["save_checkpoints_steps"]
+        save_checkpoints_steps = kept["save_checkpoints_steps"]
         super().__init__(
             model_dir=model_dir,
             tf_random_seed=tf_random_seed,
@@ -617,8 +623,12 @@ class NPURunConfig(tf.estimator.RunConfig):
         if npu_kwargs:
             merged = self._npu_args()
             merged.update(npu_kwargs)
+            kept = self._npu_run_arguments() or {}
+            kept.update((k, v) for k, v in base_kwargs.items() if k in kept)
             _validate("NPURunConfig.replace", merged, origin=self,
-                      given=getattr(self, _USER_ARGS, frozenset()) | frozenset(kwargs))
+                      given=getattr(self, _USER_ARGS, frozenset()) | frozenset(kwargs),
+                      run_state=(kept, base_kwargs.get("session_config", getattr(
+                          self, "_session_config", None))))
         new = super().replace(**base_kwargs)
         new._assign_npu_args(npu_kwargs)
         setattr(new, _USER_ARGS, getattr(self, _USER_ARGS, frozenset()) | frozenset(kwargs))
@@ -709,9 +719,10 @@ class NPURunConfig(tf.estimator.RunConfig):
     def _npu_run_arguments(self):
         """The `tf.estimator.RunConfig` arguments as this config keeps them (name -> value,
         `config_schema.run_config_arguments`), which the resolver's "run_config" rules read
-        (NPB172); None for the argument check's probe, which has no RunConfig state."""
+        (NPB172). The argument check's probe has no RunConfig state: the arguments the config
+        being checked will keep (`_validate`'s `run_state`), else None."""
         if "_save_checkpoints_steps" not in vars(self):
-            return None
+            return vars(self).get("_npu_probe_run_arguments")
         return {arg: getattr(self, arg) for arg in _BASE_ARGS}
 
 

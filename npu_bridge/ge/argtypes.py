@@ -15,6 +15,8 @@ from npu_bridge.ge.diagnostics import make as _make
 from npu_bridge.ge.config_schema import BY_NAME as _CLASSES
 
 REAL_CONFIG = "hicann/tensorflow npu_config.py"
+REAL_CONFIG_PATH = ("hicann/tensorflow tf_adapter/python/npu_bridge/estimator/npu/"
+                    "npu_config.py")
 _REAL_ESTIMATOR = "hicann/tensorflow npu_estimator.py (NPUEstimator.__load_graph_optimizers)"
 
 TYPE_CODE = "NPB160"      # an argument of a type the real estimator cannot write
@@ -155,13 +157,13 @@ def _matches_field(value, field, row):
 
 
 def write_field(value, row):
-    """The AttrValue field the estimator writes `value` to: the row's field, or an
-    alternative field of the row (`other_fields`) whose type the value has (e.g. a bool
-    `jit_compile` goes to `.b`, as older adapters wrote it)."""
+    """The AttrValue field the estimator writes `value` to: the row's field, or a field the
+    real estimator also writes the key to (`other_fields` "accept") whose type the value
+    has; None when neither."""
     if _matches_field(value, row.field, row):
         return row.field
-    for alt in row.other_fields:
-        if _matches_field(value, alt, row):
+    for alt, how in row.other_fields.items():
+        if how == "accept" and _matches_field(value, alt, row):
             return alt
     return None
 
@@ -347,18 +349,19 @@ def check_npu_arg(arg, value, problems, values=None):
         before = len(problems)
         _check_bool(arg, value, problems)
         return len(problems) == before
-    # str_or_bool: jit_compile
+    # str: jit_compile (a bool, which older releases took, is refused since: the class's
+    # isinstance check, and the adapter reads only .s, npu_attrs.cc:2635)
     if isinstance(value, str) and not _utf8_ok(value):
         problems.append(problem(arg, value, subject="%s=%r" % (arg, value),
                                 expected="a str encodable as UTF-8 (the estimator writes it "
                                 "with as_bytes)", got="one that is not", detail="",
                                 where=_REAL_ESTIMATOR))
         return False
-    if not isinstance(value, (str, bool)):
+    if not isinstance(value, str):
         problems.append(problem(arg, value, subject="%s=%r" % (arg, value),
-                                expected="a str ('auto', 'true', 'false') or, as older "
-                                "adapters took it, a bool", got=type(value).__name__, detail="",
-                                where=REAL_CONFIG))
+                                expected="a str ('auto', 'true', 'false'; older releases took "
+                                "a bool, the current class does not)", got=type(value).__name__,
+                                detail="", where=REAL_CONFIG_PATH + ":217-218"))
         return False
     return True
 

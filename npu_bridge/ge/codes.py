@@ -32,6 +32,10 @@ class Code(NamedTuple):
       fix: what to write instead, printed as an indented `fix:` line under the finding (the
         exact `parameter_map[...]` or argument spelling where there is one); "" when no fix
         exists. Left out when a field it names is not given (or None, or empty).
+      arg_fix: the fix spelled as a config-class argument (`{option:owner}` the class,
+        `{option:arg}` the argument: ``MemoryConfig(static_memory_policy=2)``), for an option
+        the user set through one (`diagnostics.as_argument`); "" when `fix` already fits.
+        A fix shows one spelling, the one the user wrote, never both.
       cite: where this diagnostic's rule comes from (`--show-source`, `explain`), a template
         over the same fields; "" means the call's `where` (or `source`) field, else `source`.
     """
@@ -42,6 +46,7 @@ class Code(NamedTuple):
     short: str = ""
     fix: str = ""
     cite: str = ""
+    arg_fix: str = ""
 
 
 _MIGRATION_FAQ = "hicann/tensorflow docs/en/tfadapter_1/migration/faq/"
@@ -52,8 +57,8 @@ CODES = MappingProxyType({
         "GE; allowed values from the catalog row's source",
         "invalid value for {option}: {shown} ({reason}); allowed: {allowed}; source: {where}",
         short="invalid {option}={shown:cut} ({reason:cut}); allowed: {allowed:trim}",
-        fix='parameter_map["{option}"].{option:field} = {suggestion:lit}, or '
-            '{option}={suggestion!r}'),
+        fix='parameter_map["{option}"].{option:field} = {suggestion:lit}',
+        arg_fix="{option:owner}({option:arg}={suggestion!r})"),
     "NPB100": Code(
         "error", "unknown parameter_map key (the real adapter silently ignores it)",
         "hicann/tensorflow tf_adapter/util/npu_attrs.cc:1917 NpuAttrs::SetNpuOptimizerAttr (the "
@@ -95,14 +100,16 @@ CODES = MappingProxyType({
         "{allowed}; source: {where}",
         short="{option}={shown:cut} is accepted but not documented: {note:cut}; documented: "
               "{allowed:cut}",
-        fix='parameter_map["{option}"].{option:field} = {runs_as}'),
+        fix='parameter_map["{option}"].{option:field} = {runs_as}',
+        arg_fix="{option:owner}({option:arg}={runs_as})"),
     "NPB104": Code(
         "warning", "value out of range: clamped to the bound, as the real adapter does",
         "seed:ge_memory_options_zh.txt (input_fusion_size); reference option_values.json "
         "checked_by_adapter (input_fusion_size)",
         "{option}={value} is outside {allowed}; clamped to {bound} {how}; source: {where}",
         short="{option}={value:cut} is outside {allowed:cut}; clamped to {bound} {how:cut}",
-        fix='parameter_map["{option}"].{option:field} = {bound}'),
+        fix='parameter_map["{option}"].{option:field} = {bound}',
+        arg_fix="{option:owner}({option:arg}={bound})"),
     "NPB105": Code(
         "info", "deprecated option", "vendor docs deprecated_options.md",
         "{option} is deprecated{replacement}; source: {where}",
@@ -347,8 +354,8 @@ CODES = MappingProxyType({
         "{sizes} = {value} bytes exceed the {memory} bytes of on-chip memory of {product} "
         "(figure confidence {confidence}: {figure}); source: {where}",
         short="{parts:sizes} = {value:size} exceed the {memory:size} of an {product} device",
-        fix='parameter_map["{fix_key}"].s = b"{fit}" ({fit:size}), or '
-            "NPURunConfig({fix_key}={fit})",
+        fix='parameter_map["{fix_key}"].s = b"{fit}" ({fit:size})',
+        arg_fix="NPURunConfig({fix_key}={fit})",
         cite="figure confidence {confidence}: {figure}; {where}"),
     "NPB145": Code(
         "info", "the memory-size rule (NPB140) skipped: no on-chip memory figure is known "
@@ -362,7 +369,8 @@ CODES = MappingProxyType({
         "vendor docs mixed_computing / NPURunConfig",
         "{option}={shown} needs {needs} == {allowed}, got {got}; source: {where}",
         short="{option}={shown} needs {needs} == {allowed}, got {got:cut}",
-        fix='parameter_map["{needs}"].i = {allowed}, or NPURunConfig({needs}={allowed})'),
+        fix='parameter_map["{needs}"].i = {allowed}',
+        arg_fix="NPURunConfig({needs}={allowed})"),
     "NPB142": Code(
         "error", "mutually exclusive options set together (error where the real adapter "
         "rejects it; warning where only the docs say so)",

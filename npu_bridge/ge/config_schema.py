@@ -11,6 +11,9 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Mapping, Tuple
 
+from npu_bridge.ge import legacy
+from npu_bridge.ge.text import close_names
+
 
 class _Required:
     """The default of an argument that has none (DynamicInputConfig's)."""
@@ -33,7 +36,7 @@ class ConfigClass:
     public: the arguments stored under their own name (every other one as `_<name>`).
     base_args: arguments passed on to `tf.estimator.RunConfig` (NPURunConfig).
     own_checks: ((argument, kind, minimum), ...): the real class's own Python type checks, in
-      its order ("int": an int >= minimum; "bool"; "str_or_bool"); their catalog rows do not
+      its order ("int": an int >= minimum; "bool"; "str"); their catalog rows do not
       give the type (NPURunConfig).
     row_types: whether its arguments' types are checked against their catalog rows (the real
       GraphMemoryOptimizeConfig checks its values itself).
@@ -128,7 +131,7 @@ CLASSES = (
                    "eval_distribute"),
         # util.check_positive_integer / check_nonnegative_integer, isinstance (real class)
         own_checks=(("iterations_per_loop", "int", 1), ("mix_compile_mode", "bool", None),
-                    ("jit_compile", "str_or_bool", None), ("horovod_mode", "bool", None),
+                    ("jit_compile", "str", None), ("horovod_mode", "bool", None),
                     ("graph_run_mode", "int", 0), ("enable_exception_dump", "int", 0)),
     ),
     ConfigClass(
@@ -191,12 +194,11 @@ def callee(name):
 def keyword_hint(name, arg, params=None):
     """The hint after Python's "unexpected keyword argument" for argument `arg` of `name`
     (a config class, or a function with `params`): "; did you mean 'x'?" (its arguments and
-    its older releases' ones, `catalog.close_names`), else "; it is an argument of
+    its older releases' ones, `text.close_names`), else "; it is an argument of
     MemoryConfig(arg=...)" (the other config classes that have it), else "". The hint of the
     classes' TypeError and of lint's NBL012."""
-    from npu_bridge.ge import catalog, legacy   # on first use: the catalog loads on import
     own = BY_NAME[name].params if params is None else params
-    close = catalog.close_names(arg, list(own) + list(legacy.ARGUMENTS.get(name, ())),
+    close = close_names(arg, list(own) + list(legacy.ARGUMENTS.get(name, ())),
                                 n=2, cutoff=0.75)
     if close:
         return "; did you mean %s?" % " or ".join(repr(c) for c in close)

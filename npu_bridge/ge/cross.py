@@ -10,7 +10,8 @@ import os
 from dataclasses import dataclass
 from typing import Any, ClassVar, Optional, Tuple
 
-from npu_bridge.ge import _rows, catalog, codes as _codes, config_schema, paths, products
+from npu_bridge.ge import (_rows, catalog, codes as _codes, config_schema, diagnostics, paths,
+                           products)
 from npu_bridge.ge.diagnostics import make
 from npu_bridge.ge.scopes import SCOPES
 
@@ -451,7 +452,6 @@ def multiple_fix(name, n, loop, offset=0):
 def needs_fix(key, test):
     """The parameter_map spelling of a needed condition (NPB143's fix): the literal value,
     or an upper-case placeholder where any value is needed ("set": a path, a name)."""
-    from npu_bridge.ge import diagnostics
     try:
         field = diagnostics._field_of(key)   # pylint: disable=protected-access
     except LookupError:

@@ -190,16 +190,17 @@ class Message(str):
     outputs carry, provenance included), with the parts the `text` outputs print as
     attributes: `short` (one line of at most `SHORT_LIMIT` characters, sizes in KiB/MiB/GiB),
     `fix` (what to write instead, or ""), `provenance` (where the rule comes from, as `cite`
-    names it). A message rebuilt from text (read back from JSON) is a plain `str`: use
-    `short_of`, `fix_of`, `provenance_of`."""
+    names it); `arg_fix`: the fix as a config-class argument, for an option the user set
+    through one (`as_argument`), or "". A message rebuilt from text (read back from JSON) is
+    a plain `str`: use `short_of`, `fix_of`, `provenance_of`."""
 
-    def __new__(cls, text, short, fix="", provenance=""):
+    def __new__(cls, text, short, fix="", provenance="", arg_fix=""):
         self = super().__new__(cls, text)
-        self.short, self.fix, self.provenance = short, fix, provenance
+        self.short, self.fix, self.provenance, self.arg_fix = short, fix, provenance, arg_fix
         return self
 
     def __reduce__(self):   # pickled across lint's process pool with its parts
-        return (Message, (str(self), self.short, self.fix, self.provenance))
+        return (Message, (str(self), self.short, self.fix, self.provenance, self.arg_fix))
 
 
 def short_of(message):
@@ -229,6 +230,9 @@ def _spec_field(value, spec, fields):
         return " + ".join(_size(v) for v in value)
     if spec == "field":
         return _field_of(value)
+    if spec in ("owner", "arg"):   # a key's config-class argument: its class, its name
+        cls, arg = _argument_of(value)
+        return cls if spec == "owner" else arg
     if spec == "lit":
         return _literal(value, _target_field(fields))
     if spec == "bare":   # a clause written to follow a message ("; write it as ...")
@@ -276,12 +280,43 @@ def _size(value):
     return size_text(value) if isinstance(value, int) and not isinstance(value, bool) else str(value)
 
 
+@functools.lru_cache(maxsize=1)
+def _fields():
+    """parameter_map key -> its AttrValue field, read from the catalog's rows (`_rows`: plain
+    data, below the catalog and its rule kinds, which build diagnostics with this module);
+    loaded on first use, as `import npu_bridge.npu_init` loads this module but no row."""
+    from npu_bridge.ge import _rows
+    return MappingProxyType({spec["key"]: spec.get("field") for spec in _rows.ROWS
+                             if spec.get("key")})
+
+
 def _field_of(key):
-    from npu_bridge.ge import catalog   # the catalog's rules import this module
-    row = catalog.BY_KEY.get(key)
-    if row is None or row.field not in ("s", "i", "b", "f"):
+    field = _fields().get(key)
+    if field not in ("s", "i", "b", "f"):
         raise _NoFix(key)
-    return row.field
+    return field
+
+
+def _argument_of(key):
+    """`(class name, argument)` that sets parameter_map key `key` (its row's
+    `runconfig_arg`: `("MemoryConfig", "static_memory_policy")`); _NoFix when none does."""
+    from npu_bridge.ge import catalog, config_schema
+    row = catalog.BY_KEY.get(key)
+    if row is None or not row.runconfig_arg:
+        raise _NoFix(key)
+    cls, arg = config_schema.owner(row.runconfig_arg)
+    return cls.name, arg
+
+
+def as_argument(diag):
+    """`diag` with its fix spelled as the config-class argument the user set the option
+    through (its message's `arg_fix`), or `diag` itself when it has no such spelling."""
+    message = diag.message
+    alt = getattr(message, "arg_fix", "")
+    if not alt or alt == message.fix:
+        return diag
+    return diag._replace(message=Message(str(message), message.short, alt,
+                                         message.provenance, alt))
 
 
 class _NoFix(LookupError):
@@ -351,6 +386,16 @@ def _cut(text, cap):
     return text[:cap - 3].rstrip() + "..." if cap > 3 else "..."
 
 
+def _filled(template, given):
+    """A fix template filled, "" when a field it names is not given (or has no spelling)."""
+    if not template:
+        return ""
+    try:
+        return fill(template, given)
+    except (KeyError, _NoFix):
+        return ""
+
+
 def make(code, option, value, severity=None, **fields):
     """The Diagnostic of `code` about `option` (the name the user wrote) and `value`: its
     message is the code's template (`CODES[code].template`) filled with `fields`, `option`,
@@ -375,16 +420,13 @@ def make(code, option, value, severity=None, **fields):
     every.update(option=option, value=value, source=row.source)
     message = row.template.format(**every)
     short = fill(row.short, every) if row.short else message
-    fix = ""
-    if row.fix:
+    fix = arg_fix = ""
+    if row.fix or row.arg_fix:
         given = {k: v for k, v in every.items() if v is not None and v != ""}
-        try:
-            fix = fill(row.fix, given)
-        except (KeyError, _NoFix):
-            fix = ""
+        fix, arg_fix = _filled(row.fix, given), _filled(row.arg_fix, given)
     if row.cite:
         provenance = row.cite.format(**every)
     else:
         provenance = every.get("where") or given_source or row.source
-    message = Message(message, short, fix, str(provenance))
+    message = Message(message, short, fix, str(provenance), arg_fix)
     return Diagnostic(code, severity or row.severity, option, value, message)

@@ -12,8 +12,8 @@ import os
 import re
 from typing import NamedTuple
 
-from npu_bridge.ge import catalog, cross, legacy, products
-from npu_bridge.ge.diagnostics import USER_SET_ONLY, make
+from npu_bridge.ge import catalog, config_schema, cross, legacy, products
+from npu_bridge.ge.diagnostics import USER_SET_ONLY, as_argument, make
 from npu_bridge.ge.direct import check_graph, resolve_ge  # noqa: F401  (importable here too)
 from npu_bridge.ge.options import GeOptions
 # the generic rule kinds (one value against its row): npu_bridge.ge.rule_kinds
@@ -246,6 +246,17 @@ def _name_config_sources(sources, user_keys, owner):
         else:
             continue
         sources[gekey] = label + sep + rest
+
+
+def _set_by_argument(mine, maps):
+    """The keys the user set through a config-class argument (`mine`: the `UserSet` of a
+    config class's map, the last of `maps` when there are several; a key only in the
+    user's own NpuOptimizer maps before it was written as a parameter_map entry)."""
+    if mine is None or mine.owner not in config_schema.BY_NAME:
+        return frozenset()
+    own = set().union(*maps[:-1]) - set(maps[-1]) if maps else set()
+    return frozenset(k for k in mine.keys if k not in own and k in catalog.BY_KEY
+                     and catalog.BY_KEY[k].runconfig_arg)
 
 
 # ---------------------------------------------------------------- several NpuOptimizers
@@ -564,6 +575,7 @@ def resolve(config, product=None, env=None, user_set=None):
         _report_several(extra, merged if extra[1] is not None else None, sources, diags)
     if mine is not None:
         _name_config_sources(sources, mine.keys, mine.owner)
+    by_argument = _set_by_argument(mine, extra[1] if extra is not None else None)
     soc = values.get("soc_config")
     pid = products.target(product, soc, env, diags)
     # SoC names that can make the memory figure exact, in target precedence order
@@ -585,6 +597,9 @@ def resolve(config, product=None, env=None, user_set=None):
     if mine is not None:   # about the user's choice, not a default the owner writes
         result.diagnostics[:] = [d for d in result.diagnostics if d.code not in USER_SET_ONLY
                                  or d.option in mine.keys]
+    if by_argument:   # a fix in the spelling the user wrote: the config-class argument
+        result.diagnostics[:] = [as_argument(d) if d.option in by_argument else d
+                                 for d in result.diagnostics]
     return result.raise_for_errors()
 
 

@@ -7,7 +7,7 @@ through its class: a new kind is one class here.
 import json
 import re
 
-from npu_bridge.ge import paths
+from npu_bridge.ge import _rows, paths
 from npu_bridge.ge.diagnostics import make
 from npu_bridge.ge.text import close_names, value_text as _text
 
@@ -105,12 +105,18 @@ class Bool(ValueKind):
 def legacy_runs_as(row, value):
     """What GE runs a legacy value of `row` as (the rule table's `legacy_value` rows on the
     row's GE keys: static_memory_policy 1 runs as 2), or None: NPB103's fix."""
-    from npu_bridge.ge import cross   # the rule table is built from the catalog, which needs us
     keys = {route.key for route in row.routes} | {row.ge_key}
-    for rule in cross.CROSS_RULES:
-        if rule.kind == "legacy_value" and rule.option in keys and value in rule.legacy:
-            return rule.runs_as
+    for option, legacy, runs_as in _LEGACY_VALUES:
+        if option in keys and value in legacy:
+            return runs_as
     return None
+
+
+# (option, legacy values, what GE runs them as) of the rule table's `legacy_value` rows, read
+# from its data (`_rows.CROSS_RULES`): `npu_bridge.ge.cross` compiles that table from the
+# catalog, which is built from these kinds.
+_LEGACY_VALUES = tuple((spec["option"], tuple(spec["legacy"]), spec["runs_as"])
+                       for spec in _rows.CROSS_RULES if spec["kind"] == "legacy_value")
 
 
 class Enum(ValueKind):

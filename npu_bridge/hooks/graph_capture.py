@@ -112,8 +112,7 @@ def capture(graph, fetches, feed_dict=None, name="graph"):
             stack.append((op, True))
             ins[oid] = op_inputs = op.inputs
             if _records.RUN.precision:   # the graph as the script built it, not its round trips
-                from npu_bridge.hooks import precision_emulation as _emulation
-                ins[oid] = op_inputs = _emulation.script_inputs(op_inputs)
+                ins[oid] = op_inputs = _state.script_inputs(op_inputs)
             ctl[oid] = controls = op.control_inputs
             typ[oid] = op.type
             preds = [t.op for t in op_inputs if id(t) not in fed]

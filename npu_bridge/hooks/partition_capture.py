@@ -112,8 +112,7 @@ def _script_inputs():
     from npu_bridge.ge import records as _records
     if not _records.RUN.precision:
         return lambda op: op.inputs
-    from npu_bridge.hooks import precision_emulation as _emulation
-    return lambda op: _emulation.script_inputs(op.inputs)
+    return lambda op: _state.script_inputs(op.inputs)
 
 
 def describe(graph, fetches, feed_dict=None, name="graph"):

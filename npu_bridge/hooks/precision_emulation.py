@@ -112,23 +112,6 @@ class _GraphState:
         self.fetch_plans = {}
 
 
-def script_inputs(inputs):
-    """`inputs` (an op's input tensors) with each round trip of the emulation replaced by the
-    tensor it rounds: the graph as the script built it (the memory plan's view)."""
-    per = _state.EMULATION.get(inputs[0].graph) if inputs else None
-    if not per:
-        return inputs
-    out = []
-    for t in inputs:
-        for st in per.values():
-            r = st.rounded.get(id(t))
-            if r is not None and r.tensor is t:
-                t = r.source
-                break
-        out.append(t)
-    return out
-
-
 def _keep_dtype(op):
     try:
         return op.get_attr("_keep_dtype") == 1
@@ -397,8 +380,8 @@ def plan_of(session):
         return None
     info = rec.precision
     if info is None:
-        from npu_bridge.estimator.npu import npu_plugin
-        plan = _precision.plan_for(rec.options, npu_plugin.device_sat_mode())
+        # what npu_plugin.set_device_sat_mode set (npu_plugin.device_sat_mode), or None
+        plan = _precision.plan_for(rec.options, _state.ADAPTER.sat_mode)
         info = rec.precision = {"plan": plan, "graphs": [], "notes": [], "name": rec.name}
         import atexit
         atexit.unregister(_print_exit_line)   # registered once, whatever the sessions

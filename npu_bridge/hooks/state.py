@@ -14,7 +14,8 @@
 - `CAPTURE`: what the graph capture and the partition have seen (`Capture`).
 - `CLUSTER`: the multi-rank job of this process (`Cluster`, `npu_bridge.hooks.cluster`).
 - `EMULATION`: the precision emulation's per-graph state, `tf.Graph` -> {plan key: state}
-  (`npu_bridge.hooks.precision_emulation`).
+  (`npu_bridge.hooks.precision_emulation`); `script_inputs` reads its round trips for the
+  graph capture and the partition, which import no emulation.
 - `QUEUE_RUNNER_OPS`: `tf.Graph` -> (collection length, ids of the ops its QueueRunners run)
   (`npu_bridge.hooks.session_guard`).
 - `ADAPTER`: the values the real adapter's modules keep for the process (`Adapter`).
@@ -31,7 +32,7 @@ from npu_bridge.ge.records import RUN  # noqa: F401  (re-exported: the run's con
 
 __all__ = ["SessionState", "of", "attach", "mark_cluster", "is_cluster", "RUN", "LOOPS",
            "LOGGED", "PATCHES", "TF1", "TF1Mode", "CAPTURE", "Capture", "CLUSTER", "Cluster",
-           "EMULATION", "QUEUE_RUNNER_OPS", "ADAPTER", "Adapter", "lock"]
+           "EMULATION", "script_inputs", "QUEUE_RUNNER_OPS", "ADAPTER", "Adapter", "lock"]
 
 
 @dataclasses.dataclass
@@ -156,6 +157,26 @@ class Cluster:
 
 CLUSTER = Cluster()
 EMULATION = weakref.WeakKeyDictionary()   # tf.Graph -> {plan key: its emulation state}
+
+
+def script_inputs(inputs):
+    """`inputs` (an op's input tensors, a list) with each round trip the precision emulation
+    inserted replaced by the float32 tensor it rounds: the graph as the script built it (what
+    `graph_capture` plans and `partition_capture` partitions). The emulation's states in
+    `EMULATION` keep `rounded`: id of a tensor -> its rounding, whose `tensor` is the round
+    trip and `source` the tensor rounded. `inputs` itself when the graph has no emulation."""
+    per = EMULATION.get(inputs[0].graph) if inputs else None
+    if not per:
+        return inputs
+    out = []
+    for t in inputs:
+        for st in per.values():
+            r = st.rounded.get(id(t))
+            if r is not None and r.tensor is t:
+                t = r.source
+                break
+        out.append(t)
+    return out
 QUEUE_RUNNER_OPS = weakref.WeakKeyDictionary()   # tf.Graph -> (len(runners), op ids)
 
 

@@ -439,14 +439,21 @@ def call_when_tensorflow_imported(callback):
     check this way: the opt-out is about the API only). Never imports TensorFlow itself.
     Returns True when `callback` was called now, False when it waits for the import."""
     with _MODE.lock:
-        tf = sys.modules.get("tensorflow")
-        initializing = getattr(getattr(tf, "__spec__", None), "_initializing", False)
-        if tf is None or initializing:
+        if not _tensorflow_imported():
             _MODE.after_import.append(callback)
             _ensure_finder().handle_tensorflow = True
             return False
     callback()
     return True
+
+
+def _tensorflow_imported():
+    """True when `tensorflow` is in `sys.modules`, taken as imported: in this thread npu_bridge
+    runs inside TensorFlow's import only from `_PostImportLoader`, after TensorFlow's own
+    code; an import still under way in another thread is waited for by the `import
+    tensorflow` in `enable()` and the Session patch (the import system locks a module while it
+    loads; tests/test_tf1_mode.py)."""
+    return sys.modules.get("tensorflow") is not None
 
 
 def install_import_hook():
@@ -459,10 +466,9 @@ def install_import_hook():
     if opted_out():
         return False
     with _MODE.lock:
-        tf = sys.modules.get("tensorflow")
-        initializing = getattr(getattr(tf, "__spec__", None), "_initializing", False)
-        if tf is not None and not initializing:
-            enable()
-        else:
+        imported = _tensorflow_imported()
+        if not imported:
             _ensure_finder()
+    if imported:
+        enable()
     return True

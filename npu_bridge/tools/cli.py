@@ -576,6 +576,15 @@ def explain_lines(row):
 
 
 _TEMPLATE_FIELD = re.compile(r"\{(\w+)[^}]*\}")
+_SPEC_WORDS = {"field": "field", "owner": "class", "arg": "argument"}   # {option:owner}
+
+
+def _placeholders(template):
+    """A template with its fields as <name> (`{option:owner}` as <class>)."""
+    def word(match):
+        spec = match.group(0)[1:-1].partition(":")[2]
+        return "<%s>" % _SPEC_WORDS.get(spec, match.group(1))
+    return _TEMPLATE_FIELD.sub(word, template)
 
 
 def _explain_code(text):
@@ -591,8 +600,11 @@ def _explain_code(text):
     severity, title, source = entry.severity, entry.title, entry.source
     lines = ["code: %s" % code, "severity: %s" % severity, "what: %s" % title,
              "source: %s" % source, "list: docs/diagnostics.md"]
+    if entry.arg_fix:   # one spelling per finding: the one the user wrote
+        lines.insert(3, "fix (config-class argument): %s" % _placeholders(entry.arg_fix))
     if entry.fix:
-        lines.insert(3, "fix: %s" % _TEMPLATE_FIELD.sub(r"<\1>", entry.fix))
+        lines.insert(3, "fix%s: %s" % (" (parameter_map)" if entry.arg_fix else "",
+                                       _placeholders(entry.fix)))
     if code.startswith("NBL"):
         lines.insert(3, "reported by: npu-bridge lint")
     return lines

@@ -329,3 +329,23 @@ def test_every_row_and_rule_reads_its_kind_from_the_registries():
         assert type(rule) is cross.KINDS[rule.kind] and rule.level in type(rule).levels
         assert rule.describe()
 
+
+
+def test_the_views_below_the_catalog_read_what_the_catalog_and_the_rule_table_say():
+    """`diagnostics` (a fix line's AttrValue field) and `rule_kinds` (NPB103's "runs as")
+    read the rows' data (`_rows`), not the catalog and the compiled rule table that are built
+    from them (no import cycle, tests/test_layers.py): the same answers for every row."""
+    from npu_bridge.ge import diagnostics, rule_kinds
+    for row in catalog.OPTIONS:
+        if row.key and row.field:
+            assert diagnostics._field_of(row.key) == row.field
+        if row.key:
+            for value in list(row.legacy_values) + list(row.allowed or ()):
+                expected = next((r.runs_as for r in cross.CROSS_RULES
+                                 if r.kind == "legacy_value" and value in r.legacy
+                                 and r.option in {rt.key for rt in row.routes} | {row.ge_key}),
+                                None)
+                assert rule_kinds.legacy_runs_as(row, value) == expected
+    assert rule_kinds.legacy_runs_as(catalog.find("static_memory_policy"), 1) == 2
+    with pytest.raises(LookupError):
+        diagnostics._field_of("no_such_key")

@@ -349,7 +349,10 @@ def test_npb140_reads_in_gib_with_a_fix():
     assert d.message.short == ("26.0 GiB + 10.0 GiB = 36.0 GiB exceed the 32.0 GiB of an "
                                "atlas-training device")
     assert d.message.fix == ('parameter_map["graph_memory_max_size"].s = b"23622320128" '
-                             '(22.0 GiB), or NPURunConfig(graph_memory_max_size=23622320128)')
+                             '(22.0 GiB)')
+    # one spelling, the user's: as an NPURunConfig argument where it was given as one
+    from npu_bridge.ge.diagnostics import as_argument
+    assert as_argument(d).message.fix == "NPURunConfig(graph_memory_max_size=23622320128)"
     # the exact bytes and the figure's confidence stay in the full message (JSON)
     assert "27917287424" in d.message and "figure confidence high" in d.message
     assert d.message.provenance.startswith("figure confidence high: no platform config")

@@ -8,6 +8,7 @@ import os
 import tensorflow as tf
 
 from npu_bridge.ge import plugin_args as _plugin_args
+from npu_bridge.ge.initialization import GE_INITIALIZATION   # the process's GE (sessions too)
 from npu_bridge.ge.plugin_args import OWNER as _OWNER
 from npu_bridge.hooks.state import ADAPTER as _ADAPTER   # the process's values (hooks.state)
 
@@ -131,11 +132,10 @@ def _resource_init(args):
                            product=resolved.product, sources=sources)
     # PluginInit initializes GE for the process ("global": kept until npu_resource_shutdown);
     # when an open NPU session already did, the real GePlugin::Init ignores these options.
-    from npu_bridge.hooks import session_patch as _session_patch
-    ge_init, first = _session_patch.join_ge(ge_options, "npu_plugin." + _OWNER, plugin=True)
+    ge_init, first = GE_INITIALIZATION.join(ge_options, "npu_plugin." + _OWNER, plugin=True)
     ignored_keys = ()
     if not first:
-        ignored, ignored_keys = _session_patch.ignored_globals(ge_options, ge_init)
+        ignored, ignored_keys = GE_INITIALIZATION.ignored_globals(ge_options, ge_init)
         if ignored is not None:
             diags.append(ignored)
     _records.record("options", "npu_plugin." + _OWNER, ge_options,
@@ -152,8 +152,7 @@ def last_init_options():
 def npu_resource_shutdown():
     """No NPU to release; GE counts as finalized (PluginFinalize): the next NPU session, or
     npu_resource_init, initializes it again with its own global options."""
-    from npu_bridge.hooks import session_patch as _session_patch
-    _session_patch.reset_ge_initialization()
+    GE_INITIALIZATION.reset()
 
 
 def npu_close():

@@ -433,8 +433,10 @@ def _config_input(group, entries, cat):
         return _with_session_config(group, entries, cat, positions, out, arguments)
     if not pm and not (classes - {"NPURunConfig"}):
         return _Input(pm, positions, placeholders, out, None)
+    # every key here is an argument the user gave: the resolver spells fixes as arguments
+    owner = "NPURunConfig" if "NPURunConfig" in classes else min(classes)
     return _Input(pm, positions, placeholders, out,
-                  lambda m: _ResolveInput(m, classes, arguments))
+                  lambda m: _ResolveInput(m, classes, arguments), (owner, frozenset(pm)))
 
 
 def _rendered_attr(row, value):
