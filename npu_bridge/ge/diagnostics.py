@@ -34,8 +34,22 @@ class Diagnostic(NamedTuple):
     message: str
 
     def to_dict(self):
-        return {"code": self.code, "severity": self.severity, "option": self.option,
-                "value": self.value, "message": self.message}
+        """The diagnostic as JSON-ready fields; a `Message`'s parts (`short`, `fix`,
+        `provenance`) included, so `from_dict` gives them back (JSON, reports, processes)."""
+        out = {"code": self.code, "severity": self.severity, "option": self.option,
+               "value": self.value, "message": str(self.message)}
+        if isinstance(self.message, Message):
+            out.update(short=self.message.short, fix=self.message.fix,
+                       provenance=self.message.provenance)
+        return out
+
+    @classmethod
+    def from_dict(cls, data):
+        """The inverse of `to_dict` (also of a report's diagnostic, whose `fix` and
+        `provenance` may be null): the message a `Message` again when `data` has its
+        parts (`message_of`)."""
+        return cls(data["code"], data["severity"], data["option"], data.get("value"),
+                   message_of(data))
 
     def __str__(self):
         return "%s %s [%s]: %s" % (self.severity, self.code, self.option, self.message)
@@ -201,6 +215,19 @@ class Message(str):
 
     def __reduce__(self):   # pickled across lint's process pool with its parts
         return (Message, (str(self), self.short, self.fix, self.provenance, self.arg_fix))
+
+
+MESSAGE_PARTS = ("short", "fix", "provenance")
+
+
+def message_of(data):
+    """The message of a diagnostic's dict (`Diagnostic.to_dict`, a report's or lint's JSON
+    finding): a `Message` with its parts when the dict has `short`, else the text as is."""
+    text = data["message"]
+    if isinstance(text, Message) or data.get("short") is None:
+        return text
+    return Message(str(text), data["short"], data.get("fix") or "",
+                   data.get("provenance") or "")
 
 
 def short_of(message):
