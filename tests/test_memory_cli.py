@@ -215,3 +215,67 @@ def test_table_rows_figures_and_order():
     # reordered: the rows' lines come in the order given
     first = memory_table.graph_lines(table, (memory_table.fits_row, memory_table.live_row))
     assert first[0].startswith("    fits: ") and "largest live set" in first[1]
+
+
+# A dataset initializer (a host-only graph: nothing GE compiles), the variables' initializer
+# and a training step; static_memory_policy 1 (warning NPB103); a graph_memory_max_size given
+# as the first argument (too small: error NPB177).
+_DIAG_SCRIPT = """\
+import sys
+import numpy as np
+from npu_bridge.npu_init import *
+
+ds = tf.data.Dataset.from_tensor_slices(np.ones([64, 4], np.float32)).batch(8, drop_remainder=True)
+it = tf.compat.v1.data.make_initializable_iterator(ds)
+w = tf.compat.v1.get_variable("w", initializer=tf.fill([4, 4], 0.5))
+loss = tf.reduce_mean(tf.matmul(it.get_next(), w))
+train = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(loss)
+config = tf.compat.v1.ConfigProto()
+custom_op = config.graph_options.rewrite_options.custom_optimizers.add()
+custom_op.name = "NpuOptimizer"
+custom_op.parameter_map["static_memory_policy"].i = 1
+if sys.argv[1] != "none":
+    custom_op.parameter_map["graph_memory_max_size"].s = tf.compat.as_bytes(sys.argv[1])
+with tf.compat.v1.Session(config=config) as sess:
+    sess.run(it.initializer)
+    sess.run(tf.compat.v1.global_variables_initializer())
+    print("loss", sess.run([train, loss])[1])
+"""
+
+
+def _diagnostic_lines(text):
+    """The summary's diagnostic lines (`  warning NPB103 [...]: ...` and their `fix:` lines)."""
+    lines = text.splitlines()
+    out = []
+    for i, line in enumerate(lines):
+        if line.startswith(("  error NPB", "  warning NPB", "  info NPB")):
+            out.append(line)
+            if i + 1 < len(lines) and lines[i + 1].lstrip().startswith("fix: "):
+                out.append(lines[i + 1])
+    return out
+
+
+@pytest.mark.parametrize("budget, code", [("none", 0), ("1024", 1)])
+def test_memory_prints_the_diagnostics_run_prints_and_exits_alike(tmp_path, budget, code):
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from run_cli import run
+    script = tmp_path / "diag.py"
+    script.write_text(_DIAG_SCRIPT)
+    ran = run(["--no-report", "--product", "atlas-training", str(script), budget],
+              str(tmp_path), timeout=300)
+    mem = _memory(["--product", "atlas-training", str(script), budget], str(tmp_path))
+    assert ran.returncode == mem.returncode == code, (ran.stderr[-2000:], mem.stderr[-2000:])
+    expected = _diagnostic_lines(ran.stderr)
+    assert any("warning NPB103 [static_memory_policy]" in l for l in expected), ran.stderr
+    assert any(l.strip().startswith("fix: ") for l in expected)
+    if code:
+        assert any("error NPB177" in l for l in expected), ran.stderr
+    # the same lines, under the same count line and configuration header as run's
+    assert _diagnostic_lines(mem.stdout) == expected, mem.stdout
+    counts = [l for l in ran.stderr.splitlines() if l.startswith("npu-bridge run: ")][0]
+    assert counts.replace("npu-bridge run: ", "npu-bridge memory: ") in mem.stdout.splitlines()
+    assert "[1] session Session#1 (product: atlas-training)" in mem.stdout.splitlines()
+    # graph 1 (the dataset initializer) is host-only: said, not skipped in silence
+    assert ("  host-only: graph Session#1/1 (nothing GE compiles: 7 host op(s), dataset_init 7):"
+            " no GE memory") in mem.stdout.splitlines(), mem.stdout
+    assert "graph Session#1/3 (training step)" in mem.stdout

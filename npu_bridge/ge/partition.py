@@ -57,6 +57,17 @@ RULES = MappingProxyType({
     "failed": ("the pass fails on this graph (see the error)", PASS),
 })
 
+# Why an Iterator -> IteratorGetNext pair stays on the host with enable_data_pre_proc off,
+# and the option that sinks it (a host op's `detail`)
+DP_OFF_DETAIL = (
+    "enable_data_pre_proc off: with custom_op.parameter_map[\"enable_data_pre_proc\"].b = True "
+    "(default False: tf_adapter/util/npu_attrs.cc:897, :920-921) or "
+    "NPURunConfig(enable_data_pre_proc=True) (its default: "
+    "tf_adapter/python/npu_bridge/estimator/npu/npu_config.py:47) the pass makes the "
+    "Iterator/IteratorV2 -> IteratorGetNext pair GeOp candidates whatever the supported-op "
+    "list says (om_partition_subgraphs_pass.cc:641-663) and fuses them into AdpGetNext "
+    "(:2284-2300): GetNext runs on the device")
+
 _DTYPE_BYTES = {"float16": 2, "bfloat16": 2, "float32": 4, "float64": 8, "int8": 1, "uint8": 1,
                 "int16": 2, "uint16": 2, "int32": 4, "uint32": 4, "int64": 8, "uint64": 8,
                 "bool": 1, "complex64": 8, "complex128": 16, "qint8": 1, "quint8": 1,
@@ -308,12 +319,7 @@ class _Run:
                 self.put_out(n, "function")
                 continue
             if opt.enable_dp and op in ("Iterator", "IteratorV2", "IteratorGetNext", "AdpGetNext"):
-                ok = (op == "AdpGetNext"
-                      or (op == "IteratorGetNext" and any(w.op[e.src] in _ITERATORS
-                                                          for e in w.in_edges(n)))
-                      or (op in _ITERATORS and any(w.op[e.dst] == "IteratorGetNext"
-                                                   for e in w.out_edges(n))))
-                if ok:
+                if op == "AdpGetNext" or self.getnext_pair(n):
                     cand.add(n)
                 else:
                     self.put_out(n, "iterator")
@@ -330,12 +336,23 @@ class _Run:
             if rule is None:
                 cand.add(n)
             else:
-                self.put_out(n, rule)
+                self.put_out(n, rule, DP_OFF_DETAIL if not opt.enable_dp
+                             and self.getnext_pair(n) else "")
                 out.append(n)
         if mix:
             self.frames_out(cand, out)
         self.propagate(cand, out)
         return cand
+
+    def getnext_pair(self, n):
+        """Is `n` an IteratorGetNext reading an Iterator/IteratorV2, or such an iterator
+        feeding an IteratorGetNext (what enable_data_pre_proc sinks: :641-663)?"""
+        w = self.work
+        op = w.op[n]
+        if op == "IteratorGetNext":
+            return any(w.op[e.src] in _ITERATORS for e in w.in_edges(n))
+        return op in _ITERATORS and any(w.op[e.dst] == "IteratorGetNext"
+                                        for e in w.out_edges(n))
 
     def frames_out(self, cand, out):
         """:692-718: a loop frame holding a host op stays whole on the host (and the frames

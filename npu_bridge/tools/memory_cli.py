@@ -24,8 +24,11 @@ def add_parser(sub, product_type):
                     "feature map with and without reuse, variables, weights, the largest "
                     "tensors, the peak point, the budget and what each memory option changes "
                     "(docs/memory.md).",
-        epilog="Exit code: the script's own when it fails; else 1 when a graph does not fit, "
-               "else 0. With --graph: 0, or 2 for a bad file or a GE feature not modelled.")
+        epilog="After the plans: the diagnostics `npu-bridge run` prints for the same run "
+               "(its count line, one short line and a fix: line each). Exit code: the script's "
+               "own when it fails; else 1 when a diagnostic is an error (as `run`: a graph "
+               "that does not fit is NPB177) or the plot was not written, else 0. With "
+               "--graph: 0, or 2 for a bad file or a GE feature not modelled.")
     p.add_argument("--graph", metavar="FILE.json",
                    help="plan a graph given as data (one case object: nodes with outputs and "
                         "workspace bytes, attrs, edges [src, out, dst, in], options as GE "
@@ -70,8 +73,9 @@ def plan_lines(rec, assumptions, top=5, show_all=False):
     from npu_bridge.ge import memory_graph, memory_report
     from npu_bridge.tools import memory_table
     base = memory_report.session_plan(rec, assumptions=assumptions)
+    host = host_only_lines(rec)
     if base is None:
-        return []
+        return (["%s: no graph GE compiles" % rec["name"]] + host) if host else []
     o = base.options
     lines = ["%s (product %s, static_memory_policy %d, reuse %s): feature-map budget %s (%s), "
              "variable budget %s (%s)" % (rec["name"], o.product or "none", o.policy,
@@ -96,6 +100,7 @@ def plan_lines(rec, assumptions, top=5, show_all=False):
             g, v, o, base.variables, graph, assumptions or mp.Assumptions(), top)))
     if folded:
         lines.append("  " + graph_roles.folded_line(folded))
+    lines.extend(host)
     alt = base.policy_alternatives
     lines.append("  session: feature map %s under policy %d; policy 0 (each graph its own): %s; "
                  "policy 2 (one pool, the largest graph): %s; variables %s; fits %s%s" % (
@@ -110,6 +115,28 @@ def plan_lines(rec, assumptions, top=5, show_all=False):
     if o.huge_pages:
         lines.append("  ge.variableUse1gHugePage: variables rounded up to %s" % mp.mib(
             base.variables))
+    return lines
+
+
+def host_only(rec):
+    """The partitions (`partition.Partition`) of the record's graphs that have no GeOp: the
+    adapter leaves every op on the host (a dataset initializer), GE compiles nothing, so they
+    have a number (`Session#1/1`, run order) and no memory plan (docs/memory.md)."""
+    return [p for p in (rec.get("partitions") or ()) if p is not None and not p.geops]
+
+
+def host_only_lines(rec):
+    """`  host-only: graph Session#1/1 (nothing GE compiles: 7 host op(s), dataset_init 7): no
+    GE memory`, one line per host-only graph of the record (`host_only`)."""
+    lines = []
+    for part in host_only(rec):
+        rules = {}
+        for h in part.host_ops:
+            rules[h.rule] = rules.get(h.rule, 0) + 1
+        lines.append("  host-only: graph %s (nothing GE compiles: %d host op(s)%s): no GE "
+                     "memory" % (part.graph, len(part.host_ops), "".join(
+                         ", %s %d" % kv for kv in sorted(rules.items(),
+                                                         key=lambda kv: (-kv[1], kv[0])))))
     return lines
 
 
@@ -215,6 +242,7 @@ def run(args, finish_run):
         report.check_folder_accepts(report.check_destination(args.plot, "--plot"), "--plot")
     if args.steps is not None and args.steps < 0:
         raise ValueError("--steps %d: give 0 or more training steps" % args.steps)
+    cwd = os.getcwd()
     _records.clear()
     _records.RUN.capture = True
     _records.RUN.steps = args.steps
@@ -251,8 +279,19 @@ def run(args, finish_run):
         for g in s.graphs:
             if not g.dynamic and (worst is None or g.feature_map > worst[0].feature_map):
                 worst = (g, s.options, s.variables)
+        if s is not None:
+            sessions[-1]["host_only"] = [p.graph for p in host_only(rec)]
     if not lines and not sessions:
         lines.append("no GE graph ran (no NPU session was run)")
+    # the findings as `npu-bridge run` prints them, and its exit status (docs/cli.md)
+    from npu_bridge.tools import report
+    data = report.build_run_report(
+        script=os.path.abspath(args.script), argv=[args.script] + list(args.args), cwd=cwd,
+        product=args.product, strict=False, environment_set=result.environment_set,
+        records=_records.records(), script_exit_code=result.script_exit_code, exit_code=0,
+        exception=result.exception, config_error=result.config_error, notes=result.notes,
+        signal=result.signal, unattached=_records.waiting())
+    lines.extend(report.diagnostics_summary_lines(data))
     if result.steps_done:
         lines.append("script " + result.steps_done)
     if result.signal:
@@ -272,11 +311,15 @@ def run(args, finish_run):
     sys.stdout.flush()
     if args.format == "json":
         import json
+        diagnostics = [dict(d, configuration=c["name"]) for c in data["configurations"]
+                       for d in c["diagnostics"]] + list(data["unattached"])
         print(json.dumps({"sessions": sessions, "steps_done": result.steps_done,
+                          "summary": data["summary"], "diagnostics": diagnostics,
                           "notes": lines}, indent=1))
     else:
         print("\n".join(lines))
-    code = result.script_exit_code or (1 if bad or unwritten else 0)
+    errors = data["summary"]["errors"]   # `run`'s exit status: 1 for an error finding
+    code = result.script_exit_code or (1 if errors or bad or unwritten else 0)
     if result.signal:   # stopped: end now, as `run` does
         _runner.exit_now(code)
     return code

@@ -563,39 +563,43 @@ def resolution_key(conf):
     return json.dumps({k: conf.get(k) for k in RESOLUTION_KEYS}, sort_keys=True, default=str)
 
 
-def summary_lines(report, show_defaults=False, show_source=False):
-    """The compact summary `npu-bridge run` prints at exit: counts, then each distinct
-    configuration once (identical ones as `[1,2] x2: estimator ..., session ...`);
-    `show_source`: each diagnostic's provenance under it (`--show-source`)."""
+def _count_line(report, command="run"):
     s = report["summary"]
-    lines = ["npu-bridge run: %d configuration(s), %d error(s), %d warning(s), %d info(s)"
-             % (s["configurations"], s["errors"], s["warnings"], s.get("infos", 0))]
+    return ("npu-bridge %s: %d configuration(s), %d error(s), %d warning(s), %d info(s)"
+            % (command, s["configurations"], s["errors"], s["warnings"], s.get("infos", 0)))
+
+
+def _groups(report):
+    """The report's configurations grouped by `resolution_key` (the summary prints each
+    group once), in order."""
     groups = {}
     for conf in report["configurations"]:
         groups.setdefault(resolution_key(conf), []).append(conf)
-    run_infos = []
-    for same in groups.values():
-        conf = same[0]
-        for d in conf["diagnostics"]:
-            if d["code"] in RUN_INFOS and RUN_INFOS[d["code"]] not in run_infos:
-                run_infos.append(RUN_INFOS[d["code"]])
-        tail = " (product: %s)%s" % (conf["product"] or "none",
-                                     " REFUSED: NpuConfigError raised" if conf.get("refused")
-                                     else "")
-        if len(same) == 1:
-            lines.append("[%d] %s %s%s" % (conf["index"], conf["kind"], conf["name"], tail))
-        else:
-            lines.append("[%s] x%d: %s%s" % (",".join(str(c["index"]) for c in same), len(same),
-                                              ", ".join("%s %s" % (c["kind"], c["name"])
-                                                        for c in same), tail))
-        lines.extend(configuration_lines(conf, show_defaults=show_defaults,
-                                         hidden_hint="--all lists them", same=same,
-                                         show_source=show_source))
-        for member in same:   # the graphs each one captured
-            lines.extend(_memory_report.memory_lines(member, show_all=show_defaults))
-            lines.extend(_precision.precision_lines(member))
-            lines.extend(_partition_report.summary_lines(member, show_all=show_defaults))
-    lines.extend(run_infos)
+    return list(groups.values())
+
+
+def _group_header(same):
+    """`[1] session Session#1 (product: P)` or `[1,2] x2: ...` for configurations `same`."""
+    conf = same[0]
+    tail = " (product: %s)%s" % (conf["product"] or "none",
+                                 " REFUSED: NpuConfigError raised" if conf.get("refused") else "")
+    if len(same) == 1:
+        return "[%d] %s %s%s" % (conf["index"], conf["kind"], conf["name"], tail)
+    return "[%s] x%d: %s%s" % (",".join(str(c["index"]) for c in same), len(same),
+                               ", ".join("%s %s" % (c["kind"], c["name"]) for c in same), tail)
+
+
+def _run_infos(groups):
+    infos = []
+    for same in groups:
+        for d in same[0]["diagnostics"]:
+            if d["code"] in RUN_INFOS and RUN_INFOS[d["code"]] not in infos:
+                infos.append(RUN_INFOS[d["code"]])
+    return infos
+
+
+def _unattached_and_uncaught_lines(report, show_source=False):
+    lines = []
     if report.get("unattached"):
         lines.append("made while no NPU configuration was resolved, and none came after:")
         lines.extend(diagnostic_lines(report["unattached"]))
@@ -611,6 +615,45 @@ def summary_lines(report, show_defaults=False, show_source=False):
             lines.append("  (the refused configuration [%d] above)" % unc["configuration"])
         lines.extend(diagnostic_lines(() if unc.get("configuration") else unc["diagnostics"],
                                       show_source=show_source))
+    return lines
+
+
+def diagnostics_summary_lines(report, command="memory", show_source=False):
+    """The findings of a run as `summary_lines` prints them, without the options, plans and
+    partitions (`npu-bridge memory`): the count line (`npu-bridge memory: 1 configuration(s),
+    0 error(s), ...`), each configuration with diagnostics under its header, the run infos,
+    the diagnostics made with no configuration and an uncaught exception's."""
+    lines = [_count_line(report, command)]
+    groups = _groups(report)
+    for same in groups:
+        found = diagnostic_lines(same[0]["diagnostics"], show_source=show_source)
+        if found:
+            lines.append(_group_header(same))
+            lines.extend(found)
+    lines.extend(_run_infos(groups))
+    lines.extend(l for l in _unattached_and_uncaught_lines(report, show_source)
+                 if l != _precision.NOT_EMULATED_LINE)
+    return lines
+
+
+def summary_lines(report, show_defaults=False, show_source=False):
+    """The compact summary `npu-bridge run` prints at exit: counts, then each distinct
+    configuration once (identical ones as `[1,2] x2: estimator ..., session ...`);
+    `show_source`: each diagnostic's provenance under it (`--show-source`)."""
+    lines = [_count_line(report)]
+    groups = _groups(report)
+    for same in groups:
+        conf = same[0]
+        lines.append(_group_header(same))
+        lines.extend(configuration_lines(conf, show_defaults=show_defaults,
+                                         hidden_hint="--all lists them", same=same,
+                                         show_source=show_source))
+        for member in same:   # the graphs each one captured
+            lines.extend(_memory_report.memory_lines(member, show_all=show_defaults))
+            lines.extend(_precision.precision_lines(member))
+            lines.extend(_partition_report.summary_lines(member, show_all=show_defaults))
+    lines.extend(_run_infos(groups))
+    lines.extend(_unattached_and_uncaught_lines(report, show_source))
     stopped = report["outcome"].get("signal")
     if stopped:
         lines.append("stopped by %s: the script did not finish; what it resolved until then "

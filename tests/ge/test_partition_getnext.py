@@ -35,3 +35,22 @@ def test_getnext_is_sunk_with_enable_data_pre_proc():
     names = {name for name, _ in geop.ops}
     assert {"IteratorV2", "IteratorGetNext", "mm"} <= names
     assert not {"IteratorGetNext", "IteratorV2"} & set(part.unknown_ops)
+
+
+def test_the_getnext_host_rule_names_the_option_that_sinks_it():
+    from npu_bridge.ge import partition_report
+    part = P.partition(_graph(), P.PassOptions(), supported_ops.default(), 1)
+    details = {h.name: h.detail for h in part.host_ops}
+    for name in ("IteratorGetNext", "IteratorV2"):
+        d = details[name]
+        assert 'custom_op.parameter_map["enable_data_pre_proc"].b = True' in d, d
+        assert "NPURunConfig(enable_data_pre_proc=True)" in d, d
+        # where the adapter decides it: the pass's candidate rule and the option's defaults
+        assert "om_partition_subgraphs_pass.cc:641-663" in d and "npu_attrs.cc:897" in d, d
+        assert "npu_config.py:47" in d, d
+    # the partition command's host-op line carries it
+    text = "\n".join(partition_report.full_lines(part.to_dict(), top=5))
+    assert "IteratorGetNext (IteratorGetNext): not_supported - enable_data_pre_proc off" in text
+    # with the option on nothing is left to explain; an op the option does not move has none
+    on = P.partition(_graph(), P.PassOptions(enable_dp=True), supported_ops.default(), 1)
+    assert not [h for h in on.host_ops if "enable_data_pre_proc" in h.detail]
