@@ -288,3 +288,31 @@ def suggest(name, candidates=None, n=3):
 def all_names():
     """Every name `find` accepts."""
     return tuple(_NAMES)
+
+
+def product_support(row):
+    """Where a parameter_map row's option is supported, per spelling, as the resolver checks
+    it (one fact for `resolve`, `npu-bridge lint`, `options` and `explain`):
+    `((spelling, products, sources), ...)`, first `("parameter_map", row.products or None
+    (all), row.source)`, then, when its `runconfig_arg` sits in config classes with a
+    product table (`CLASS_PRODUCTS`: the seed MemoryConfig page's), `("ClassName argument",
+    the products both allow, the class tables' sources)`: giving that class on another
+    product is NPB114, the option itself NPB112."""
+    out = [("parameter_map", row.products, row.source)]
+    if not row.runconfig_arg:
+        return tuple(out)
+    from npu_bridge.ge import config_schema   # config_schema's tables are built from rows
+    allowed, sources, path = row.products, [], row.runconfig_arg
+    cls, _ = config_schema.owner(path)
+    outer = cls.name
+    while True:
+        rule = CLASS_PRODUCTS.get(cls.name)
+        if rule is not None:
+            allowed = tuple(p for p in (allowed or rule[0]) if p in rule[0])
+            sources.append(rule[1])
+        if not cls.prefix:
+            break
+        cls, _ = config_schema.owner(cls.prefix)
+    if sources:
+        out.append(("%s argument" % outer, allowed, "; ".join(sources)))
+    return tuple(out)

@@ -8,7 +8,7 @@ import string
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
-from npu_bridge.ge import codes as _codes
+from npu_bridge.ge import codes as _codes, config_schema
 from npu_bridge.ge.text import size_text
 
 SEVERITIES = ("error", "warning", "info")
@@ -34,8 +34,22 @@ class Diagnostic(NamedTuple):
     message: str
 
     def to_dict(self):
-        return {"code": self.code, "severity": self.severity, "option": self.option,
-                "value": self.value, "message": self.message}
+        """The diagnostic as JSON-ready fields; a `Message`'s parts (`short`, `fix`,
+        `provenance`) included, so `from_dict` gives them back (JSON, reports, processes)."""
+        out = {"code": self.code, "severity": self.severity, "option": self.option,
+               "value": self.value, "message": str(self.message)}
+        if isinstance(self.message, Message):
+            out.update(short=self.message.short, fix=self.message.fix,
+                       provenance=self.message.provenance)
+        return out
+
+    @classmethod
+    def from_dict(cls, data):
+        """The inverse of `to_dict` (also of a report's diagnostic, whose `fix` and
+        `provenance` may be null): the message a `Message` again when `data` has its
+        parts (`message_of`)."""
+        return cls(data["code"], data["severity"], data["option"], data.get("value"),
+                   message_of(data))
 
     def __str__(self):
         return "%s %s [%s]: %s" % (self.severity, self.code, self.option, self.message)
@@ -203,6 +217,19 @@ class Message(str):
         return (Message, (str(self), self.short, self.fix, self.provenance, self.arg_fix))
 
 
+MESSAGE_PARTS = ("short", "fix", "provenance")
+
+
+def message_of(data):
+    """The message of a diagnostic's dict (`Diagnostic.to_dict`, a report's or lint's JSON
+    finding): a `Message` with its parts when the dict has `short`, else the text as is."""
+    text = data["message"]
+    if isinstance(text, Message) or data.get("short") is None:
+        return text
+    return Message(str(text), data["short"], data.get("fix") or "",
+                   data.get("provenance") or "")
+
+
 def short_of(message):
     """The short line of a message (the full text when it carries none)."""
     return getattr(message, "short", None) or str(message)
@@ -281,17 +308,16 @@ def _size(value):
 
 
 @functools.lru_cache(maxsize=1)
-def _fields():
-    """parameter_map key -> its AttrValue field, read from the catalog's rows (`_rows`: plain
-    data, below the catalog and its rule kinds, which build diagnostics with this module);
-    loaded on first use, as `import npu_bridge.npu_init` loads this module but no row."""
+def _key_rows():
+    """parameter_map key -> its catalog row's data (`_rows`: plain data, below the catalog and
+    its rule kinds, which build diagnostics with this module); loaded on first use, as `import
+    npu_bridge.npu_init` loads this module but no row."""
     from npu_bridge.ge import _rows
-    return MappingProxyType({spec["key"]: spec.get("field") for spec in _rows.ROWS
-                             if spec.get("key")})
+    return MappingProxyType({spec["key"]: spec for spec in _rows.ROWS if spec.get("key")})
 
 
 def _field_of(key):
-    field = _fields().get(key)
+    field = _key_rows().get(key, {}).get("field")
     if field not in ("s", "i", "b", "f"):
         raise _NoFix(key)
     return field
@@ -300,11 +326,10 @@ def _field_of(key):
 def _argument_of(key):
     """`(class name, argument)` that sets parameter_map key `key` (its row's
     `runconfig_arg`: `("MemoryConfig", "static_memory_policy")`); _NoFix when none does."""
-    from npu_bridge.ge import catalog, config_schema
-    row = catalog.BY_KEY.get(key)
-    if row is None or not row.runconfig_arg:
+    path = _key_rows().get(key, {}).get("runconfig_arg")
+    if not path:
         raise _NoFix(key)
-    cls, arg = config_schema.owner(row.runconfig_arg)
+    cls, arg = config_schema.owner(path)
     return cls.name, arg
 
 

@@ -4,24 +4,13 @@ import types
 from dataclasses import dataclass, field, fields
 from typing import Dict, List, Optional
 
-from npu_bridge.ge.diagnostics import SEVERITIES, Diagnostic, Message, NpuConfigError
+from npu_bridge.ge.diagnostics import MESSAGE_PARTS, SEVERITIES, Diagnostic, NpuConfigError
 
 _DICTS = ("global_options", "session_options", "graph_options", "adapter_options", "effective",
           "sources")
 _REQUIRED = ("product", "global_options", "session_options", "graph_options", "effective",
              "diagnostics")  # adapter_options and sources: {} when absent (older reports)
 _DIAG_FIELDS = ("code", "severity", "option", "value", "message")
-_MESSAGE_PARTS = ("short", "fix", "provenance")   # of a `Message`, written when it has them
-
-
-def _diag_dict(diag):
-    """`diag.to_dict()`, with its message's parts (`short`, `fix`, `provenance`) when the
-    message is a `Message`, so that `from_dict` gives back what the text outputs print."""
-    out = diag.to_dict()
-    if isinstance(diag.message, Message):
-        out.update(short=diag.message.short, fix=diag.message.fix,
-                   provenance=diag.message.provenance)
-    return out
 
 
 @dataclass
@@ -84,7 +73,7 @@ class GeOptions:
         out = {"product": self.product}
         for name in _DICTS:
             out[name] = dict(sorted(getattr(self, name).items()))
-        out["diagnostics"] = [_diag_dict(d) for d in self.diagnostics]
+        out["diagnostics"] = [d.to_dict() for d in self.diagnostics]
         return out
 
     def to_json(self, indent=None):
@@ -118,16 +107,12 @@ class GeOptions:
         kwargs["diagnostics"] = []
         for d in diags:
             if not isinstance(d, dict) or not set(_DIAG_FIELDS) <= set(d) \
-                    or not set(d) <= set(_DIAG_FIELDS + _MESSAGE_PARTS) \
+                    or not set(d) <= set(_DIAG_FIELDS + MESSAGE_PARTS) \
                     or d["severity"] not in SEVERITIES or not isinstance(d["code"], str) \
                     or not isinstance(d["option"], str) or not isinstance(d["message"], str) \
-                    or not all(isinstance(d.get(k, ""), str) for k in _MESSAGE_PARTS):
+                    or not all(isinstance(d.get(k, ""), str) for k in MESSAGE_PARTS):
                 bad("diagnostics item %r is not a diagnostic" % (d,))
-            fields = {k: d[k] for k in _DIAG_FIELDS}
-            if "short" in d:   # the parts the text outputs print (a `Message`), kept
-                fields["message"] = Message(d["message"], d["short"], d.get("fix", ""),
-                                            d.get("provenance", ""))
-            kwargs["diagnostics"].append(Diagnostic(**fields))
+            kwargs["diagnostics"].append(Diagnostic.from_dict(d))   # its parts kept
         product = data["product"]
         if product is not None and not isinstance(product, str):
             bad("product=%r is not a string or null" % (product,))

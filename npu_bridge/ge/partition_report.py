@@ -90,10 +90,11 @@ def full_lines(d, top=10):
                                                    h["source"]))
     if d["unknown_ops"]:
         lines.append("    unknown to the list (taken as compiled): %s" % ", ".join(d["unknown_ops"]))
-    for x in d["diagnostics"]:   # one short line and its fix (issue 28)
-        lines.append("    %s %s: %s" % (x["severity"], x["code"], _diag.short_of(x["message"])))
-        if _diag.fix_of(x["message"]):
-            lines.append("        fix: %s" % _diag.fix_of(x["message"]))
+    for x in d["diagnostics"]:   # one short line and its fix (issue 28), also read from JSON
+        message = _diag.message_of(x)
+        lines.append("    %s %s: %s" % (x["severity"], x["code"], _diag.short_of(message)))
+        if _diag.fix_of(message):
+            lines.append("        fix: %s" % _diag.fix_of(message))
     return lines
 
 

@@ -541,6 +541,7 @@ def _show(value):
 def explain_lines(row):
     """The lines `npu-bridge explain` prints for one catalog row, one field per line (its
     sources with the vendor pages' titles and paths: `diagnostics.name_pages`)."""
+    from npu_bridge.ge import catalog
     from npu_bridge.ge.diagnostics import name_pages
 
     routes = ["%s %s%s" % (r.level, r.key, "" if r.when == "always" else " (when %s)" % r.when)
@@ -562,7 +563,12 @@ def explain_lines(row):
         ("adapter default", row.adapter_default),
         ("values", row.allowed_text),
         ("example", row.example),
-        ("products", _show(row.products) if row.products else "all"),
+        ("products", (_show(row.products) if row.products else "all")
+         + (" (as a parameter_map entry)" if len(catalog.product_support(row)) > 1 else "")),
+    ] + [   # a config class of its own product table (catalog.product_support)
+        ("products (as %s)" % spelling, "%s (source: %s)" % (_show(allowed), name_pages(src)))
+        for spelling, allowed, src in catalog.product_support(row)[1:] if row.key
+    ] + [
         ("value products", _show(row.value_products) if row.value_products else None),
         ("scenario", row.scenario),
         ("deprecated", ("yes" + (", use %s" % row.replacement if row.replacement else ""))

@@ -474,15 +474,13 @@ def finding_lines(head, d, indent, show_source=False):
     """`HEAD: short message`, then `INDENT fix: ...` where the diagnostic has a fix, and with
     `show_source` `INDENT source: ...` (its provenance). `d`: a diagnostic's dict (the
     report's, or one read back from a report's JSON: its `short`, `fix`, `provenance` keys)."""
-    message = d["message"]
-    short = d.get("short") or _diagnostics.short_of(message)
-    fix = d.get("fix") or _diagnostics.fix_of(message)
-    lines = ["%s: %s" % (head, short)]
+    message = _diagnostics.message_of(d)
+    fix = _diagnostics.fix_of(message)
+    lines = ["%s: %s" % (head, _diagnostics.short_of(message))]
     if fix:
         lines.append("%sfix: %s" % (indent, fix))
     if show_source:
-        lines.append("%ssource: %s" % (indent, d.get("provenance")
-                                       or _diagnostics.provenance_of(message) or message))
+        lines.append("%ssource: %s" % (indent, _diagnostics.provenance_of(message) or message))
     return lines
 
 

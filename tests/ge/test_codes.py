@@ -516,3 +516,35 @@ def test_a_rule_whose_real_stack_refuses_or_aborts_reports_an_error():
     with pytest.raises(ValueError, match="failure 'fatal'.*severity is 'warning'"):
         cross.build(row)
     assert cross.build(dict(row, severity="error")).severity == "error"
+
+
+@pytest.mark.parametrize("code", sorted(codes.CODES))
+def test_a_diagnostic_read_back_from_json_keeps_its_message_parts(code):
+    # fresh-user try-out: a Message read back as a plain str lost short/fix/provenance
+    # (partition diagnostics in a report, records, a process boundary): to_dict writes them,
+    # from_dict / message_of give them back, wherever the dict went
+    from npu_bridge.ge.diagnostics import Diagnostic, message_of
+    d = _example(code)
+    back = Diagnostic.from_dict(json.loads(json.dumps(d.to_dict())))
+    assert back == d
+    for part in ("short", "fix", "provenance"):
+        assert getattr(back.message, part) == getattr(d.message, part), part
+    again = pickle.loads(pickle.dumps(back))
+    assert again.message.fix == d.message.fix and again.message.short == d.message.short
+    # a report's diagnostic (fix/provenance null when none) reads the same
+    report = dict(d.to_dict(), fix=d.message.fix or None, provenance=d.message.provenance or None)
+    assert short_of(message_of(report)) == d.message.short
+    assert fix_of(message_of(report)) == d.message.fix
+    assert short_of(message_of({"message": "plain"})) == "plain"   # an older report
+
+
+def test_partition_listing_read_back_from_json_prints_short_lines_and_fixes():
+    from npu_bridge.ge import partition_report
+    d = _example("NPB191")   # a partition finding with a fix
+    part = {"graph": "g", "ops_list": "x", "geops": [], "host_ops": [], "unknown_ops": [],
+            "transfers_per_step": {w: {"count": 0, "bytes": 0, "unknown_bytes": 0}
+                                   for w in ("to_device", "to_host")},
+            "diagnostics": [d.to_dict()]}
+    lines = partition_report.full_lines(json.loads(json.dumps(part)))
+    assert "    %s %s: %s" % (d.severity, d.code, d.message.short) in lines
+    assert "        fix: %s" % d.message.fix in lines
