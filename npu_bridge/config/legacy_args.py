@@ -12,7 +12,7 @@ import inspect
 
 import tensorflow as tf
 
-from npu_bridge.ge import config_schema, legacy
+from npu_bridge.ge import argtypes, config_schema, legacy
 
 _ATTR = "_npu_legacy_args"
 _CLASS = "_npu_legacy_class"
@@ -36,7 +36,7 @@ def accept(cls_name):
             setattr(self, _CLASS, cls_name)
             init(self, *args, **kwargs)
             for name, value in given.items():
-                tf.compat.v1.logging.warning("%s", legacy.argument_diagnostic(cls_name, name, value))
+                tf.compat.v1.logging.warning("%s", argtypes.legacy_argument(cls_name, name, value))
         return __init__
     return wrap
 
@@ -61,7 +61,7 @@ def diagnostics(config):
             writes = _written(holder, name)
             if writes is not None and writes[0] in legacy.PARAMETER_MAP_KEYS:
                 continue
-            out.append(legacy.argument_diagnostic(getattr(holder, _CLASS), name, value))
+            out.append(argtypes.legacy_argument(getattr(holder, _CLASS), name, value))
     return out
 
 

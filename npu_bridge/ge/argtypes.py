@@ -11,6 +11,7 @@ import json
 import numbers
 import os
 
+from npu_bridge.ge import legacy as _legacy
 from npu_bridge.ge.diagnostics import make as _make
 from npu_bridge.ge.config_schema import BY_NAME as _CLASSES
 
@@ -27,6 +28,29 @@ def problem(arg, value, code=TYPE_CODE, **fields):
     """One problem of a constructor call, as a Diagnostic (code NPB160 unless given; its
     template's `fields`)."""
     return _make(code, arg, value, **fields)
+
+
+def legacy_argument(cls, arg, value):
+    """`NPB108` warning for argument `arg` of an older release's `cls` constructor
+    (`npu_bridge.ge.legacy`), or None when no release had it."""
+    r = _legacy.ARGUMENTS.get(cls, {}).get(arg)
+    if r is None:
+        return None
+    if r.writes is None:
+        wrote = "nothing is written"
+    elif value is None:
+        wrote = "None: nothing is written, as the older NPUEstimator did"
+    else:
+        wrote = "written to parameter_map[%r].%s as the older NPUEstimator did" % r.writes
+        if r.requires:
+            wrote += " (only together with %s)" % " and ".join("%s=..." % n for n in r.requires)
+        key_row = _legacy.PARAMETER_MAP_KEYS.get(r.writes[0])
+        wrote += ", and %s" % ("the current adapter ignores that key" if key_row is not None
+                               else "the current adapter still reads that key")
+    return _make("NPB108", "%s(%s)" % (cls, arg), value, spelling="%s(%s=...)" % (cls, arg),
+                 what="an argument", note=", not of the current %s (a TypeError there)" % cls,
+                 effect="%s; today: %s" % (wrote, r.moved_to or "no equivalent"),
+                 releases=r.releases)
 
 
 # ---------------------------------------------------------------------------------------------

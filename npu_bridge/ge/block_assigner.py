@@ -22,21 +22,20 @@ import bisect
 from npu_bridge.ge import continuous_mem as cm
 from npu_bridge.ge import mem_block as mb
 from npu_bridge.ge import mem_chain as mc
+from npu_bridge.ge import mem_steps as steps
 from npu_bridge.ge import mem_stream as ms
 from npu_bridge.ge.ge_graph import DATA_TYPES, NETOUTPUT, PASS_THROUGH_TYPES, \
     REF_OUTPUT0_TYPES, ZERO_MEMORY_TYPES
 from npu_bridge.ge.mem_ranges import binary_ranges
 from npu_bridge.ge.stdsort import std_sort
 
-HBM = 0
-SESSION_SCOPE = (1 << 32) | HBM   # kSessionScopeMemory | RT_MEMORY_HBM (GetWorkSpaceMemoryType)
+HBM, SESSION_SCOPE = steps.HBM, steps.SESSION_SCOPE
 NO_PRE_REUSE = frozenset(("Data", "AippData", "AnnData", "QueueData", "Proposal", "Const",
                           "ConstantOp", "GetNext", "DropOutGenMask", "RefData", "AdpGetNext",
                           "DynamicGetNext"))
 NO_POST_REUSE = frozenset(("Data", "AippData", "QueueData", "Enter", "RefEnter", "NextIteration",
                            "RefNextIteration", "RefData", "GetNext", "AdpGetNext", "DynamicGetNext",
                            "DropOutGenMask"))
-NO_RELEASE_PRODUCERS = frozenset(("Const", "Constant", "ConstantOp", "FastrcnnPredictions"))
 
 
 def _not_listed(types, t):
@@ -91,6 +90,7 @@ class Prepared:
         self.continuous_nodes = cm.has_continuous_inputs(graph)
         self.cascade = cm.cascade_begins(self) if self.continuous_nodes else {}
         self.no_assign = cm.ref_no_assign(self) if self.continuous_nodes else frozenset()
+        self.steps = steps.node_steps(self)   # each node's level-1 work, for every strategy
 
     # ------------------------------------------------------------ attributes
     def ref_input_of(self, node, i):
@@ -123,15 +123,6 @@ class Prepared:
     def atomic_workspace_indexes(self, node):
         info = node.attrs.get("atomic_workspace_info") or {}
         return {int(k) for sub in info.values() for k in (sub or {})}
-
-    def tenant_attrs(self, node, kind, i):
-        attrs = []
-        if node.type in DATA_TYPES:
-            attrs.append("data")
-        if kind == "out" and self.atomic_node(node) and i in (
-                node.attrs.get("atomic_output_index") or []):
-            attrs.append("concentrate_atomic")
-        return attrs
 
     # ------------------------------------------------------------ symbols
     def _symbols(self):
@@ -301,27 +292,21 @@ class BlockAssigner:
         self.sym_size = {}         # symbol sizes this run changed (separate-clean inputs)
         self.zero_copy_blocks = []
         self.ranges = []
+        self.sizes = {}            # request -> GetBlockSize, as block_size found it
 
     # ------------------------------------------------------------ sizes
     def block_size(self, size):
-        """GetBlockSize (bma L589-606)."""
+        """GetBlockSize (bma L589-606); remembered per size (`self.sizes`)."""
+        out = size
         if not self.s.use_range:
-            return mb.align(size)
-        for ceil_ in self.ranges:
-            if size <= ceil_:
-                return ceil_
-        return size
-
-    def _stat(self, real, reuse, memory_type=HBM):
-        """AddMemoryStat (bma L1353-1367), per memory type."""
-        st = self.stats.setdefault(memory_type, [0, 0, 0, 0])
-        a = mb.align(real)
-        st[3] += a
-        if reuse:
-            st[0] += a
+            out = mb.align(size)
         else:
-            st[2] += a
-        st[1] = max(st[1], st[0])
+            for ceil_ in self.ranges:
+                if size <= ceil_:
+                    out = ceil_
+                    break
+        self.sizes[size] = out
+        return out
 
     @property
     def mem_offset(self):
@@ -350,16 +335,8 @@ class BlockAssigner:
         items = self.buckets.get((stream, block_size))
         if not items:
             return None
-        seq = range(len(items)) if self.s.first_release else range(len(items) - 1, -1, -1)
-        for k in seq:
-            if mb.can_reuse(items[k][1], block_size, life_begin, attrs):
-                return items.pop(k)[1]
-        return None
-
-    def _add_reusable(self, block):
-        """Into the released blocks of the block's stream (reusable_blocks_[type][stream])."""
-        self.buckets.setdefault((block.stream, block.size), []).append((self.released, block))
-        self.released += 1
+        k = mb.pick(items, block_size, life_begin, attrs, self.s.first_release)
+        return items.pop(k)[1] if k >= 0 else None
 
     def _resized(self, block, old):
         """A block's nominal size grew while it may sit among the released ones: move its
@@ -375,89 +352,76 @@ class BlockAssigner:
         for e in moved:
             bisect.insort(new, e, key=lambda x: x[0])
 
-    def _apply(self, node, kind, index, block_size, real, op_reuse, zero_copy, sym=None,
-               ws_no_reuse=False, memory_type=HBM, continuous=False, lives=None):
-        """ApplyMemory (bma L1369-1460): a freed block of the node's stream, else a new one."""
-        p = self.p
-        stream = p.streams.stream[node.name]
-        pre = p.pre.get(sym, False) if kind == "out" else True
-        no_reuse = bool(node.attrs.get("no_reuse_mem_flag")) or (kind == "ws" and ws_no_reuse)
-        life_begin, life_end = lives or (p.id[node.name], 0)
-        if no_reuse or not pre:
-            life_begin = mb.MIN_LIFE
-        elif kind == "out" and p.cascade.get(node.name, life_begin) < life_begin:
-            life_begin = p.cascade[node.name]      # GetContinuousNodeLifeTimeBegin
-        post = p.post.get(sym, True) if kind == "out" else True
-        if kind == "out" and not post:
-            life_end = mb.MAX_LIFE
-        same_out = kind == "out" and (node.name, index) in p.same_out
-        is_reuse_memory = p.reuse and not no_reuse and op_reuse
-        tenant = mb.Tenant(node.name, p.id[node.name], kind, index, False, life_begin,
-                           p.tenant_attrs(node, kind, index), stream=stream)
+    def _apply(self, a, block_size):
+        """ApplyMemory (bma L1369-1460) of `a` (mem_steps.Apply): a freed block of the
+        node's stream of `block_size` bytes, else a new one."""
+        stream = a.stream
+        tenant = mb.Tenant(a.node, a.node_id, a.kind, a.index, False, a.life_begin, a.attrs,
+                           stream=stream)
         block = None
-        if is_reuse_memory and pre and not zero_copy and not continuous and not same_out:
-            block = self._pick(stream, block_size, life_begin, tenant.attrs)
+        if a.try_pick:
+            block = self._pick(stream, block_size, a.life_begin, a.attrs)
         if block is None:
-            block = mb.Block(block_size, is_reuse_memory, memory_type, stream)
+            block = mb.Block(block_size, a.is_reuse, a.memory_type, stream)
             self.blocks.append(block)
-        if kind == "out":
-            block.symbols.append(sym)
-            block.post_reuse_flag = block.post_reuse_flag and post
-            block.diff_stream_prior = p.prior.get(sym, False)
-        block.add_tenant(tenant, real, real)
-        if same_out:
+        pre = a.pre
+        if a.kind == "out":
+            block.symbols.append(a.sym)
+            block.post_reuse_flag = block.post_reuse_flag and a.post
+            block.diff_stream_prior = a.prior
+        block.add_tenant(tenant, a.real, a.real)
+        if a.same_out:
             block.same_stream = False
-        if continuous:
+        if a.continuous:
             block.continuous = True
         block.reuse_mem = block.reuse_mem and (block.post_reuse_flag or pre)
+        life_end = a.life_end
         if life_end != 0:
             block.set_life_end(mb.DEFAULT_LIFE if life_end == mb.MAX_LIFE else life_end, stream)
             block.set_symbol_life_end(life_end)
-        if (not block.reuse_mem) or pre:
-            self._stat(real, block.reuse_mem, memory_type)
+        if (not block.reuse_mem) or pre:      # AddMemoryStat (bma L1353-1367)
+            st = self.stats.get(a.memory_type)
+            if st is None:
+                st = self.stats[a.memory_type] = [0, 0, 0, 0]
+            real = a.real
+            size = -(-real // mb.MEM_ALIGN) * mb.MEM_ALIGN if real > 0 else real
+            st[3] += size
+            if block.reuse_mem:
+                st[0] += size
+            else:
+                st[2] += size
+            if st[0] > st[1]:
+                st[1] = st[0]
         return block
 
-    def _apply_out(self, node, i, op_reuse, plan):
-        """ApplyOutMemory (bma L1912-2034); `plan`: continuous_mem.plan_output's verdict."""
-        p = self.p
-        # GetOutputTotalSizeAndOutCount (bma L1805-1870): an input of a separately cleaned
-        # continuous input node asks for all that node's inputs, a ref output too
-        size = cm.separate_total(p, node, i) if plan.separate else node.outputs[i]
-        out_count = len(p.out_peers.get((node.name, i), ()))
-        sym = p.sym[("out", node.name, i)]
-        block = self.symbol_blocks.get(sym)
+    def _apply_out(self, o):
+        """ApplyOutMemory (bma L1912-2034) of `o` (mem_steps.Out): the symbol's block when
+        an earlier output made one (a ref or pass-through output joins it), else a new one."""
+        block = self.symbol_blocks.get(o.sym)
         if block is not None:
+            size = o.size
             old = block.size
-            block.set_size(self.block_size(size))
+            block.set_size(self.sizes.get(size) or self.block_size(size))
             if block.size != old:
                 self._resized(block, old)
             # CalExitSymbolNodeLifeTime (bma L1872-1908)
-            life, begin = cm.exit_symbol_life(p, node, i, self.life_time)
+            life, begin = o.joined(self.p)
             block.set_symbol_life_end(life)
             block.set_life_end(self.life_time)
-            block.add_tenant(mb.Tenant(node.name, p.id[node.name], "out", i, True, begin,
-                                       p.tenant_attrs(node, "out", i), block.symbol_life_end(),
-                                       p.streams.stream[node.name]), size, size)
-            block.reuse_mem = block.reuse_mem and not node.attrs.get("no_reuse_mem_flag") \
-                and op_reuse
-            if out_count == 0:
+            block.add_tenant(mb.Tenant(o.name, o.node_id, "out", o.index, True, begin, o.attrs,
+                                       block.symbol_life_end(), o.stream), size, size)
+            block.reuse_mem = block.reuse_mem and o.join_reuse
+            if o.out_count == 0:
                 block.ref_count += 1
             return block
-        if p.is_output_ref(node, i):
+        if o.is_ref:
             return None       # the ref input has no feature-map block (const/variable/none)
-        max_size = p.sym_size.get(sym, size)
-        if cm.continuous_output(node):     # ApplyContinuousMemory: one block at output 0
-            max_size = cm.output_total(node)
-        lives = plan.lives if op_reuse else None
-        if plan.separate:                  # bma L1985-2016: one block for all inputs
-            max_size = size
-            self.sym_size[sym] = max_size
-        continuous = plan.set_input and not plan.separate
-        zero_copy = p.is_zero_copy(node, i) and not plan.set_input
-        block = self._apply(node, "out", i, self.block_size(max_size), max_size, op_reuse,
-                            zero_copy, sym, continuous=continuous, lives=lives)
-        block.is_zero_copy = block.is_zero_copy or zero_copy
-        block.ref_count += max(out_count, p.ref_count(sym))
+        a = o.apply
+        if o.separate is not None:
+            self.sym_size[o.sym] = o.separate
+        block = self._apply(a, self.sizes.get(a.real) or self.block_size(a.real))
+        block.is_zero_copy = block.is_zero_copy or o.zero_copy
+        block.ref_count += o.refs
         return block
 
     def _release(self, block, sym, stream=None, no_release=False):
@@ -477,17 +441,38 @@ class BlockAssigner:
             max_life, by_symbol = self.p.streams.max_life(t.node, t.index, by_symbol, streams)
             if back.ref_input:
                 back.out_count = max(back.out_count, len(streams))
-        block.set_out_stream_life_time(by_symbol, max_life, stream)
+        # SetOutStreamLifeTime (mb L732-755): per reading stream, the latest release time
+        # and life end (at least the symbol's end; kMaxLifeTime if it ends before it is out)
+        end = back.symbol_end
+        if end == mb.DEFAULT_LIFE or max_life >= end:
+            end = max_life
+        if end < by_symbol:
+            end = mb.MAX_LIFE
+        outs = back.out_stream
+        if outs is None:
+            outs = back.out_stream = {}
+        cur = outs.get(stream)
+        if cur is None:
+            outs[stream] = [by_symbol, end]
+            if len(outs) > back.out_count:
+                back.out_count = len(outs)
+        else:
+            if by_symbol > cur[0]:
+                cur[0] = by_symbol
+            if end > cur[1]:
+                cur[1] = end
         block.ref_count -= 1
         if block.ref_count > 0:
             return
-        if block.reuse_mem and block.tenants:
+        if block.reuse_mem:
             if sym in self.sym_size:
                 size = self.sym_size[sym]
             else:
                 size = self.p.sym_size.get(sym, back.real_size) if sym else back.real_size
-            size = mb.align(size)
-            st = self.stats.setdefault(block.memory_type, [0, 0, 0, 0])
+            size = -(-size // mb.MEM_ALIGN) * mb.MEM_ALIGN if size > 0 else size
+            st = self.stats.get(block.memory_type)
+            if st is None:
+                st = self.stats[block.memory_type] = [0, 0, 0, 0]
             if st[0] >= size:
                 st[0] -= size
         outs = back.out_stream or {}
@@ -507,87 +492,62 @@ class BlockAssigner:
         if not block.post_reuse_flag or no_release:
             back.diff_life = None
             block.set_life_end(mb.MAX_LIFE, block.stream)
-        self._add_reusable(block)
+        # into the released blocks of its stream (reusable_blocks_[type][stream])
+        key = (block.stream, block.size)
+        items = self.buckets.get(key)
+        if items is None:
+            items = self.buckets[key] = []
+        items.append((self.released, block))
+        self.released += 1
         back.out_stream = None
         block.used_by_diff_streams = False
 
     def _release_pending(self):
         """ReleaseMemorys (bma L2211-2226): per memory type, per stream in id order."""
-        for key in sorted(self.pending):
-            for block in self.pending[key]:
+        pending = self.pending
+        if not pending:
+            return
+        for key in (sorted(pending) if len(pending) > 1 else pending):
+            for block in pending[key]:
                 t = block.tenants[-1]
                 sym = block.symbols[-1] if t.kind == "out" and block.symbols else ""
                 self._release(block, sym)
         self.pending = {}
 
-    def _suspend(self, block):
-        self.pending.setdefault((block.memory_type, block.stream), []).append(block)
-
     def _node(self, nm):
+        """AssignMemoryWithReuse for one node (bma L2595-2662), from its mem_steps.Step:
+        release what the previous node left suspended, apply outputs then workspaces,
+        release the inputs whose last reader this is."""
         p = self.p
-        node = p.by[nm]
-        op_reuse = not (nm in p.no_reuse_ops or node.type in p.no_reuse_ops)
-        atomic = p.atomic_node(node)
-        if p.reuse:
+        st = p.steps[nm]
+        if p.reuse and self.pending:
             self._release_pending()
-        self.life_time = p.id[nm]
-        zero_mem = node.type in ZERO_MEMORY_TYPES
-        atomic_outs = set(node.attrs.get("atomic_output_index") or [])
-        var_outs = {int(k) for k in (node.attrs.get("assign_var_name") or {})}
-        for i, size in enumerate(node.outputs):
-            if i > 0 and cm.continuous_output(node):
-                continue      # bma L1573-1576: only output 0 of a continuous output gets a block
-            if zero_mem or size == 0:
-                continue
-            plan = cm.plan_output(p, node, i)
-            if plan.no_block or i in var_outs:     # IsNoNeedAssignMemory: a variable's
-                continue
-            if atomic and i in atomic_outs and not plan.set_input and \
-                    not cm.continuous_output(node) and not p.is_zero_copy(node, i):
-                continue      # IsAtomicOutputMemory: laid out by the atomic assigner
-            if op_reuse and atomic and plan.set_input:
-                op_reuse = False       # bma L2382-2384: atomic can't be reused
-            block = self._apply_out(node, i, op_reuse, plan)
+        self.life_time = st.id
+        symbol_blocks = self.symbol_blocks
+        pending = self.pending
+        for o in st.outs:
+            block = self._apply_out(o)
             if block is None:
                 continue
-            if plan.streams:
-                block.tenants[-1].out_count = max(block.tenants[-1].out_count,
-                                                  len(plan.streams))
-            self.symbol_blocks[p.sym[("out", nm, i)]] = block
+            n = len(o.plan.streams)
+            if n:
+                t = block.tenants[-1]
+                t.out_count = max(t.out_count, n)
+            symbol_blocks[o.sym] = block
             if block.ref_count == 0:      # CheckAndReleaseSuspendedBlock
                 block.ref_count = 1
-                self._suspend(block)
-        atomic_ws = p.atomic_workspace_indexes(node) if atomic else set()
-        flags = list(node.attrs.get("workspace_reuse_flag") or [])
-        scope = node.attrs.get("workspace_no_reuse_scope") or []
-        for i, size in enumerate(node.workspace):
-            size = max(size, 0)
-            if size == 0 or i in atomic_ws:
-                continue
-            memory_type = HBM
-            if i < len(scope) and scope[i] == 1:     # kSessionNoReuse (bma L177-192)
-                if not flags:
-                    flags = [True] * len(scope)
-                flags[i] = False
-                memory_type = SESSION_SCOPE
-            no_reuse = i < len(flags) and not flags[i]
-            block = self._apply(node, "ws", i, self.block_size(size), size, op_reuse, False,
-                                ws_no_reuse=no_reuse, memory_type=memory_type)
+                pending.setdefault((block.memory_type, block.stream), []).append(block)
+        for w in st.ws:
+            size = w.size
+            block = self._apply(w.apply, self.sizes.get(size) or self.block_size(size))
             block.ref_count += 1
-            if not no_reuse:
-                self._suspend(block)
-        anchors = [(i, p.in_src[(nm, i)]) for i in range(p.n_in[nm]) if (nm, i) in p.in_src]
-        if p.memory_priority:
-            anchors.sort(key=lambda a: p.id[a[1][0]])
-        stream = p.streams.stream[nm]
-        for _, (src, o) in anchors:
-            if p.by[src].type in NO_RELEASE_PRODUCERS:
-                continue
-            sym = p.sym[("out", src, o)]
-            block = self.symbol_blocks.get(sym)
-            if block is None:
-                continue
-            self._release(block, sym, stream)
+            if not w.no_reuse:
+                pending.setdefault((block.memory_type, block.stream), []).append(block)
+        stream = st.stream
+        for sym in st.releases:
+            block = symbol_blocks.get(sym)
+            if block is not None:
+                self._release(block, sym, stream)
 
     # ------------------------------------------------------------ level 2
     def _level2(self):

@@ -8,7 +8,7 @@ import string
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
-from npu_bridge.ge import codes as _codes
+from npu_bridge.ge import codes as _codes, config_schema
 from npu_bridge.ge.text import size_text
 
 SEVERITIES = ("error", "warning", "info")
@@ -308,17 +308,16 @@ def _size(value):
 
 
 @functools.lru_cache(maxsize=1)
-def _fields():
-    """parameter_map key -> its AttrValue field, read from the catalog's rows (`_rows`: plain
-    data, below the catalog and its rule kinds, which build diagnostics with this module);
-    loaded on first use, as `import npu_bridge.npu_init` loads this module but no row."""
+def _key_rows():
+    """parameter_map key -> its catalog row's data (`_rows`: plain data, below the catalog and
+    its rule kinds, which build diagnostics with this module); loaded on first use, as `import
+    npu_bridge.npu_init` loads this module but no row."""
     from npu_bridge.ge import _rows
-    return MappingProxyType({spec["key"]: spec.get("field") for spec in _rows.ROWS
-                             if spec.get("key")})
+    return MappingProxyType({spec["key"]: spec for spec in _rows.ROWS if spec.get("key")})
 
 
 def _field_of(key):
-    field = _fields().get(key)
+    field = _key_rows().get(key, {}).get("field")
     if field not in ("s", "i", "b", "f"):
         raise _NoFix(key)
     return field
@@ -327,11 +326,10 @@ def _field_of(key):
 def _argument_of(key):
     """`(class name, argument)` that sets parameter_map key `key` (its row's
     `runconfig_arg`: `("MemoryConfig", "static_memory_policy")`); _NoFix when none does."""
-    from npu_bridge.ge import catalog, config_schema
-    row = catalog.BY_KEY.get(key)
-    if row is None or not row.runconfig_arg:
+    path = _key_rows().get(key, {}).get("runconfig_arg")
+    if not path:
         raise _NoFix(key)
-    cls, arg = config_schema.owner(row.runconfig_arg)
+    cls, arg = config_schema.owner(path)
     return cls.name, arg
 
 

@@ -1,11 +1,11 @@
 """Spellings of older adapter releases: one table, read by the resolver, NPURunConfig and
-lint (an `NPB108` warning instead of an unknown spelling's error). Columns and sources:
-docs/design.md "Module notes".
+lint (an `NPB108` warning instead of an unknown spelling's error: `resolver` builds it for a
+parameter_map key, `argtypes.legacy_argument` for a constructor argument). Plain data,
+importing nothing of the package: `config_schema`'s hints read it and `diagnostics` reads the
+schema. Columns and sources: docs/design.md "Module notes".
 """
 from types import MappingProxyType
 from typing import NamedTuple, Optional, Tuple
-
-from npu_bridge.ge.diagnostics import make
 
 
 class LegacySpelling(NamedTuple):
@@ -173,42 +173,8 @@ def row(where, name):
     return _BY.get((where, name))
 
 
-def _now(r):
+def now_text(r):
+    """What the current adapter does with row `r`'s spelling (an NPB108 message's effect)."""
     if r.now == "read":
         return "the current adapter still reads it"
     return "the current adapter ignores it (the setting has no effect)"
-
-
-def key_diagnostic(key, field, value):
-    """`NPB108` warning for a `parameter_map` key of an older release, or None for a key no
-    release had. The message does not depend on `value` (lint resolves unknown values)."""
-    r = PARAMETER_MAP_KEYS.get(key) if isinstance(key, str) else None
-    if r is None:
-        return None
-    where = ("; today: %s" % r.moved_to) if r.moved_to else ""
-    wrong = ("" if field in (None, r.field) else
-             " (older releases read it from AttrValue field %s, it was set in %s)" % (r.field, field))
-    return make("NPB108", key, value, spelling="parameter_map key %r" % key, what="a spelling",
-                note=wrong, effect=_now(r) + where, releases=r.releases)
-
-
-def argument_diagnostic(cls, arg, value):
-    """`NPB108` warning for an argument of an older release's `cls` constructor, or None."""
-    r = ARGUMENTS.get(cls, {}).get(arg)
-    if r is None:
-        return None
-    if r.writes is None:
-        wrote = "nothing is written"
-    elif value is None:
-        wrote = "None: nothing is written, as the older NPUEstimator did"
-    else:
-        wrote = "written to parameter_map[%r].%s as the older NPUEstimator did" % r.writes
-        if r.requires:
-            wrote += " (only together with %s)" % " and ".join("%s=..." % n for n in r.requires)
-        key_row = PARAMETER_MAP_KEYS.get(r.writes[0])
-        wrote += ", and %s" % ("the current adapter ignores that key" if key_row is not None
-                               else "the current adapter still reads that key")
-    return make("NPB108", "%s(%s)" % (cls, arg), value, spelling="%s(%s=...)" % (cls, arg),
-                what="an argument", note=", not of the current %s (a TypeError there)" % cls,
-                effect="%s; today: %s" % (wrote, r.moved_to or "no equivalent"),
-                releases=r.releases)

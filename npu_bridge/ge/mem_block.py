@@ -2,7 +2,7 @@
 
 A paraphrase of compiler/graph/build/memory/memory_block.{h,cc} (hicann/ge ffdcbc9):
 `Tenant` is GE's NodeTypeIndex (one output or workspace living in a block), `Block`
-its MemoryBlock. Level-1 matching (`can_reuse`, mb L71-105), lifetime crossing
+its MemoryBlock. Level-1 matching (`pick`, mb L71-105), lifetime crossing
 (`cross_life_time`, mb L107-127), the nesting of a block inside another's idle ranges
 (`add_life_reuse_block`, mb L486-572, with the split of crossing tenants into a clone,
 `_can_interval_life_reuse` mb L211-272), zero-copy nesting (mb L429-484), the level-2 order
@@ -205,24 +205,6 @@ class Block:
             if t.symbol_end == DEFAULT_LIFE or time > t.symbol_end:
                 t.symbol_end = time
 
-    def set_out_stream_life_time(self, out_time, end_time, stream=None):
-        """SetOutStreamLifeTime (mb L732-755): per reading stream, the latest release time
-        and life end (at least the symbol's end; kMaxLifeTime if it ends before it is out)."""
-        sym = self.symbol_life_end()
-        if sym != DEFAULT_LIFE and end_time < sym:
-            end_time = sym
-        end_time = MAX_LIFE if end_time < out_time else end_time
-        t = self.tenants[-1]
-        stream = self.stream if stream is None else stream
-        if t.out_stream is None:
-            t.out_stream = {}
-        cur = t.out_stream.get(stream)
-        if cur is None:
-            t.out_stream[stream] = [out_time, end_time]
-            t.out_count = max(t.out_count, len(t.out_stream))
-        else:
-            cur[0], cur[1] = max(cur[0], out_time), max(cur[1], end_time)
-
     def clone(self):
         """Clone (mb): the fields reuse decisions read, no tenants."""
         b = Block(self.size, self.reuse_mem, self.memory_type, self.stream)
@@ -261,22 +243,30 @@ class Block:
 
 
 # ---------------------------------------------------------------- level 1
-def can_not_life_reuse(block, child_reuse=False):
-    return (not block.reuse_mem) or ((not child_reuse) and block.child_block)
-
-
-def can_reuse(block, block_size, life_begin, tenant_attrs):
-    """ReuseBlock + CanReuseBlock (mb L71-105): exact nominal size, the block's life over;
-    never a continuous or zero-copy block (L86-88)."""
-    if block.is_zero_copy or block.continuous or block.diff_stream_prior:
-        return False
-    if block._attrs and tenant_attrs and _conflict(block._attrs, tenant_attrs):
-        return False
-    if block.size != block_size:
-        return False
-    if life_begin > 0 and not life_begin > block.life_end():
-        return False
-    return not can_not_life_reuse(block)
+def pick(items, block_size, life_begin, tenant_attrs, first_release):
+    """ReuseBlock + CanReuseBlock (mb L71-105) over the released blocks `items` ([(release
+    seq, block)] of one stream and nominal size, oldest first): the index of the block GE
+    takes (the newest that fits, or the oldest under first-release-first-reuse), or -1.
+    A block fits: exact nominal size, its life over (life_begin later than its last
+    tenant's end), never a continuous or zero-copy block (L86-88), no conflicting block
+    type, reusable and not nested."""
+    seq = range(len(items)) if first_release else range(len(items) - 1, -1, -1)
+    for k in seq:
+        block = items[k][1]
+        if block.is_zero_copy or block.continuous or block.diff_stream_prior:
+            continue
+        if block._attrs and tenant_attrs and _conflict(block._attrs, tenant_attrs):
+            continue
+        if block.size != block_size:
+            continue
+        if life_begin > 0:
+            tt = block.tenants
+            if not life_begin > (tt[-1].end if tt else MAX_LIFE):     # GetLifeEnd
+                continue
+        if not block.reuse_mem or block.child_block:           # CanNotLifeReuse
+            continue
+        return k
+    return -1
 
 
 # ---------------------------------------------------------------- level 2

@@ -1,6 +1,7 @@
 """GE's device-memory plan of a graph, computed on the CPU (no TensorFlow import).
 Notes: docs/design.md "Module notes"; rules: docs/memory.md.
 """
+import heapq
 from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, List, Optional, Tuple
 
@@ -293,8 +294,9 @@ def plan_graph(graph, options=None, assumptions=None):
                          largest_live=None, peak_step=None, peak_node=None, **base)
     a = mem_assign.assign(ge_graph, {"OP_NO_REUSE_MEM": ",".join(sorted(options.no_reuse_ops))})
     reuse_off = a.reuse_off
-    largest = sorted(((t.name, t.size) for t in a.tensors if t.kind == "out"),
-                     key=lambda x: (-x[1], x[0]))[:10]
+    # the ten largest outputs, larger first, by name among equal sizes
+    largest = [(name, -neg) for neg, name in heapq.nsmallest(
+        10, ((-t.size, t.name) for t in a.tensors if t.kind == "out"))]
     peak_step = a.order.index(a.peak_node) if a.peak_node is not None else None
     return GraphPlan(dynamic=False, dynamic_inputs=[], dynamic_nodes=[],
                      feature_map=a.total_hbm, reuse_off=reuse_off, largest_live=a.largest_live,

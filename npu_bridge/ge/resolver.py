@@ -62,6 +62,20 @@ _PRODUCT_KEYS = tuple(r.key for r in catalog.OPTIONS   # catalog order: a stable
 
 
 # ---------------------------------------------------------------- per-entry effects
+def legacy_key(key, field, value):
+    """`NPB108` warning for a `parameter_map` key of an older release (`legacy`), or None for
+    a key no release had. The message does not depend on `value` (lint resolves unknown
+    values)."""
+    r = legacy.PARAMETER_MAP_KEYS.get(key) if isinstance(key, str) else None
+    if r is None:
+        return None
+    where = ("; today: %s" % r.moved_to) if r.moved_to else ""
+    wrong = "" if field in (None, r.field) else (
+        " (older releases read it from AttrValue field %s, it was set in %s)" % (r.field, field))
+    return make("NPB108", key, value, spelling="parameter_map key %r" % key, what="a spelling",
+                note=wrong, effect=legacy.now_text(r) + where, releases=r.releases)
+
+
 def _entry_effect(key, attr):
     """What one parameter_map entry does: `(forward, value, writes, diagnostics)`.
 
@@ -79,7 +93,7 @@ def _entry_effect(key, attr):
             return (None, value, (), (make(
                 "NPB100", repr(key), value, key="%r (%s)" % (key, type(key).__name__),
                 what="is not a string", effect="only reads string keys"),))
-        old = legacy.key_diagnostic(key, field, value)   # a key of an older release
+        old = legacy_key(key, field, value)   # a key of an older release
         if old is not None:
             return (None, value, (), (old,))
         close = catalog.suggest(key)

@@ -332,13 +332,19 @@ def test_every_row_and_rule_reads_its_kind_from_the_registries():
 
 
 def test_the_views_below_the_catalog_read_what_the_catalog_and_the_rule_table_say():
-    """`diagnostics` (a fix line's AttrValue field) and `rule_kinds` (NPB103's "runs as")
+    """`diagnostics` (a fix line's AttrValue field and config-class argument) and
+    `rule_kinds` (NPB103's "runs as")
     read the rows' data (`_rows`), not the catalog and the compiled rule table that are built
     from them (no import cycle, tests/test_layers.py): the same answers for every row."""
-    from npu_bridge.ge import diagnostics, rule_kinds
+    from npu_bridge.ge import config_schema, diagnostics, rule_kinds
+    assert diagnostics._argument_of("static_memory_policy") == ("MemoryConfig",
+                                                                "static_memory_policy")
     for row in catalog.OPTIONS:
         if row.key and row.field:
             assert diagnostics._field_of(row.key) == row.field
+        if row.key and row.runconfig_arg:
+            cls, arg = config_schema.owner(row.runconfig_arg)
+            assert diagnostics._argument_of(row.key) == (cls.name, arg)
         if row.key:
             for value in list(row.legacy_values) + list(row.allowed or ()):
                 expected = next((r.runs_as for r in cross.CROSS_RULES

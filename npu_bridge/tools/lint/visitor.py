@@ -626,11 +626,10 @@ class _Collector:
     def _unknown_keyword(self, kw, name, params):
         """NBL012: Python's TypeError for a keyword the class (or npu_resource_init) does not
         have, with the schema's hint (`config_schema.keyword_hint`, the classes' too). An
-        argument of an older adapter release is NPB108 instead (`npu_bridge.ge.legacy`)."""
-        from npu_bridge.ge import legacy
+        argument of an older adapter release is NPB108 instead (`argtypes.legacy_argument`)."""
         value = literal_value(kw.value)
-        old = legacy.argument_diagnostic(name, kw.arg, "<expression>" if value is _NOT_LITERAL
-                                         else value)
+        old = _argtypes.legacy_argument(name, kw.arg, "<expression>" if value is _NOT_LITERAL
+                                        else value)
         if old is not None:
             self.findings.append((kw.lineno, kw.col_offset + 1, old.code, old.severity,
                                   old.message, kw.arg))
