@@ -27,7 +27,7 @@ __all__ = [
 
 _NPU_OPTIMIZER = "NpuOptimizer"
 
-from npu_bridge.config import legacy_args as _legacy_args, _render  # noqa: E402
+from npu_bridge.config import legacy_args as _legacy_args, _probe, _render  # noqa: E402
 from npu_bridge.config._render import _field_value, _get_path  # noqa: E402
 from npu_bridge.config._render import (  # noqa: E402,F401 (session_patch, NPUEstimator)
     remember as remember_user_set, rendered_user_set)
@@ -75,7 +75,7 @@ from npu_bridge.ge.argtypes import (  # noqa: E402
 # ---------------------------------------------------------------------------------------------
 # Config classes.
 
-_USER_ARGS = "_npu_user_args"   # the argument names a constructor call was given
+_USER_ARGS = _probe.USER_ARGS   # the argument names a constructor call was given
 
 
 def _records_user_args(init):
@@ -140,8 +140,11 @@ def _refused(name, error):
     """Record `error` (an `NpuArgumentError`) as a refused configuration named `name`, as
     `_validate` records a refused `NPURunConfig`: `npu-bridge run` counts every configuration
     the checks refuse, whether the script catches the error or not, the rule `lint` applies
-    to the same call (docs/cli.md `run`). Returns `error`."""
-    from npu_bridge.ge import records as _records
+    to the same call (docs/cli.md `run`). One that never reached the resolver is recorded
+    with the forced product (`--product`), the target of every resolution. Returns `error`."""
+    from npu_bridge.ge import records as _records, products as _products
+    if error.ge_options is None and getattr(error, "product", None) is None:
+        error.product = _products.lookup(_products.current_forced_product())
     _records.record_refused("estimator", name, error)
     return error
 
@@ -158,14 +161,21 @@ def _call_text(owner, values, given):
 def _store(obj, owner, values, problems):
     """Raise one `NpuArgumentError` with `problems` (recorded as a refused configuration:
     `_refused`), or store `values` as the real class does: its public attributes (schema)
-    under their name, the others as `_<name>`."""
-    if problems:
-        given = getattr(obj, _USER_ARGS, None)
-        raise _refused(_call_text(owner, values, values if given is None else given),
-                       NpuArgumentError(owner, problems))
-    public = _SCHEMA[owner].public
-    for arg, value in values.items():
-        setattr(obj, arg if arg in public else "_" + arg, value)
+    under their name, the others as `_<name>`.
+
+    A refused call is still resolved with its other arguments (`_probe.resolve_nested`), so
+    the error and `npu-bridge run` carry their findings and the product too, as `lint`
+    reports them for the same call."""
+    if not problems:
+        _probe.store(obj, owner, values)
+        return
+    given = getattr(obj, _USER_ARGS, None)
+    given = frozenset(values if given is None else given)
+    extra, resolved = _probe.resolve_nested(owner, values, given - {d.option for d in problems})
+    error = NpuArgumentError(owner, problems, extra)
+    if resolved is not None:
+        error.ge_options = dataclasses.replace(resolved, diagnostics=list(error.diagnostics))
+    raise _refused(_call_text(owner, values, given), error)
 
 
 class ProfilingConfig:
@@ -418,25 +428,16 @@ def _validate(owner, npu_args, record_as=None, origin=None, given=None, run_stat
     reports every diagnostic an accepted one would, not only the refusing ones."""
     problems, values = [], []
     _check_npu_args(npu_args, problems, values)
-    extra, resolved = [], None
-    if not problems:
-        from npu_bridge.ge import UserSet, resolve
-        probe = NPURunConfig.__new__(NPURunConfig)   # no RunConfig state: only the NPU fields
-        probe._assign_npu_args(npu_args)
-        for attr in (_USER_ARGS,) + _legacy_args.STATE:
-            if hasattr(origin, attr):
-                setattr(probe, attr, getattr(origin, attr))
-        setattr(probe, _USER_ARGS, given if given is not None
-                else getattr(origin, _USER_ARGS, frozenset()))
-        if run_state is not None:
-            probe._npu_probe_run_arguments, probe._session_config = run_state
-        try:
-            resolved = resolve(probe, user_set=UserSet("NPURunConfig", probe._npu_user_keys()))
-        except NpuConfigError as err:
-            extra, resolved = err.diagnostics, err.ge_options
-        reported = {d.option for d in extra if d.severity == "error"}
-        values = [d for d in values if d.option not in reported]
-        extra = list(extra) + probe._npu_arg_warnings()
+    # Arguments of a wrong type stay at their defaults in the probe (never sent, not given):
+    # the others are resolved all the same, one bad argument hides no other finding.
+    refused = {d.option for d in problems}
+    given = given if given is not None else getattr(origin, _USER_ARGS, frozenset())
+    extra, resolved, probe = _probe.resolve_probe(
+        NPURunConfig, _probe.without("NPURunConfig", npu_args, refused), given - refused,
+        origin=origin, run_state=run_state)
+    reported = {d.option for d in extra if d.severity == "error"}
+    values = [d for d in values if d.option not in reported]
+    extra = list(extra) + probe._npu_arg_warnings()
     if problems or values or any(d.severity == "error" for d in extra):
         error = NpuArgumentError(owner, problems + values, extra)
         if resolved is not None:

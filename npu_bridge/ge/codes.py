@@ -456,7 +456,8 @@ CODES = MappingProxyType({
         "not have (TypeError at run time)", "hicann/tensorflow npu_config.py, "
         "npu_plugin.py signatures",
         "{error}",
-        short="{error:cut}"),
+        short="{error:cut}",
+        fix="{fix}"),
     # NPU-only failures found from the captured graphs (npu_bridge/ge/npu_failures.py,
     # reference npu_failure_cases.md rows 1-7 and 12; docs/memory.md) or from the source
     # (npu-bridge lint: npu_bridge/tools/lint/npu_failures.py)

@@ -603,7 +603,9 @@ def nest_life_reuse_block(this, block, clones, depth=1, ctx=None, need=None):
     GE recurses (mb L486-572); the chains of nested blocks go up to kMaxDepthNum deep, so
     the walk here is a loop over an explicit stack of the parents whose children are still
     being tried, in the same order. What a frame of GE's recursion holds is kept per level:
-    the node, its next child, the depth, `need` and `block`'s attributes as read on entry."""
+    the node, its next child, the depth, `need` and `block`'s attributes as read on entry.
+    A run of single-child blocks that `block` crosses none of is passed at once
+    (`mem_chain.jump`: the same frames, the same result, for one stream only)."""
     simple = ctx is None
     mtype = block.memory_type
     b_zero, b_cont = block.is_zero_copy, block.continuous
@@ -626,14 +628,17 @@ def nest_life_reuse_block(this, block, clones, depth=1, ctx=None, need=None):
     fit_need = size - extra
     jumps = simple and not b_special and block.same_stream and not bt[-1].diff_life
     b_spans = None
-    if go_down and jumps and len(kids) == 1:
-        b_spans = mem_chain.spans(block)
-        to = mem_chain.jump(node, d, b_spans, fit_need, need, block.stream, mtype)
-        if to is not None:
-            stack.append((node, kids, 1, d, need, b_attrs))
-            node, d = to
-            kids = node.children
     while True:
+        if go_down and not i and jumps and len(kids) == 1:
+            # node heads (or continues) a chain: go on from its last member that `block`
+            # passes unchanged (mem_chain.jump), as the visits one by one would
+            if b_spans is None:
+                b_spans = mem_chain.spans(block)
+            to = mem_chain.jump(node, d, b_spans, fit_need, need, block.stream, mtype)
+            if to is not None:
+                stack.append((node, kids, 1, d, need, b_attrs))
+                node, d = to
+                kids = node.children
         while go_down and i < len(kids):
             c = kids[i]
             i += 1
@@ -709,27 +714,20 @@ def nest_life_reuse_block(this, block, clones, depth=1, ctx=None, need=None):
             b_attrs = block._attrs
             go_down = bool(kids) and d < MAX_DEPTH
             if go_down and jumps and len(kids) == 1:
-                # c heads (or continues) a chain: go on from its last member that
-                # `block` passes unchanged (mem_chain.jump), as the visits one by one would
-                if b_spans is None:
-                    b_spans = mem_chain.spans(block)
-                to = mem_chain.jump(node, d, b_spans, fit_need, need, block.stream, mtype)
-                if to is not None:
-                    stack.append((node, kids, 1, d, need, b_attrs))
-                    node, d = to
-                    kids = node.children
-        # node's children all tried: beside them when it fits
-        if node.child_offset + size <= (node._max_real or node.align_size()) + extra:
-            node.children.append(block)
-            node.is_reuse_zero_copy = block.is_reuse_zero_copy and node.is_reuse_zero_copy
-            node.child_offset += size
-            block.child_block = True
-            _nested(node, block)
-            return True
-        if not stack:
-            return False
-        node, kids, i, d, need, b_attrs = stack.pop()
-        go_down = True
+                break           # to the chain check above, then on with c's children
+        else:
+            # node's children all tried: beside them when it fits
+            if node.child_offset + size <= (node._max_real or node.align_size()) + extra:
+                node.children.append(block)
+                node.is_reuse_zero_copy = block.is_reuse_zero_copy and node.is_reuse_zero_copy
+                node.child_offset += size
+                block.child_block = True
+                _nested(node, block)
+                return True
+            if not stack:
+                return False
+            node, kids, i, d, need, b_attrs = stack.pop()
+            go_down = True
 
 
 def sort_key(ascending):

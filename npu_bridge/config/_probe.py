@@ -1,0 +1,88 @@
+"""The argument check's probe (layer 2): a refused NPU config call is resolved as far as its
+other arguments go, so `npu-bridge run` reports every finding `lint` gives for the same call
+and the product its rules came from, not only the refusing argument (docs/cli.md `run`).
+
+An NPURunConfig's probe is an NPURunConfig (the class is passed in: `npu_config` imports
+this module, never the reverse) whose refused arguments are at their defaults: their values
+never reach GE (the summary's `not sent (CODE)` rows) and count as not given. A refused
+config-class call (MemoryConfig, DumpConfig, ...) is resolved on its own, as lint does.
+"""
+from npu_bridge.config import legacy_args as _legacy_args, _render
+from npu_bridge.ge.config_schema import BY_NAME as _SCHEMA, REQUIRED as _REQUIRED
+
+USER_ARGS = "_npu_user_args"   # the argument names a constructor call was given
+
+
+def store(obj, owner, values):
+    """Store `values` (argument -> value) on `obj` as the real class `owner` does: its public
+    attributes (schema) under their name, the others as `_<name>`."""
+    public = _SCHEMA[owner].public
+    for arg, value in values.items():
+        setattr(obj, arg if arg in public else "_" + arg, value)
+
+
+def without(owner, values, refused):
+    """`values` with each argument named in `refused` back at class `owner`'s default (None
+    for a required one: DynamicInputConfig's, which the estimator then does not write)."""
+    defaults = _SCHEMA[owner].defaults
+    return {arg: (None if defaults.get(arg, None) is _REQUIRED else defaults.get(arg))
+            if arg in refused else value for arg, value in values.items()}
+
+
+def resolve_probe(run_cls, npu_args, given, origin=None, run_state=None):
+    """Resolve an `run_cls` (NPURunConfig) probe holding only these NPU arguments.
+
+    `given`: the argument names the user gave (the resolver's `UserSet`: sources, NPB105);
+    `origin`: the config whose older-release arguments the probe takes; `run_state`:
+    `(RunConfig arguments as kept, session_config)` for the "run_config" rules (NPB172) and
+    the user's own NpuOptimizer. Returns `(diagnostics, resolved GeOptions or None, probe)`;
+    never raises `NpuConfigError` (its diagnostics and partial options are returned)."""
+    from npu_bridge.ge import NpuConfigError, UserSet, resolve
+    probe = run_cls.__new__(run_cls)   # no RunConfig state: only the NPU fields
+    probe._assign_npu_args(npu_args)
+    for attr in (USER_ARGS,) + _legacy_args.STATE:
+        if hasattr(origin, attr):
+            setattr(probe, attr, getattr(origin, attr))
+    setattr(probe, USER_ARGS, frozenset(given))
+    if run_state is not None:
+        probe._npu_probe_run_arguments, probe._session_config = run_state
+    try:
+        resolved = resolve(probe, user_set=UserSet("NPURunConfig", probe._npu_user_keys()))
+        return list(resolved.diagnostics), resolved, probe
+    except NpuConfigError as err:
+        return list(err.diagnostics), err.ge_options, probe
+
+
+class _ClassInput:
+    """What the resolver takes of a config class given on its own: its arguments' keys, the
+    class used (its class-level product rules), no RunConfig arguments (as lint's view)."""
+
+    def __init__(self, parameter_map, owner):
+        self._parameter_map, self._owner = parameter_map, owner
+
+    def _npu_resolve_input(self):
+        return self._parameter_map, frozenset((self._owner,)), None
+
+
+def resolve_nested(owner, values, given):
+    """Resolve the arguments `given` of a config-class `owner` call (e.g. a refused
+    MemoryConfig's, its refused ones taken out) as lint resolves such a call: each written
+    to its catalog row's key as the estimator writes it, `owner` the class used, every key
+    the user's. Unlike the estimator's rendering, DynamicInputConfig's keys are written one
+    by one (the estimator writes none unless all four are set): a refused one hides none of
+    the others' findings. Returns `(diagnostics, resolved GeOptions or None)`."""
+    from tensorflow.core.framework import attr_value_pb2
+    from npu_bridge.ge import NpuConfigError, UserSet, resolve
+    from npu_bridge.ge.argtypes import rows_by_arg
+    cls, parameter_map = _SCHEMA[owner], {}
+    for arg, value in values.items():
+        row = rows_by_arg().get(cls.path(arg))
+        if arg in given and value is not None and row is not None and row.key:
+            parameter_map[row.key] = attr_value_pb2.AttrValue()
+            _render._write(parameter_map[row.key], row, value)
+    try:
+        resolved = resolve(_ClassInput(parameter_map, owner),
+                           user_set=UserSet(owner, frozenset(parameter_map)))
+        return list(resolved.diagnostics), resolved
+    except NpuConfigError as err:
+        return list(err.diagnostics), err.ge_options
