@@ -279,3 +279,43 @@ def test_memory_prints_the_diagnostics_run_prints_and_exits_alike(tmp_path, budg
     assert ("  host-only: graph Session#1/1 (nothing GE compiles: 7 host op(s), dataset_init 7):"
             " no GE memory") in mem.stdout.splitlines(), mem.stdout
     assert "graph Session#1/3 (training step)" in mem.stdout
+
+
+_OOM_SCRIPT = textwrap.dedent("""
+    import numpy as np
+    from npu_bridge.npu_init import *
+    x = tf.placeholder(tf.float32, [65536, 65536], name="x")   # 16 GiB: planned, never run
+    y = x
+    for i in range(4):
+        y = tf.tanh(y * 1.5 + 0.5)
+    loss = tf.reduce_sum(y)
+    config = tf.ConfigProto()
+    op = config.graph_options.rewrite_options.custom_optimizers.add()
+    op.name = "NpuOptimizer"
+    with tf.Session(config=config) as sess:
+        sess.run(loss, {x: np.zeros((1, 1), np.float32)})
+""")
+
+
+def test_memory_text_reads_sizes_in_binary_units_and_json_keeps_bytes(tmp_path):
+    """try-out 10: the header said "(26/32 of atlas-training's 34359738368 bytes)" and NPB177
+    "over 26/32 of atlas-training's 3435..." (cut): docs/cli.md promises KiB/MiB/GiB."""
+    import json
+    import re
+    script = tmp_path / "oom.py"
+    script.write_text(_OOM_SCRIPT)
+    proc = _memory(["--steps", "0", "--product", "atlas-training", str(script)], str(tmp_path))
+    out = proc.stdout
+    assert "error NPB177" in out, (out, proc.stderr[-2000:])
+    assert "feature-map budget 26.0 GiB (26/32 of atlas-training's 32.0 GiB)" in out, out
+    assert "over 26/32 of atlas-training's 32.0 GiB" in out, out
+    assert not re.search(r"\d{5,} bytes", out), out
+    proc = _memory(["--steps", "0", "--product", "atlas-training", "--format", "json",
+                    str(script)], str(tmp_path))
+    data = json.loads(proc.stdout)
+    text = json.dumps(data)
+    assert "34359738368" in text or "27917287424" in text   # exact bytes stay in JSON
+    # the findings once, in full (their text-output short lines are not repeated as notes)
+    (oom,) = [d for d in data["diagnostics"] if d["code"] == "NPB177"]
+    assert "ACL_ERROR_GE_MEMORY_ALLOCATION" in oom["message"], oom
+    assert not [n for n in data["notes"] if "NPB177" in n or n.endswith("...")], data["notes"]

@@ -336,7 +336,7 @@ def test_out_of_memory_fix_names_the_option_that_binds():
     _mlp(200000)
     d = _findings("NPB177")[0]
     fix = d.message.split("; fix: ", 1)[1]
-    assert "raise graph_memory_max_size (200000 bytes, set by the script) to at least " in fix
+    assert "raise graph_memory_max_size (195.3 KiB, set by the script) to at least " in fix
     assert "reuse on" not in fix and "static_memory_policy 3/4" not in fix, fix
 
 

@@ -10,6 +10,8 @@ import json
 import os
 import sys
 
+import pytest
+
 from npu_bridge.ge import catalog
 from npu_bridge.ge.config_schema import CLASSES
 from npu_bridge.tools import lint
@@ -104,3 +106,37 @@ def test_the_try_out_script_shows_every_finding_with_its_product(tmp_path):
         source, "s.py", product=PRODUCT, infos=True)), proc.stderr
     assert {"NPB160", "E10001", "NPB103", "NPB140", "NPB172", "NPB105"} <= {c for c, _ in found}
     assert "(product: %s) REFUSED" % PRODUCT in proc.stderr
+
+
+@pytest.mark.parametrize("name,bad_arg,call", _cases(), ids=[c[0] for c in _cases()])
+def test_each_class_refusal_carries_the_other_findings_and_the_forced_product(
+        name, bad_arg, call):
+    # in-process, per class: the error, its record and lint agree on the findings
+    from npu_bridge.estimator.npu import npu_config
+    from npu_bridge.ge import records
+    from npu_bridge.ge.products import forced_product
+    with forced_product(PRODUCT):
+        with pytest.raises(npu_config.NpuArgumentError) as info:
+            eval(call, vars(npu_config))
+    rec = records.record_of(info.value)
+    found = {(d.code, d.option) for d in info.value.diagnostics}
+    assert rec["refused"] and rec["options"].product == PRODUCT
+    assert {(d.code, d.option) for d in rec["options"].diagnostics} == found
+    assert any(option == bad_arg for _, option in found)
+    source = "from npu_bridge.estimator.npu.npu_config import *\n%s\n" % call
+    assert found == {(f.code, f.option) for f in lint.lint_source(
+        source, "s.py", product=PRODUCT, infos=True)}
+
+
+def test_a_refused_setter_carries_the_forced_product():
+    from npu_bridge.estimator.npu import npu_config
+    from npu_bridge.ge import records
+    from npu_bridge.ge.products import forced_product
+    config = npu_config.NPURunConfig()
+    with forced_product("Ascend910B1"):   # a SoC name: recorded as its product id
+        with pytest.raises(npu_config.NpuArgumentError) as info:
+            config.iterations_per_loop = "10"
+    rec = records.record_of(info.value)
+    assert rec["refused"] and rec["options"].product == "atlas-a2-training"
+    assert [(d.code, d.option) for d in rec["options"].diagnostics] == [
+        ("NPB160", "iterations_per_loop")]

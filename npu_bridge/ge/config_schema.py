@@ -208,6 +208,20 @@ def keyword_hint(name, arg, params=None):
     return "; it is an argument of %s" % " and ".join(owners) if owners else ""
 
 
+def keyword_fix(name, arg, params=None):
+    """What to write for keyword `arg` that `name` does not take, as `keyword_hint` finds it:
+    "NPURunConfig(precision_mode=...)" (the closest argument; " or x=..." the next),
+    "DumpConfig(enable_dump=...)" (the config class that has it), else "". Lint's NBL012
+    fix line."""
+    hint = keyword_hint(name, arg, params)
+    if hint.startswith("; did you mean "):
+        own = BY_NAME[name].params if params is None else params
+        close = close_names(arg, list(own) + list(legacy.ARGUMENTS.get(name, ())),
+                            n=2, cutoff=0.75)
+        return "%s(%s=...)%s" % (name, close[0], "".join(" (or %s=...)" % c for c in close[1:]))
+    return hint[len("; it is an argument of "):] if hint else ""
+
+
 def unexpected_keyword(name, arg, params=None, note=""):
     """Python's TypeError message for keyword `arg` that `name` does not take, then `note`
     and `keyword_hint`."""

@@ -360,13 +360,21 @@ _CONVERT = {"r": repr, "s": str, "a": ascii}
 def fill(template, fields, limit=SHORT_LIMIT):
     """`template` filled with `fields` (format specs: `_spec_field`), at most `limit`
     characters where the marked fields allow: fields marked `trim` (the least important: a
-    list of allowed values or products) give up room first, down to "..." if need be; only
-    then are the fields marked `cut` (the value, a subject) shortened. Fields of one mark
-    share their room evenly (the longest cut first, each ending in "...").
+    list of allowed values or products) give up room first; only then are the fields marked
+    `cut` (the value, a subject) shortened. Fields of one mark share their room evenly. A
+    field is never cut inside a word or a quoted name (`_cut`): a list keeps whole items and
+    says how many it leaves out; free text first drops its unquoted asides, then ends "...".
+    (`make` gives a line that lost something and has no fix a pointer to `npu-bridge
+    explain` as its fix line.)
 
     Raises:
       KeyError: a field the template names is not in `fields`.
     """
+    return _fill(template, fields, limit)[0]
+
+
+def _fill(template, fields, limit=SHORT_LIMIT):
+    """`fill`'s line and whether it lost something (a word, a clause, list items)."""
     parts, marked = [], {"cut": [], "trim": []}
     for literal, name, spec, conversion in _parsed(template):
         if literal:
@@ -390,7 +398,21 @@ def fill(template, fields, limit=SHORT_LIMIT):
     cap = _cap([len(t) for _, t in cuts], room - sum(len(parts[at]) for at, _ in trims))
     for at, text in cuts:
         parts[at] = _cut(text, cap)
-    return "".join(parts)
+    shortened = any(parts[at] != _ASIDE.sub("", text) for at, text in cuts + trims
+                    if parts[at] != text)
+    return "".join(parts), shortened
+
+
+@functools.lru_cache(maxsize=1)
+def _explain_names():
+    from npu_bridge.ge import _rows
+    names = set()
+    for spec in _rows.ROWS:
+        for name in (spec.get("key"), spec.get("name"), spec.get("runconfig_arg")):
+            if name:
+                names.add(name)
+                names.add(name.rpartition(".")[2])
+    return frozenset(names)
 
 
 def _cap(lengths, room, least=12):
@@ -405,10 +427,52 @@ def _cap(lengths, room, least=12):
     return None
 
 
+def _clauses(text):
+    """`text` split at its "; " outside parentheses."""
+    out, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        depth += (ch == "(") - (ch == ")")
+        if depth == 0 and text.startswith("; ", i):
+            out.append(text[start:i])
+            start = i + 2
+    return out + [text[start:]]
+
+
+# an aside in parentheses that names nothing (no quoted name): "(TypeError at run time)"
+_ASIDE = re.compile(r" \([^()']*\)")
+
+
 def _cut(text, cap):
+    """`text` in at most `cap` characters (None: no limit), never cut inside a word or a
+    quoted name. A list ("a, b, c" of names) keeps its first whole items, then "+N more";
+    other text drops its unquoted asides, then its
+    unquoted "; " clauses from the end, then ends "..." at a word boundary."""
     if cap is None or len(text) <= cap:
         return text
-    return text[:cap - 3].rstrip() + "..." if cap > 3 else "..."
+    items = text.split(", ")
+    if len(items) > 2 and "; " not in text and all(i.count(" ") < 2 for i in items):
+        for keep in range(len(items) - 1, -1, -1):
+            shown = ", ".join(items[:keep] + ["+%d more" % (len(items) - keep)])
+            if len(shown) <= cap or keep == 0:
+                return shown if keep else "%d values" % len(items) if cap >= 9 else "..."
+    text = _ASIDE.sub("", text)
+    clauses = _clauses(text)
+    while len(text) > cap and len(clauses) > 1:
+        plain = [i for i, c in enumerate(clauses) if "'" not in c and i]
+        if not plain:
+            break
+        del clauses[plain[-1]]
+        text = "; ".join(clauses)
+    if len(text) <= cap:
+        return text
+    if cap <= 3:
+        return "..."
+    head = text[:cap - 2]
+    head = head[:head.rfind(" ")] if " " in head else ""   # a whole word
+    head = head.rstrip(" ,;:(=")
+    if head.count("'") % 2:   # never half a quoted name
+        head = head[:head.rfind("'")].rstrip(" ,;:(=")
+    return head + "..." if head else "..."
 
 
 def _filled(template, given):
@@ -444,11 +508,16 @@ def make(code, option, value, severity=None, **fields):
     given_source = every.get("source")
     every.update(option=option, value=value, source=row.source)
     message = row.template.format(**every)
-    short = fill(row.short, every) if row.short else message
+    short, shortened = _fill(row.short, every) if row.short else (message, False)
     fix = arg_fix = ""
     if row.fix or row.arg_fix:
         given = {k: v for k, v in every.items() if v is not None and v != ""}
         fix, arg_fix = _filled(row.fix, given), _filled(row.arg_fix, given)
+    if shortened and not fix:
+        # a line that lost something, with no fix below it, points to the rest: the
+        # option's values, products and rule (else the code's), and the full text
+        fix = "see npu-bridge explain %s; the full message: --format json" % (
+            option if isinstance(option, str) and option in _explain_names() else code)
     if row.cite:
         provenance = row.cite.format(**every)
     else:

@@ -129,8 +129,9 @@ class MemoryOptions:
             if device is None:
                 return None, ("memory of %s unknown: no %s budget" % (pid, what) if pid else
                               "no target product: no %s budget" % what)
-            return min(device * share[0] // share[1], BUDGET_CAP), "%d/%d of %s's %d bytes" % (
-                share[0], share[1], pid, device)
+            # read by people (the header, NPB177): binary units; the bytes are the budget's
+            return min(device * share[0] // share[1], BUDGET_CAP), "%d/%d of %s's %s" % (
+                share[0], share[1], pid, size_text(device))
         gb, gsrc = budget(("graph_memory_max_size", "ge.graphMemoryMaxSize"), GRAPH_SHARE,
                           "feature-map")
         vb, vsrc = budget(("variable_memory_max_size", "ge.variableMemoryMaxSize"), VAR_SHARE,

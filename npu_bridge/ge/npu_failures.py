@@ -184,8 +184,8 @@ def _oom_fix(feature_map, variables, options):
                              feature_map + variables))
     option = _BUDGET_OPTIONS.get(source)
     if option is not None:
-        fixes.append("raise %s (%d bytes, set by the script) to at least %d bytes (%s)%s" % (
-            option, budget, need, mp.mib(need),
+        fixes.append("raise %s (%s, set by the script) to at least %d (%s)%s" % (
+            option, mp.mib(budget), need, mp.mib(need),
             ", within the device's memory" if options.device_memory is None else
             ", within %s's %s" % (options.product, mp.mib(options.device_memory))))
     if over_vars:

@@ -504,16 +504,28 @@ def wrap_make_callable_from_options(original):
         targets = [graph.as_graph_element(name) for name in callable_options.target]
         if not run_key(self, fetches + targets):
             return original(self, callable_options)
-        feeds = [graph.as_graph_element(name) for name in callable_options.feed]
-        options = callable_options.run_options if callable_options.HasField("run_options") \
-            else None
-
-        def call(*args, run_metadata=None):
-            return self.run([fetches, targets], dict(zip(feeds, args)), options=options,
-                            run_metadata=run_metadata)[0]
-        return call
+        return callable_through_run(self, callable_options)
 
     return make
+
+
+def callable_through_run(session, callable_options):
+    """What `_make_callable_from_options(callable_options)` returns, as calls of
+    `session.run` (fetches, targets and feeds named by the options; the list of fetched
+    values, as TensorFlow's callable gives it). Raises what `Graph.as_graph_element` raises
+    for a name not in the graph."""
+    graph = session.graph
+    fetches = [graph.as_graph_element(name) for name in callable_options.fetch]
+    targets = [graph.as_graph_element(name) for name in callable_options.target]
+    feeds = [graph.as_graph_element(name) for name in callable_options.feed]
+    options = callable_options.run_options if callable_options.HasField("run_options") \
+        else None
+    both = [fetches, targets]   # one list for every call: its id keys the run's graph
+
+    def call(*args, run_metadata=None):
+        return session.run(both, dict(zip(feeds, args)), options=options,
+                           run_metadata=run_metadata)[0]
+    return call
 
 
 def _with_key(options, key):

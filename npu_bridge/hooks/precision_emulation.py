@@ -344,7 +344,7 @@ class _FetchPlan:
         with _editable(graph):
             self.extra = (tf.stack(peaks) if peaks else None, self.statuses, self.scales,
                           self.losses)
-        self.entry = None
+        self.entries = {}   # graph_key of the run it counts under -> report entry
 
 
 def _graph_state(graph, plan):
@@ -392,9 +392,11 @@ def plan_of(session):
     return info["plan"]
 
 
-def wrap_run(session, original):
+def wrap_run(session, original, graph_of=None):
     """`original` (the stock `BaseSession.run`) with the emulation for `session`'s graph, or
-    `original` itself when nothing is emulated for it."""
+    `original` itself when nothing is emulated for it. `graph_of`: the (fetches, feed_dict)
+    of the `Session.run` call whose captured graph the steps count under (an iteration
+    loop's extra runs of its loop op are steps of that graph); None: the run's own."""
     plan = plan_of(session)
     if plan is None or plan.not_emulated is not None or plan.low is None:
         return original
@@ -405,7 +407,7 @@ def wrap_run(session, original):
         return original
 
     def run(sess, fetches, feed_dict=None, options=None, run_metadata=None):
-        return _run(st, sess, original, fetches, feed_dict, options, run_metadata)
+        return _run(st, sess, original, fetches, feed_dict, options, run_metadata, graph_of)
     return run
 
 
@@ -430,7 +432,7 @@ def _note(session, text):
         notes.append(text)
 
 
-def _run(st, sess, original, fetches, feed_dict, options, run_metadata):
+def _run(st, sess, original, fetches, feed_dict, options, run_metadata, graph_of=None):
     graph = sess.graph
     # pylint: disable=protected-access
     if graph.version != st.graph_version:   # ops were added since the last rewrite
@@ -460,7 +462,13 @@ def _run(st, sess, original, fetches, feed_dict, options, run_metadata):
         return original(sess, fetches, feed_dict, options, run_metadata)
     asked = _substitute(fetches, fp.substitute, graph) if fp.substitute else fetches
     result, extra = original(sess, (asked, fp.extra), feed_dict, options, run_metadata)
-    _record_step(st, sess, fp, result, extra, fetches)
+    name_key = gkey
+    if graph_of is not None and graph_of[0] is not fetches:
+        try:
+            name_key = graph_key(graph, graph_of[0], graph_of[1], sess)
+        except Exception:   # pylint: disable=broad-except  (counted under the run's own)
+            pass
+    _record_step(st, sess, fp, result, extra, fetches, name_key)
     return result
 
 
@@ -491,14 +499,12 @@ def _substitute(fetches, table, graph, depth=0):
     return fetches
 
 
-def _record_step(st, sess, fp, result, extra, fetches):
+def _record_step(st, sess, fp, result, extra, fetches, name_key):
     import numpy as np
     rec = _record_of(sess)
-    info = rec.precision
-    entry = fp.entry
+    entry = fp.entries.get(name_key)
     if entry is None:
-        entry = _find_entry(rec, st, fp)
-        fp.entry = entry
+        entry = fp.entries[name_key] = _find_entry(rec, st, fp, name_key)
     entry["steps"] += 1
     step = entry["steps"]
     peaks, statuses, scales, losses = extra
@@ -582,18 +588,30 @@ def _scalars(result, fetches, fp, depth=0):
     return []
 
 
-def _find_entry(rec, st, fp):
-    """The report entry of this fetch set's graph (one per distinct set of rounded ops)."""
+def _find_entry(rec, st, fp, name_key):
+    """The report entry this run counts under: the graph the capture named for `name_key` (a
+    `session_guard.graph_key`: `Session#1/3`, as the memory and partition lines name it);
+    without a captured name (a plain `python` run: no capture) one entry per distinct set of
+    rounded ops, named `<session> fetch set N`."""
     info = rec.precision
-    sig = tuple(r.cast_id for r in fp.rounded)
-    for e in info["graphs"]:
-        if e["_sig"] == sig:
-            return e
-    low, cube = dict(fp.ops_low), dict(fp.ops_cube_in)
     from npu_bridge.hooks import graph_capture as _graph_capture
-    name = _graph_capture.captured_name(rec, fp.graph_key)
-    entry = {"graph": name or "%s fetch set %d" % (info["name"], len(info["graphs"]) + 1),
-             "_sig": sig,
+    name = _graph_capture.captured_name(rec, name_key)
+    sig = tuple(r.cast_id for r in fp.rounded)
+    low, cube = dict(fp.ops_low), dict(fp.ops_cube_in)
+    for e in info["graphs"]:
+        if name is not None and e["graph"] == name:
+            # another fetch set run as this graph (a loop op's runs): the ops of both
+            for mine, theirs in ((e["ops_low"], low), (e["ops_cube_in"], cube)):
+                for k, v in theirs.items():
+                    mine[k] = max(mine.get(k, 0), v)
+            e["rounded_tensors"] = max(e["rounded_tensors"], len(fp.rounded))
+            e["keep_dtype_ops"] = max(e["keep_dtype_ops"], fp.keep_dtype)
+            return e
+        if name is None and e["_unnamed"] and e["_sig"] == sig:
+            return e
+    entry = {"graph": name or "%s fetch set %d" % (
+                 info["name"], 1 + sum(1 for e in info["graphs"] if e["_unnamed"])),
+             "_sig": sig, "_unnamed": name is None,
              "rounded_tensors": len(fp.rounded), "ops_low": low, "ops_cube_in": cube,
              "keep_dtype_ops": fp.keep_dtype, "skipped": list(st.skipped),
              "steps": 0, "overflow_steps": 0, "skipped_updates": 0, "loss_scale": [],

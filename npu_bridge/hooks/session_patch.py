@@ -475,8 +475,9 @@ def _wrap_run(original):
             if _capture_graph(self, fetches, feed_dict):   # memory --steps 0: not computed
                 from npu_bridge.hooks import graph_capture as _graph_capture
                 return _graph_capture.not_computed(self, fetches, feed_dict)
-        # --precision emulate: the NPU's precision (npu_bridge.hooks.precision_emulation)
-        original = _precision_run(self, stock) if _RUN.precision else stock
+        # --precision emulate: the NPU's precision (npu_bridge.hooks.precision_emulation);
+        # its counts go to the graph of these fetches (an iteration loop's extra runs too)
+        original = _precision_run(self, stock, fetches, feed_dict) if _RUN.precision else stock
         policy = _guard_policy(self)
         if policy is not None:
             graph = self._graph
@@ -519,12 +520,49 @@ def _created_at():
 _IN_PACKAGES = re.compile(r"[\\/](npu_bridge|tensorflow|tensorflow_estimator|keras)[\\/]|^<frozen ")
 
 
-def _precision_run(session, stock):
+def _precision_run(session, stock, fetches, feed_dict):
     known = _state.of(session)
     if known is None or known.record is None:
         return stock
     from npu_bridge.hooks import precision_emulation as _emulation   # loaded when on
-    return _emulation.wrap_run(session, stock)
+    return _emulation.wrap_run(session, stock, graph_of=(fetches, feed_dict))
+
+
+def _through_run(session):
+    """True when `session`'s callables are to run through `Session.run`: `npu-bridge run` /
+    `memory` / `partition` (graph capture) or the precision emulation is on and the session is
+    an NPU one. TensorFlow's C callables (`make_callable` without a feed list,
+    `_make_callable_from_options`: what Keras's graph-mode functions run) bypass `run`, so
+    their graphs would be neither captured nor counted while running the emulation's rewrite
+    (docs/keras.md)."""
+    if not (_RUN.capture or _RUN.precision):
+        return False
+    known = _state.of(session)
+    return known is not None and known.record is not None
+
+
+def _run_callable(session, fetches, accept_options):
+    """`make_callable(fetches)` (no feed list) as calls of `session.run`."""
+    if accept_options:
+        def call(options=None, run_metadata=None):
+            return session.run(fetches, options=options, run_metadata=run_metadata)
+    else:
+        def call():
+            return session.run(fetches)
+    return call
+
+
+def _wrap_make_callable_from_options(original):
+    """Keras's graph-mode functions: through `Session.run` while `_through_run`, else as the
+    multi-rank wrapper (`_cluster.wrap_make_callable_from_options`) decides."""
+    cluster_make = _cluster.wrap_make_callable_from_options(original)
+
+    def _make_callable_from_options(self, callable_options):
+        if not callable_options.tensor_connection and _through_run(self):
+            return _cluster.callable_through_run(self, callable_options)
+        return cluster_make(self, callable_options)
+
+    return _make_callable_from_options
 
 
 def _capture_graph(session, fetches, feed_dict):
@@ -542,7 +580,10 @@ def _capture_graph(session, fetches, feed_dict):
 
 def _wrap_make_callable(original):
     def make_callable(self, fetches, feed_list=None, accept_options=False):
-        call = original(self, fetches, feed_list, accept_options)
+        call = original(self, fetches, feed_list, accept_options)   # (its checks of fetches)
+        if feed_list is None and _through_run(self) and not GUARD.is_queue_runner_run(
+                self._graph, fetches):
+            return _run_callable(self, fetches, accept_options)   # captured and emulated
         policy = _guard_policy(self)
         if policy is None:
             return call   # nothing to watch: the stock callable, no overhead
@@ -615,9 +656,10 @@ def _targets():
             (_session_lib.InteractiveSession, "__init__", _wrap_init),
             (_session_lib.BaseSession, "run", _wrap_run_and_cluster),
             (_session_lib.BaseSession, "make_callable", _wrap_make_callable),
-            # Keras' graph-mode functions: through run in a multi-rank process (cluster)
+            # Keras' graph-mode functions: through run when captured or emulated, or in a
+            # multi-rank process (cluster)
             (_session_lib.BaseSession, "_make_callable_from_options",
-             _cluster.wrap_make_callable_from_options),
+             _wrap_make_callable_from_options),
             (_session_lib.BaseSession, "partial_run", _wrap_partial_run),
             (_session_lib.BaseSession, "close", _wrap_close),
             (_queue_runner_impl.QueueRunner, "create_threads", _wrap_create_threads)]

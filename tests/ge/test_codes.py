@@ -339,7 +339,9 @@ def test_short_line_is_short_and_without_provenance(code):
 def test_every_code_with_a_fix_prints_it(code):
     d = _example(code)
     fix = d.message.fix
-    assert bool(fix) == bool(codes.CODES[code].fix), (code, fix)
+    # a row without a fix template prints a fix line only as the pointer of a shortened line
+    assert bool(fix) == bool(codes.CODES[code].fix) or fix.startswith("see npu-bridge explain "), \
+        (code, fix)
     if fix:
         assert len(fix) <= SHORT_LIMIT and "\n" not in fix and "{" not in fix, fix
 
@@ -360,7 +362,7 @@ def test_npb140_reads_in_gib_with_a_fix():
 
 def test_fix_left_out_when_its_field_is_not_given():
     option, value, fields = EXAMPLES["NPB100"]
-    d = make("NPB100", option, value, **dict(fields, suggestion=None))
+    d = make("NPB100", option, value, **dict(fields, suggestion=None, effect="ignores it"))
     assert d.message.fix == "" and d.message.short.startswith("parameter_map key")
     # a key without a catalog row has no field to spell
     assert make("NPB104", "ge.exec.input_fusion_size", 9, allowed="[0, 1]", bound=1,
@@ -368,9 +370,11 @@ def test_fix_left_out_when_its_field_is_not_given():
 
 
 def test_cut_fields_share_the_room_left():
-    long = "a" * 300
+    long = "word " * 60
     text = fill("x {a:cut} y {b:cut} z", {"a": long, "b": "short"})
-    assert len(text) == SHORT_LIMIT and text.endswith("... y short z"), text
+    assert SHORT_LIMIT - 6 < len(text) <= SHORT_LIMIT and text.endswith(" word... y short z"), text
+    # one word too long for its room is never cut inside: it gives way whole
+    assert fill("x {a:cut} y", {"a": "a" * 300}) == "x ... y"
     assert fill("{n:size} {m:size} {k:size} {b:size}", {"n": 1536, "m": 3 * 2 ** 20, "k": 26 * 2 ** 30,
                                                        "b": 12}) == "1.5 KiB 3.0 MiB 26.0 GiB 12 B"
 
@@ -413,8 +417,10 @@ def test_trim_fields_give_up_room_before_cut_fields():
     text = fill("{v:cut} ({r:cut}); allowed: {a:trim}",
                 {"v": "'allow_mix_precison'", "r": "did you mean 'allow_mix_precision'?",
                  "a": ", ".join(["allow_fp32_to_fp16", "force_fp16", "must_keep_origin_dtype"] * 9)})
-    assert len(text) == SHORT_LIMIT and text.startswith(
-        "'allow_mix_precison' (did you mean 'allow_mix_precision'?); allowed: allow_fp32"), text
+    # whole values, and how many are left out
+    assert len(text) <= SHORT_LIMIT and text == (
+        "'allow_mix_precison' (did you mean 'allow_mix_precision'?); allowed: allow_fp32_to_fp16, "
+        "force_fp16, +25 more"), text
 
 
 @pytest.mark.parametrize("code", sorted(codes.CODES))

@@ -636,7 +636,8 @@ class _Collector:
             return
         message = _config_schema.unexpected_keyword(name, kw.arg, params,
                                                     note=" (TypeError at run time)")
-        self.findings.append(found(kw.lineno, kw.col_offset + 1, "NBL012", kw.arg, error=message))
+        self.findings.append(found(kw.lineno, kw.col_offset + 1, "NBL012", kw.arg, error=message,
+                                   fix=_config_schema.keyword_fix(name, kw.arg, params)))
 
     def _too_many_positional(self, node, name, params):
         arg = node.args[len(params)]
