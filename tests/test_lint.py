@@ -1102,3 +1102,18 @@ def test_a_session_config_npu_optimizer_the_estimator_overrides_is_npb106_as_at_
     # without a session_config of its own, nothing to merge
     plain = src.replace("session_config=config, ", "")
     assert not [f for f in lint.lint_source(plain, "t.py") if f.code == "NPB106"]
+
+
+def test_info_only_exits_0_by_default_as_docs_cli_says(capsys, tmp_path):
+    """try-out 10: docs/cli.md said lint exits 1 "when there is a finding"; the default
+    `--fail-on warning` does not count an info."""
+    (tmp_path / "a.py").write_text("from npu_bridge.npu_init import *\n"
+                                   "c = NPURunConfig(variable_memory_max_size=str(2**30))\n")
+    code, out, _ = _cli(capsys, "lint", str(tmp_path / "a.py"))
+    assert code == 0 and "NPB105 info" in out, out
+    assert _cli(capsys, "lint", "--fail-on", "info", str(tmp_path / "a.py"))[0] == 1
+    with open(os.path.join(os.path.dirname(__file__), "..", "docs", "cli.md"),
+              encoding="utf-8") as fh:
+        doc = fh.read()
+    assert "Exit 1 when there is a finding.\n" not in doc
+    assert "a file with only info findings exits 0" in doc

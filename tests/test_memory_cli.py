@@ -315,3 +315,7 @@ def test_memory_text_reads_sizes_in_binary_units_and_json_keeps_bytes(tmp_path):
     data = json.loads(proc.stdout)
     text = json.dumps(data)
     assert "34359738368" in text or "27917287424" in text   # exact bytes stay in JSON
+    # the findings once, in full (their text-output short lines are not repeated as notes)
+    (oom,) = [d for d in data["diagnostics"] if d["code"] == "NPB177"]
+    assert "ACL_ERROR_GE_MEMORY_ALLOCATION" in oom["message"], oom
+    assert not [n for n in data["notes"] if "NPB177" in n or n.endswith("...")], data["notes"]

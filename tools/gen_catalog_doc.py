@@ -163,10 +163,15 @@ def render_diagnostics():
              "change meaning.", "",
              "| code | default severity | meaning | rule source |", "| --- | --- | --- | --- |"]
     for code, row in CODES.items():
-        lines.append("| `%s` | %s | %s | %s |" % (code, row.severity,
+        lines.append("| `%s` | %s | %s | %s |" % (code, _severity(row),
                                                   _cell(_meaning(code, row.title)),
                                                   _cell(row.source)))
     return "\n".join(lines) + "\n"
+
+
+def _severity(row):
+    """A code's severity cell: its default, then when a finding has another (`severity_note`)."""
+    return row.severity + ("; " + _cell(row.severity_note) if row.severity_note else "")
 
 
 def render_reference():
@@ -183,7 +188,7 @@ def render_reference():
     lines += ["", "## Diagnostic codes", "", "| code | severity | meaning | rule source |",
               "| --- | --- | --- | --- |"]
     for code, row in CODES.items():
-        lines.append("| `%s` | %s | %s | %s |" % (code, row.severity,
+        lines.append("| `%s` | %s | %s | %s |" % (code, _severity(row),
                                                   _cell(_meaning(code, row.title)),
                                                   _cell(row.source)))
     lines += ["", "## Options", "",

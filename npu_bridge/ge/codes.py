@@ -36,6 +36,8 @@ class Code(NamedTuple):
         `{option:arg}` the argument: ``MemoryConfig(static_memory_policy=2)``), for an option
         the user set through one (`diagnostics.as_argument`); "" when `fix` already fits.
         A fix shows one spelling, the one the user wrote, never both.
+      severity_note: when a finding has another severity than the default (the calls that
+        give one), as `explain` and docs/diagnostics.md say it; "" when it never does.
       cite: where this diagnostic's rule comes from (`--show-source`, `explain`), a template
         over the same fields; "" means the call's `where` (or `source`) field, else `source`.
     """
@@ -47,6 +49,7 @@ class Code(NamedTuple):
     fix: str = ""
     cite: str = ""
     arg_fix: str = ""
+    severity_note: str = ""
 
 
 _MIGRATION_FAQ = "hicann/tensorflow docs/en/tfadapter_1/migration/faq/"
@@ -199,7 +202,8 @@ CODES = MappingProxyType({
         "{option}={shown} is not supported on {product}; supported on: {products}; source: "
         "{where}",
         short="{option}={shown:cut} is not supported on {product}; supported on: "
-              "{products:cut}"),
+              "{products:cut}",
+        severity_note="warning where the option's catalog row says so (its product_severity)"),
     "NPB113": Code(
         "warning", "value not supported on the target product (an error where GE refuses "
         "it: the bfloat16 precision modes on a SoC without bfloat16)",
@@ -208,7 +212,8 @@ CODES = MappingProxyType({
         "{option}={shown} is not supported on {product}; that value is supported on: "
         "{products}; source: {where}",
         short="{option}={shown:cut} is not supported on {product}; supported on: "
-              "{products:trim}"),
+              "{products:trim}",
+        severity_note="error where GE refuses the value on that product (value_product_severity)"),
     "NPB114": Code(
         "error", "config class not supported on the target product",
         "seed memoryconfig_constructor_zh.txt product table",
@@ -356,7 +361,8 @@ CODES = MappingProxyType({
         short="{parts:sizes} = {value:size} exceed the {memory:size} of an {product} device",
         fix='parameter_map["{fix_key}"].s = b"{fit}" ({fit:size})',
         arg_fix="NPURunConfig({fix_key}={fit})",
-        cite="figure confidence {confidence}: {figure}; {where}"),
+        cite="figure confidence {confidence}: {figure}; {where}",
+        severity_note="warning where the product's memory figure has low confidence"),
     "NPB145": Code(
         "info", "the memory-size rule (NPB140) skipped: no on-chip memory figure is known "
         "for the target product", "project rule; figures: npu_bridge/ge/products.py",
@@ -490,7 +496,8 @@ CODES = MappingProxyType({
         "LOG(FATAL))",
         "{subject}: {effect}; fix: {fix}; source: {where}",
         short="{subject:cut}: {effect:trim}",
-        fix="{fix:cut}"),
+        fix="{fix:cut}",
+        severity_note="error for a one-shot iterator (the real adapter aborts: LOG(FATAL))"),
     "NPB173": Code(
         "error", "a batch of non-static size in a training graph sunk with "
         "iterations_per_loop > 1", "vendor migration guide (dataset, dynamic shape)",

@@ -593,6 +593,15 @@ def _placeholders(template):
     return _TEMPLATE_FIELD.sub(word, template)
 
 
+def _fix_text(template):
+    """A fix template as `explain` prints it: its fields as <name>; a template that is one
+    field alone (the finding writes the whole fix) says so instead of a bare <name>."""
+    shown = _placeholders(template)
+    if re.fullmatch(r"\s*<\w+>\s*", shown):
+        return "written for each finding (the fix: line under it names what to change)"
+    return shown
+
+
 def _explain_code(text):
     """`npu-bridge explain NPB126`: a diagnostic code's severity, title, the fix it prints
     (its fields as <name>) and the source of its rule (vendor pages by title and path, the
@@ -604,13 +613,15 @@ def _explain_code(text):
     if entry is None:
         return None
     severity, title, source = entry.severity, entry.title, entry.source
+    if entry.severity_note:   # a finding of another severity than the default, and when
+        severity = "%s (default); %s" % (severity, entry.severity_note)
     lines = ["code: %s" % code, "severity: %s" % severity, "what: %s" % title,
              "source: %s" % source, "list: docs/diagnostics.md"]
     if entry.arg_fix:   # one spelling per finding: the one the user wrote
-        lines.insert(3, "fix (config-class argument): %s" % _placeholders(entry.arg_fix))
+        lines.insert(3, "fix (config-class argument): %s" % _fix_text(entry.arg_fix))
     if entry.fix:
         lines.insert(3, "fix%s: %s" % (" (parameter_map)" if entry.arg_fix else "",
-                                       _placeholders(entry.fix)))
+                                       _fix_text(entry.fix)))
     if code.startswith("NBL"):
         lines.insert(3, "reported by: npu-bridge lint")
     return lines

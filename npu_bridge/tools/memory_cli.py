@@ -294,7 +294,8 @@ def run(args, finish_run):
         records=_records.records(), script_exit_code=result.script_exit_code, exit_code=0,
         exception=result.exception, config_error=result.config_error, notes=result.notes,
         signal=result.signal, unattached=_records.waiting())
-    lines.extend(report.diagnostics_summary_lines(data))
+    findings = report.diagnostics_summary_lines(data)   # JSON: in "diagnostics", in full
+    lines.extend(findings)
     if result.steps_done:
         lines.append("script " + result.steps_done)
     if result.signal:
@@ -318,7 +319,7 @@ def run(args, finish_run):
                        for d in c["diagnostics"]] + list(data["unattached"])
         print(json.dumps({"sessions": sessions, "steps_done": result.steps_done,
                           "summary": data["summary"], "diagnostics": diagnostics,
-                          "notes": lines}, indent=1))
+                          "notes": [l for l in lines if l not in findings]}, indent=1))
     else:
         print("\n".join(lines))
     errors = data["summary"]["errors"]   # `run`'s exit status: 1 for an error finding
