@@ -132,3 +132,30 @@ def test_emulation_counts_under_the_capture_graph_names(tmp_path):
     assert steps == {"Session#1/2": "2", "Session#1/3": "1", "Session#1/4": "2",
                      "Session#1/5": "3"}, out[-4000:]
     assert set(steps) <= captured, out[-4000:]   # the names of the captured graphs
+
+
+PARTIAL_RUN = textwrap.dedent("""
+    import tensorflow as tf
+    from npu_bridge.npu_init import *
+
+    config = tf.ConfigProto()
+    config.graph_options.rewrite_options.custom_optimizers.add().name = "NpuOptimizer"
+    a = tf.placeholder(tf.float32, [2], name="a")
+    b = tf.add(a, 1.0, name="b")
+    c = tf.multiply(b, 2.0, name="c")
+    with tf.Session(config=config) as sess:
+        sess.run(c, {a: [1.0, 2.0]})                       # captured: Session#1/1
+        h = sess.partial_run_setup([b, c], [a])
+        print("B", sess.partial_run(h, b, feed_dict={a: [1.0, 2.0]}).tolist())
+        print("C", sess.partial_run(h, c).tolist())
+""")
+
+
+def test_memory_names_runs_it_could_not_capture(tmp_path):
+    script = tmp_path / "partial.py"
+    script.write_text(PARTIAL_RUN)
+    out = _memory(tmp_path, str(script))
+    assert "B [2.0, 3.0]" in out and "C [4.0, 6.0]" in out, out[-4000:]   # computed
+    assert "graph Session#1/1" in out, out[-4000:]
+    assert ("not captured: Session#1: partial_run: 2 run(s) ran, in no plan (docs/memory.md)"
+            in out), out[-4000:]

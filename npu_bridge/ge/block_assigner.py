@@ -594,6 +594,7 @@ class BlockAssigner:
             # next parents (the parent itself and blocks nested meanwhile are dropped)
             r = w = 0
             done = False
+            lo = i      # pend follows blocks' order: the next child is after the last split one
             while r < len(pend):
                 child = pend[r]
                 r += 1
@@ -678,7 +679,8 @@ class BlockAssigner:
                     w += 1
                 if clones:
                     # GE inserts the clones right after the child and compares them next
-                    j = blocks.index(child, i)
+                    j = blocks.index(child, lo)
+                    lo = j + 1
                     blocks[j + 1:j + 1] = clones
                     low = min([p_align] + [c.align_size() for c in clones])
                     nxt = j + 1 + len(clones)

@@ -258,7 +258,13 @@ def plan_graph(graph, options=None, assumptions=None):
     memory, constants to weight memory (off the device with external weights). A graph with an unknown device shape is dynamic:
     no feature-map figure.
     Raises ValueError naming the node for an input that names no earlier node's output.
+    Runs with the garbage collector paused (`mem_assign.gc_paused`).
     """
+    with mem_assign.gc_paused():
+        return _plan_graph(graph, options, assumptions)
+
+
+def _plan_graph(graph, options, assumptions):
     options = options or MemoryOptions()
     assumptions = assumptions or Assumptions()
     graph = memory_graph.fold_constants(graph)   # GE's folding passes run before assignment

@@ -446,6 +446,9 @@ def _note_new(rec, key, session, fetches, feed_dict):
             _CAPTURE.seen[key] = _CAPTURE.seen.get(keys[0])
             return
         if len(rec.executors) >= GRAPHS_PER_SESSION:
+            # counted once per graph (`seen` keeps the key: later runs cost nothing)
+            _count_uncaptured(rec, "fetch sets beyond the first %d graphs" % GRAPHS_PER_SESSION,
+                              "graph(s)")
             return
         # one number per graph the adapter partitions (in run order), whether GE gets
         # anything of it or not (a dataset initializer stays on the host)
@@ -559,6 +562,35 @@ def _settle():
 _records.on_settle(_settle)
 
 
+def note_uncaptured(session, what):
+    """Count a run of `session` (an NPU session) that ran without being captured (`what`:
+    "partial_run", ...), for `uncaptured_lines`. Nothing for a session without a record."""
+    known = _state.of(session)
+    if known is not None and known.record is not None:
+        with _lock:
+            _count_uncaptured(known.record, what, "run(s)")
+
+
+def _count_uncaptured(rec, what, unit):
+    key = (id(rec), what, unit)   # the record is held in the value: the id stays its own
+    if key in _CAPTURE.uncaptured:
+        _CAPTURE.uncaptured[key][1] += 1
+    elif len(_CAPTURE.uncaptured) < 64:
+        _CAPTURE.uncaptured[key] = [rec, 1]
+
+
+def uncaptured_lines():
+    """What ran on this run's NPU sessions but is in no plan, one line per session and kind:
+    `not captured: Session#1: partial_run: 3 run(s) ran, in no plan (docs/memory.md)`
+    (`npu-bridge memory` prints them)."""
+    current = {id(r) for r in _records.records()}   # this run's (`records.clear()` before)
+    with _lock:
+        counts = [(rec.name, what, n, unit) for (rid, what, unit), (rec, n)
+                  in _CAPTURE.uncaptured.items() if rid in current]
+    return ["not captured: %s: %s: %d %s ran, in no plan (docs/memory.md)" % c
+            for c in sorted(counts)]
+
+
 def captured_name(rec, key):
     """The name (`Session#1/2`) of the graph captured for record `rec` and `key` (a
     `session_guard.graph_key`), or None (not captured, or the same subgraph as another)."""
@@ -635,3 +667,4 @@ def reset():
         _CAPTURE.fast_seen.clear()
         _CAPTURE.pending = []
         _CAPTURE.deferred = []
+        _CAPTURE.uncaptured.clear()

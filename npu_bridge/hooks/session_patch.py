@@ -558,9 +558,18 @@ def _wrap_make_callable_from_options(original):
     cluster_make = _cluster.wrap_make_callable_from_options(original)
 
     def _make_callable_from_options(self, callable_options):
-        if not callable_options.tensor_connection and _through_run(self):
+        if not _through_run(self):
+            return cluster_make(self, callable_options)
+        if not callable_options.tensor_connection:
             return _cluster.callable_through_run(self, callable_options)
-        return cluster_make(self, callable_options)
+        call = cluster_make(self, callable_options)   # tensor connections: run has none
+
+        def uncaptured(*args, **kwargs):
+            if _RUN.capture:
+                from npu_bridge.hooks import graph_capture as _graph_capture
+                _graph_capture.note_uncaptured(self, "a callable with tensor connections")
+            return call(*args, **kwargs)
+        return uncaptured
 
     return _make_callable_from_options
 
@@ -609,6 +618,9 @@ def _wrap_make_callable(original):
 
 def _wrap_partial_run(original):
     def partial_run(self, handle, fetches, feed_dict=None):
+        if _RUN.capture:   # not a graph the capture reads: named as not captured
+            from npu_bridge.hooks import graph_capture as _graph_capture
+            _graph_capture.note_uncaptured(self, "partial_run")
         policy = _guard_policy(self)
         if policy is None:
             return original(self, handle, fetches, feed_dict)

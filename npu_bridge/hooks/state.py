@@ -113,6 +113,9 @@ class Capture:
       pending: (record, GraphEntry) captured, not yet planned.
       unplanned: "<session>: <error>" of graphs whose capture or plan failed (at most 16).
       unpartitioned: "<graph>: <error>" of graphs whose partition failed (at most 16).
+      uncaptured: (id(record), what, unit) -> [record, count]: runs of an NPU session the capture did not
+        see (`graph_capture.note_uncaptured`: partial_run, a callable with tensor
+        connections, graphs beyond `GRAPHS_PER_SESSION`; at most 64 keys).
     """
 
     def __init__(self):
@@ -124,6 +127,7 @@ class Capture:
         self.pending = []
         self.unplanned = []
         self.unpartitioned = []
+        self.uncaptured = {}
 
 
 CAPTURE = Capture()

@@ -281,6 +281,9 @@ def run(args, finish_run):
                 worst = (g, s.options, s.variables)
         if s is not None:
             sessions[-1]["host_only"] = [p.graph for p in host_only(rec)]
+    capture = sys.modules.get("npu_bridge.hooks.graph_capture")   # loaded by any capture
+    if capture is not None:   # runs of NPU sessions in no plan (partial_run, ...)
+        lines.extend(capture.uncaptured_lines())
     if not lines and not sessions:
         lines.append("no GE graph ran (no NPU session was run)")
     # the findings as `npu-bridge run` prints them, and its exit status (docs/cli.md)
