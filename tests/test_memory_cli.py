@@ -119,8 +119,9 @@ def test_plan_lines_report_ge_message_when_over_budget():
     blk = 2 ** 20 + 512
     assert plan.feature_map == 4 * blk and plan.reuse_off == 7 * blk
     assert plan.checked == 2 * blk and plan.assignment.zero_copy == 2 * blk
-    assert ("fits: NO - Sum of total_mem_offset:%d and var_mem_size:0 is greater than memory "
-            "manager malloc max size 100000" % (2 * blk)) in lines
+    # GE's exact text (bytes) is the JSON's; people read binary units
+    assert ("fits: NO - checked feature map 2.0 MiB + variables 0 B > budget 97.7 KiB (GE: "
+            "ACL_ERROR_GE_MEMORY_ALLOCATION; exact text: --format json)") in lines
     assert "reuse off (ge.exec.disableReuseMemory=1): feature map 7.0 MiB (+3.0 MiB), fits NO" \
         in lines
     assert "feature-map budget 97.7 KiB (graph_memory_max_size)" in lines
@@ -308,7 +309,8 @@ def test_memory_text_reads_sizes_in_binary_units_and_json_keeps_bytes(tmp_path):
     out = proc.stdout
     assert "error NPB177" in out, (out, proc.stderr[-2000:])
     assert "feature-map budget 26.0 GiB (26/32 of atlas-training's 32.0 GiB)" in out, out
-    assert "over 26/32 of atlas-training's 32.0 GiB" in out, out
+    assert "does not fit atlas-training: checked feature map 32.0 GiB + variables 0 B > budget " \
+        "26.0 GiB" in out, out
     assert not re.search(r"\d{5,} bytes", out), out
     proc = _memory(["--steps", "0", "--product", "atlas-training", "--format", "json",
                     str(script)], str(tmp_path))

@@ -552,8 +552,7 @@ CODES = MappingProxyType({
         "{reuse}, reuse off {reuse_off}, variables {variables}; budget: {budget}); fix: {fix}; "
         "source: hicann/ge compiler/graph/build/memory/graph_mem_assigner.cc:631 "
         "(ReAssignMemory)",
-        short="{graph:cut} does not fit {target:cut}: "
-              "feature map {feature_map} + variables {variables} over {budget:trim}",
+        short="{graph:cut} does not fit {target:cut}: {sizes:cut}",
         fix="{fix:cut}"),
     "NPB178": Code(
         "warning", "a session's graphs fit one by one but not together under "

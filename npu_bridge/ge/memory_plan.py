@@ -325,10 +325,19 @@ GE_OOM = ("Sum of total_mem_offset:%d and var_mem_size:%d is greater than memory
 @dataclass
 class Verdict:
     """fits: True / False / None (unknown: dynamic graph or no budget); message: GE's text
-    (or the variable-budget text) when it does not fit; reason: why unknown."""
+    (or the variable-budget text) when it does not fit, sizes in bytes (JSON); reason: why
+    unknown; sizes: the same comparison in KiB/MiB/GiB, for the text outputs."""
     fits: Optional[bool]
     message: str = ""
     reason: str = ""
+    sizes: str = ""
+
+    def text(self):
+        """What a person reads after "fits: NO - ": the sizes in binary units, GE's error
+        named (its exact text, bytes, is the JSON's `message`)."""
+        if self.sizes:
+            return "%s (GE: ACL_ERROR_GE_MEMORY_ALLOCATION; exact text: --format json)" % self.sizes
+        return self.message or self.reason
 
     def to_dict(self):
         return {"fits": self.fits, "message": self.message, "reason": self.reason}
@@ -345,11 +354,17 @@ def verdict(feature_map, variables, options):
             "memory of %s unknown (NPB145)" % options.product if options.product
             else "no target product"))
     if feature_map + variables > options.graph_budget:
-        return Verdict(False, GE_OOM % (feature_map, variables, options.graph_budget))
+        return Verdict(False, GE_OOM % (feature_map, variables, options.graph_budget),
+                       sizes="checked feature map %s + variables %s > budget %s" % (
+                           size_text(feature_map), size_text(variables),
+                           size_text(options.graph_budget)))
     if options.var_budget is not None and variables > options.var_budget:
         return Verdict(False, "variable memory %d bytes is greater than the variable memory "
                               "max size %d (%s)" % (variables, options.var_budget,
-                                                    options.var_budget_source))
+                                                    options.var_budget_source),
+                       sizes="variables %s > variable budget %s (%s)" % (
+                           size_text(variables), size_text(options.var_budget),
+                           options.var_budget_source))
     return Verdict(True)
 
 

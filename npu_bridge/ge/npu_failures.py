@@ -155,7 +155,7 @@ def graph_findings(graph_name, facts, plan, ge_options, memory_options, env=None
                             verdict=v.message, feature_map=mp.mib(plan.feature_map),
                             reuse="on" if memory_options.reuse else "off",
                             reuse_off=mp.mib(plan.reuse_off), variables=mp.mib(plan.variables),
-                            budget=memory_options.graph_budget_source,
+                            budget=memory_options.graph_budget_source, sizes=v.sizes,
                             fix=_oom_fix(plan.checked, plan.variables, memory_options)))
     return out
 

@@ -107,7 +107,7 @@ def plan_lines(rec, assumptions, top=5, show_all=False):
                      mp.mib(base.feature_map), o.policy, mp.mib(alt["0"]), mp.mib(alt["2"]),
                      mp.mib(base.variables),
                      {True: "yes", False: "NO", None: "unknown"}[base.session_verdict.fits],
-                     " - " + base.session_verdict.message if base.session_verdict.message
+                     " - " + base.session_verdict.text() if base.session_verdict.message
                      else ""))
     if o.external_weights:
         lines.append("  ge.externalWeight: %s of constants off the device" % mp.mib(

@@ -79,8 +79,7 @@ def memory_rows(t):
 
 def fits_row(t):
     v = t.verdict
-    return ["    fits: %s%s" % (YES_NO[v.fits], " - " + (v.message or v.reason)
-                                if v.fits is not True else "")]
+    return ["    fits: %s%s" % (YES_NO[v.fits], " - " + v.text() if v.fits is not True else "")]
 
 
 def option_changes(t):

@@ -269,7 +269,8 @@ EXAMPLES = {
         graph="Session#1/12", target="atlas-training", verdict="Sum of total_mem_offset "
         "30064771072 is greater than memory manager malloc max size 27917287424",
         feature_map="28.0 GiB", reuse="on", reuse_off="61.2 GiB", variables="10.0 GiB",
-        budget="26/32 of atlas-training's 34359738368 bytes",
+        budget="26/32 of atlas-training's 32.0 GiB",
+        sizes="checked feature map 28.0 GiB + variables 10.0 GiB > budget 26.0 GiB",
         fix="a smaller batch (fewer live activations); a product with more memory than "
         "atlas-training")),
     "NPB178": ("static_memory_policy", 0, dict(

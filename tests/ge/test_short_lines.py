@@ -69,3 +69,8 @@ def test_nbl012_fix_names_the_argument_to_write():
     assert config_schema.keyword_fix("NPURunConfig", "enable_dump_debug") == \
         "DumpConfig(enable_dump_debug=...)"
     assert config_schema.keyword_fix("NPURunConfig", "no_such_thing_at_all") == ""
+
+
+def test_every_name_a_pointer_names_is_one_explain_knows():
+    from npu_bridge.ge import catalog, diagnostics
+    assert [n for n in diagnostics._explain_names() if catalog.find(n) is None] == []
