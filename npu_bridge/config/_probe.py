@@ -7,6 +7,8 @@ this module, never the reverse) whose refused arguments are at their defaults: t
 never reach GE (the summary's `not sent (CODE)` rows) and count as not given. A refused
 config-class call (MemoryConfig, DumpConfig, ...) is resolved on its own, as lint does.
 """
+import re
+
 from npu_bridge.config import legacy_args as _legacy_args, _render
 from npu_bridge.ge.config_schema import BY_NAME as _SCHEMA, REQUIRED as _REQUIRED
 
@@ -64,13 +66,14 @@ class _ClassInput:
         return self._parameter_map, frozenset((self._owner,)), None
 
 
-def resolve_nested(owner, values, given):
+def resolve_nested(owner, values, given, refused=()):
     """Resolve the arguments `given` of a config-class `owner` call (e.g. a refused
     MemoryConfig's, its refused ones taken out) as lint resolves such a call: each written
     to its catalog row's key as the estimator writes it, `owner` the class used, every key
     the user's. Unlike the estimator's rendering, DynamicInputConfig's keys are written one
     by one (the estimator writes none unless all four are set): a refused one hides none of
-    the others' findings. Returns `(diagnostics, resolved GeOptions or None)`."""
+    the others' findings, and a rule naming a `refused` argument is not reported
+    (`without_consequences`). Returns `(diagnostics, resolved GeOptions or None)`."""
     from tensorflow.core.framework import attr_value_pb2
     from npu_bridge.ge import NpuConfigError, UserSet, resolve
     from npu_bridge.ge.argtypes import rows_by_arg
@@ -83,6 +86,27 @@ def resolve_nested(owner, values, given):
     try:
         resolved = resolve(_ClassInput(parameter_map, owner),
                            user_set=UserSet(owner, frozenset(parameter_map)))
-        return list(resolved.diagnostics), resolved
+        return without_consequences(resolved.diagnostics, owner, refused), resolved
     except NpuConfigError as err:
-        return list(err.diagnostics), err.ge_options
+        return without_consequences(err.diagnostics, owner, refused), err.ge_options
+
+
+def without_consequences(diagnostics, owner, refused):
+    """`diagnostics` of a probe without the findings that only follow from the `refused`
+    arguments (of class `owner`) being left out: a rule naming one of them, by argument or
+    by its parameter_map key ("enable_dump needs dump_path set" when dump_path=3 was
+    refused). The user gave those arguments; their type error (NPB160) is what to fix, and
+    lint, which resolves such a call without them, reports no such rule either."""
+    from npu_bridge.ge.argtypes import rows_by_arg
+    cls = _SCHEMA[owner]
+    names = set()
+    for arg in refused:
+        names.add(arg)
+        row = rows_by_arg().get(cls.path(arg))
+        if row is not None and row.key:
+            names.add(row.key)
+    if not names:
+        return list(diagnostics)
+    named = re.compile(r"(?<![\w.])(%s)(?![\w])" % "|".join(map(re.escape, sorted(names))))
+    return [d for d in diagnostics
+            if d.code == "NPB160" or (d.option not in names and not named.search(d.message))]

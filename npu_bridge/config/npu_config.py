@@ -171,7 +171,8 @@ def _store(obj, owner, values, problems):
         return
     given = getattr(obj, _USER_ARGS, None)
     given = frozenset(values if given is None else given)
-    extra, resolved = _probe.resolve_nested(owner, values, given - {d.option for d in problems})
+    refused = {d.option for d in problems}
+    extra, resolved = _probe.resolve_nested(owner, values, given - refused, refused)
     error = NpuArgumentError(owner, problems, extra)
     if resolved is not None:
         error.ge_options = dataclasses.replace(resolved, diagnostics=list(error.diagnostics))
@@ -435,6 +436,7 @@ def _validate(owner, npu_args, record_as=None, origin=None, given=None, run_stat
     extra, resolved, probe = _probe.resolve_probe(
         NPURunConfig, _probe.without("NPURunConfig", npu_args, refused), given - refused,
         origin=origin, run_state=run_state)
+    extra = _probe.without_consequences(extra, "NPURunConfig", refused)
     reported = {d.option for d in extra if d.severity == "error"}
     values = [d for d in values if d.option not in reported]
     extra = list(extra) + probe._npu_arg_warnings()

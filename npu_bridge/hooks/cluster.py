@@ -49,7 +49,8 @@ def wrap_run(original):
             return original(self, fetches, feed_dict, _with_key(options, key), run_metadata)
         except (tf.errors.DeadlineExceededError, tf.errors.UnavailableError,
                 tf.errors.AbortedError, tf.errors.CancelledError, tf.errors.InternalError) as err:
-            raise (_refused_later(err, groups) or explain(err, self.graph, fetches)) from err
+            raise (_refused_later(err, groups) or _peer_refused(groups)
+                   or explain(err, self.graph, fetches)) from err
 
     return run
 
@@ -110,7 +111,7 @@ def _note(name, payload):
 
 
 def _clear_own_notes(j):
-    for name in ("ready", "built", "done", "crashed", "failed", "exit"):
+    for name in ("ready", "built", "done", "crashed", "failed", "exit", "collision"):
         try:
             os.remove(os.path.join(j.job_dir, "rank%d.%s" % (j.rank, name)))
         except OSError:
@@ -191,6 +192,7 @@ def _fingerprint(group, members):
 
 
 def _collision(group, members, gkey, what):
+    _note("collision", "%d" % gkey)   # the group's other ranks may be waiting on this one
     return CollectiveError(
         "HCCL group %r (ranks %s) has TensorFlow group key %d, and %s: another group is on the "
         "same key (a hash of the name into 8190 keys, or the same name created with other "
@@ -270,6 +272,24 @@ def _refused_later(err, groups):
             return _collision(group, group_members(group), gkey, "a rank of another group asked "
                               "TensorFlow's group leader (rank 0) for that key after this group "
                               "had formed, which ended the collectives on it (%s)" % said)
+    return None
+
+
+def _peer_refused(groups):
+    """A ``CollectiveError`` when a rank of one of ``groups`` (group keys of a failed run)
+    found another group on its key (its ``_collision``, noted): this rank's collective then
+    waits for a rank that will not come (rank 0 in a ring with rank 1, whose run TensorFlow's
+    leader aborted when a third rank's group asked for the key). None otherwise."""
+    j = job()
+    for gkey in sorted(groups):
+        group = _CLUSTER.group_names.get(gkey)
+        if group is None:
+            continue
+        members = group_members(group)
+        peers = [r for r in members if r != j.rank and "%d" % gkey in (_read_notes(r, "collision") or ())]
+        if peers:
+            return _collision(group, members, gkey, "rank(s) %s of this group found another group on "
+                              "that key, so this rank's collective could not complete" % peers)
     return None
 
 
