@@ -16,6 +16,8 @@ import textwrap
 
 import pytest
 
+import _pool
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # The part every scenario shares, after its own imports. It does not import any other
@@ -83,6 +85,22 @@ def run_scenario(tmp_path, head, env=None):
     return json.loads(lines[0][len("RESULT "):])
 
 
+def _first_import_env():
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NPU_BRIDGE_")}
+    env["PYTHONPATH"] = os.pathsep.join([REPO] + [p for p in [os.environ.get("PYTHONPATH")] if p])
+    env["TF_CPP_MIN_LOG_LEVEL"] = "3"
+    return env
+
+
+def _first_import(module):
+    """`import module` first in a fresh interpreter: (module, exit code, output)."""
+    code = ("import %s\nfrom npu_bridge.hooks import session_patch as p\n"
+            "print('PATCHED', p.is_patched())\n" % module)
+    proc = subprocess.run([sys.executable, "-c", code], cwd=REPO, env=_first_import_env(),
+                          capture_output=True, text=True, timeout=600)
+    return module, proc.returncode, proc.stdout + proc.stderr[-1500:]
+
+
 CHECK_ONLY = {
     "bad": ["NpuConfigError", "E10001"],
     "one": 1, "guard": "2", "counter": 3,
@@ -93,13 +111,49 @@ CHECK_ONLY = {
 }
 
 
+_HEADS = {
+    "tf_then_npu_bridge": "import tensorflow as tf\nimport npu_bridge\n",          # TF first
+    "npu_bridge_then_tf": "import npu_bridge\nimport tensorflow as tf\n",          # TF after
+    "npu_ops_only": "import tensorflow as tf\nfrom npu_bridge.estimator import npu_ops\n",
+    "tf2_opt_out": ("import npu_bridge\nimport tensorflow as tf\n"
+                    "tf.compat.v1.disable_v2_behavior()\n", {"NPU_BRIDGE_TF2": "1"}),
+    "star": "import tensorflow as tf\nfrom npu_bridge.npu_init import *\n",
+}
+# Every fresh interpreter the module's tests read (a TensorFlow start each), started two at a
+# time by the `runs` fixture: the scenarios, then each module imported first.
+_JOBS = {name: (lambda tmp, head=head: run_scenario(tmp, *head) if isinstance(head, tuple)
+                else run_scenario(tmp, head)) for name, head in _HEADS.items()}
+_MODULES = None
+
+
+def _module_jobs():
+    global _MODULES
+    if _MODULES is None:
+        _MODULES = _modules_importing_tensorflow()
+        for module in _MODULES:
+            _JOBS["first " + module] = lambda tmp, module=module: _first_import(module)
+    return _MODULES
+
+
+def _needs(item):
+    if item.originalname == "test_import_without_npu_init_checks_sessions":
+        return (item.callspec.id,)
+    if item.originalname == "test_every_module_imports_first_and_installs_the_check":
+        return ["first " + m for m in _module_jobs()]
+    return {"test_import_only_is_checked_under_tf2_opt_out": ("tf2_opt_out",),
+            "test_star_import_checks_and_injects_defaults": ("star",)}.get(item.originalname, ())
+
+
+@pytest.fixture(scope="module")
+def runs(request, tmp_path_factory):
+    yield from _pool.prestart(request, tmp_path_factory, _JOBS, _needs)
+
+
 @pytest.mark.parametrize("head,ge_loaded", [
-    ("import tensorflow as tf\nimport npu_bridge\n", False),         # TF first
-    ("import npu_bridge\nimport tensorflow as tf\n", False),         # TF after
-    ("import tensorflow as tf\nfrom npu_bridge.estimator import npu_ops\n", None),
+    ("tf_then_npu_bridge", False), ("npu_bridge_then_tf", False), ("npu_ops_only", None),
 ], ids=["tf_then_npu_bridge", "npu_bridge_then_tf", "npu_ops_only"])
-def test_import_without_npu_init_checks_sessions(tmp_path, head, ge_loaded):
-    r = run_scenario(tmp_path, head)
+def test_import_without_npu_init_checks_sessions(runs, head, ge_loaded):
+    r = dict(runs[head])
     assert r.pop("patch_loaded_early") is True
     # the patch is cheap: the resolver layer is loaded when a config first needs it
     early = r.pop("ge_loaded_early")
@@ -107,18 +161,16 @@ def test_import_without_npu_init_checks_sessions(tmp_path, head, ge_loaded):
     assert r == CHECK_ONLY
 
 
-def test_import_only_is_checked_under_tf2_opt_out(tmp_path):
+def test_import_only_is_checked_under_tf2_opt_out(runs):
     # NPU_BRIDGE_TF2=1 only keeps the TF 2 API; configurations are still checked.
-    r = run_scenario(tmp_path, "import npu_bridge\nimport tensorflow as tf\n"
-                               "tf.compat.v1.disable_v2_behavior()\n",
-                     env={"NPU_BRIDGE_TF2": "1"})
+    r = dict(runs["tf2_opt_out"])
     assert r.pop("patch_loaded_early") is True
     r.pop("ge_loaded_early")
     assert r == CHECK_ONLY
 
 
-def test_star_import_checks_and_injects_defaults(tmp_path):
-    r = run_scenario(tmp_path, "import tensorflow as tf\nfrom npu_bridge.npu_init import *\n")
+def test_star_import_checks_and_injects_defaults(runs):
+    r = dict(runs["star"])
     assert r.pop("patch_loaded_early") is True
     r.pop("ge_loaded_early")
     assert r == dict(CHECK_ONLY, good_soft_placement=True, plain_optimizers=1, npu_init=True,
@@ -151,27 +203,13 @@ def _modules_importing_tensorflow():
     return sorted(found)
 
 
-def test_every_module_imports_first_and_installs_the_check():
+def test_every_module_imports_first_and_installs_the_check(runs):
     # Importing a module of the package first (before tensorflow, in a fresh interpreter)
     # runs the Session check's installation while that module is half imported: it must
     # neither crash (a circular import) nor be skipped. Real scripts begin with any of
     # these (`from npu_bridge.estimator.npu import util`: usage_census.md).
-    from concurrent.futures import ThreadPoolExecutor
-
     modules = _modules_importing_tensorflow()
     assert "npu_bridge.estimator.npu.util" in modules and len(modules) >= 15
-    env = {k: v for k, v in os.environ.items() if not k.startswith("NPU_BRIDGE_")}
-    env["PYTHONPATH"] = os.pathsep.join([REPO] + [p for p in [os.environ.get("PYTHONPATH")] if p])
-    env["TF_CPP_MIN_LOG_LEVEL"] = "3"
-
-    def first_import(module):
-        code = ("import %s\nfrom npu_bridge.hooks import session_patch as p\n"
-                "print('PATCHED', p.is_patched())\n" % module)
-        proc = subprocess.run([sys.executable, "-c", code], cwd=REPO, env=env,
-                              capture_output=True, text=True, timeout=600)
-        return module, proc.returncode, proc.stdout + proc.stderr[-1500:]
-
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        results = list(pool.map(first_import, modules))
+    results = [runs["first " + module] for module in modules]
     failed = ["%s: exit %d\n%s" % r for r in results if r[1] != 0 or "PATCHED True" not in r[2]]
     assert not failed, "\n\n".join(failed)

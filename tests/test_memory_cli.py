@@ -171,7 +171,12 @@ ESTIMATOR = textwrap.dedent("""
 def test_memory_leads_with_the_training_step_and_folds_bookkeeping(tmp_path):
     script = tmp_path / "est.py"
     script.write_text(ESTIMATOR)
-    every = _memory(["--all", str(script)], str(tmp_path))
+    import _pool
+    (tmp_path / "all").mkdir()
+    (tmp_path / "lead").mkdir()
+    every, proc = _pool.together(   # two TensorFlow start-ups at once, each in its own folder
+        lambda: _memory(["--all", str(script)], str(tmp_path / "all")),
+        lambda: _memory([str(script)], str(tmp_path / "lead")))
     assert every.returncode == 0, every.stderr[-3000:]
     roles = [l.split("(", 1)[1].split(")", 1)[0] for l in every.stdout.splitlines()
              if l.startswith("  graph ")]
@@ -179,7 +184,6 @@ def test_memory_leads_with_the_training_step_and_folds_bookkeeping(tmp_path):
     assert roles[0] == "variable initialization", every.stdout
     assert "checkpoint save/restore" in roles and "training step" in roles
     assert "more graph" not in every.stdout
-    proc = _memory([str(script)], str(tmp_path))
     assert proc.returncode == 0, proc.stderr[-3000:]
     lines = proc.stdout.splitlines()
     graphs = [l for l in lines if l.startswith("  graph ")]
@@ -262,9 +266,11 @@ def test_memory_prints_the_diagnostics_run_prints_and_exits_alike(tmp_path, budg
     from run_cli import run
     script = tmp_path / "diag.py"
     script.write_text(_DIAG_SCRIPT)
-    ran = run(["--no-report", "--product", "atlas-training", str(script), budget],
-              str(tmp_path), timeout=300)
-    mem = _memory(["--product", "atlas-training", str(script), budget], str(tmp_path))
+    import _pool
+    ran, mem = _pool.together(   # two TensorFlow start-ups at once; neither writes a file
+        lambda: run(["--no-report", "--product", "atlas-training", str(script), budget],
+                    str(tmp_path), timeout=300),
+        lambda: _memory(["--product", "atlas-training", str(script), budget], str(tmp_path)))
     assert ran.returncode == mem.returncode == code, (ran.stderr[-2000:], mem.stderr[-2000:])
     expected = _diagnostic_lines(ran.stderr)
     assert any("warning NPB103 [static_memory_policy]" in l for l in expected), ran.stderr
@@ -305,16 +311,18 @@ def test_memory_text_reads_sizes_in_binary_units_and_json_keeps_bytes(tmp_path):
     import re
     script = tmp_path / "oom.py"
     script.write_text(_OOM_SCRIPT)
-    proc = _memory(["--steps", "0", "--product", "atlas-training", str(script)], str(tmp_path))
+    import _pool
+    proc, as_json = _pool.together(   # two TensorFlow start-ups at once (--steps 0 writes nothing)
+        lambda: _memory(["--steps", "0", "--product", "atlas-training", str(script)], str(tmp_path)),
+        lambda: _memory(["--steps", "0", "--product", "atlas-training", "--format", "json",
+                         str(script)], str(tmp_path)))
     out = proc.stdout
     assert "error NPB177" in out, (out, proc.stderr[-2000:])
     assert "feature-map budget 26.0 GiB (26/32 of atlas-training's 32.0 GiB)" in out, out
     assert "does not fit atlas-training: checked feature map 32.0 GiB + variables 0 B > budget " \
         "26.0 GiB" in out, out
     assert not re.search(r"\d{5,} bytes", out), out
-    proc = _memory(["--steps", "0", "--product", "atlas-training", "--format", "json",
-                    str(script)], str(tmp_path))
-    data = json.loads(proc.stdout)
+    data = json.loads(as_json.stdout)
     text = json.dumps(data)
     assert "34359738368" in text or "27917287424" in text   # exact bytes stay in JSON
     # the findings once, in full (their text-output short lines are not repeated as notes)

@@ -4,6 +4,7 @@ missing package). The mode must work; tf.keras fails when used, as in stock TF; 
 needs tensorflow_estimator, which stock TF cannot import then) fails with a clear message."""
 import pytest
 
+import _pool
 from npu_bridge.hooks import tf1_mode
 from _contrib_helper import run_scenario
 
@@ -51,10 +52,23 @@ print("RESULT " + json.dumps(r))
 '''
 
 
-@pytest.mark.parametrize("order", ["tensorflow_first", "npu_bridge_first", "npu_init_first"])
-def test_legacy_keras_without_tf_keras_mode_works_and_keras_fails_as_stock(tmp_path, order):
-    r = run_scenario(tmp_path, "ORDER = %r\n" % order + SCENARIO, timeout=300,
-                     env={"TF_USE_LEGACY_KERAS": "1"})
+_ORDERS = ["tensorflow_first", "npu_bridge_first", "npu_init_first"]
+
+
+@pytest.fixture(scope="module")
+def runs(request, tmp_path_factory):
+    """order -> its scenario's result (a fresh interpreter each), started two at a time."""
+    jobs = {order: (lambda tmp, order=order: run_scenario(
+        tmp, "ORDER = %r\n" % order + SCENARIO, timeout=300, env={"TF_USE_LEGACY_KERAS": "1"}))
+        for order in _ORDERS}
+    yield from _pool.prestart(request, tmp_path_factory, jobs, lambda item: (
+        (item.callspec.params["order"],) if item.originalname ==
+        "test_legacy_keras_without_tf_keras_mode_works_and_keras_fails_as_stock" else ()))
+
+
+@pytest.mark.parametrize("order", _ORDERS)
+def test_legacy_keras_without_tf_keras_mode_works_and_keras_fails_as_stock(runs, order):
+    r = runs[order]
     assert r["enabled"] is True and r["eager"] is False
     assert r["none_in_v1_path"] is True   # TF's own list, left as stock has it
     assert r["none_in_tf_path"] == 1   # stock's one (tf_keras.api._v2): the mode adds none

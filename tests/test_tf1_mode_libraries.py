@@ -11,6 +11,7 @@ import math
 
 import pytest
 
+import _pool
 from _contrib_helper import run_scenario
 
 
@@ -57,8 +58,8 @@ print("RESULT " + json.dumps(r))
 '''
 
 
-def test_model_to_npu_estimator_trains_and_evaluates(tmp_path):
-    r = run_scenario(tmp_path, KERAS_TO_NPU)
+def test_model_to_npu_estimator_trains_and_evaluates(runs):
+    r = runs["keras_to_npu"]
     assert r["user_tf_is_v1"] is True
     assert r["npu_type"] == "NPUEstimator"
     npu = r["npu"]
@@ -224,15 +225,32 @@ def _check_libraries_see_tf2(r):
     assert r["bound_to_lib_tf"] is True
 
 
-@pytest.mark.parametrize("order", ["tf_first", "npu_first", "library_first", "estimator_first",
-                                   "enable_first"])
-def test_libraries_see_tensorflow_2(tmp_path, order):
+_ORDERS = ["tf_first", "npu_first", "library_first", "estimator_first", "enable_first"]
+# Every scenario (a fresh interpreter each: the mode is process-wide), started two at a time by
+# the `runs` fixture; each test reads its own.
+_JOBS = {"keras_to_npu": lambda tmp: run_scenario(tmp, KERAS_TO_NPU)}
+_JOBS.update({order: (lambda tmp, order=order: run_scenario(
+    tmp, LIBRARIES_SEE_TF2.replace('ORDER = "tf_first"', "ORDER = %r" % order))) for order in _ORDERS})
+
+
+def _needs(item):
+    if item.originalname == "test_libraries_see_tensorflow_2":
+        return (item.callspec.params["order"],)
+    return ("keras_to_npu",) if item.originalname == "test_model_to_npu_estimator_trains_and_evaluates" else ()
+
+
+@pytest.fixture(scope="module")
+def runs(request, tmp_path_factory):
+    yield from _pool.prestart(request, tmp_path_factory, _JOBS, _needs)
+
+
+@pytest.mark.parametrize("order", _ORDERS)
+def test_libraries_see_tensorflow_2(runs, order):
     """Whatever imports TensorFlow first: the script before or after npu_bridge, a library
     module (its `import tensorflow` then completes before the mode is on), or `enable()`
     itself (as `npu-bridge run` calls it; the import hook then switches the mode on inside it,
     and the TF 2 module must be taken before the 1.x names are bound, once)."""
-    code = LIBRARIES_SEE_TF2.replace('ORDER = "tf_first"', "ORDER = %r" % order)
-    r = run_scenario(tmp_path, code)
+    r = runs[order]
     _check_libraries_see_tf2(r)
     if order == "library_first":
         assert r["first_library_import"] is True
