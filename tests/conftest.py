@@ -4,6 +4,9 @@
 runs are reproducible (new inputs are explored by `make fuzz`).
 `full` (`NPU_BRIDGE_FUZZ=full`, `make fuzz`): 10,000 examples per property; the 12 fuzz-marked
 properties (test_fuzz_ge, test_fuzz_config, test_lint_safety) run 120,000 examples.
+
+Also: the subprocess runs of modules with EARLY_RUNS (test_import_check) start when collection
+ends, one at a time in the background beside the in-process tests (tests/_pool.py).
 """
 import os
 import sys
@@ -18,6 +21,17 @@ settings.register_profile("fast", max_examples=60, derandomize=True, **_COMMON)
 settings.register_profile("full", max_examples=10_000, derandomize=False, **_COMMON)
 settings.load_profile("full" if os.environ.get("NPU_BRIDGE_FUZZ") == "full" else "fast")
 
+
+
+def pytest_collection_finish(session):
+    """The subprocess runs of modules with EARLY_RUNS start now, in the background (tests/_pool.py)."""
+    import _pool
+    _pool.start_early(session)
+
+
+def pytest_sessionfinish(session):
+    import _pool
+    _pool.stop_early()
 
 
 @pytest.fixture(autouse=True)

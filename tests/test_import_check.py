@@ -19,6 +19,9 @@ import pytest
 import _pool
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# The environment of every run, taken at import: the runs start in the background while other
+# tests run (EARLY_RUNS below), and those may monkeypatch os.environ meanwhile.
+_ENVIRON = dict(os.environ)
 
 # The part every scenario shares, after its own imports. It does not import any other
 # npu_bridge module before the sessions are made (that would hide what the import did).
@@ -73,8 +76,8 @@ print("RESULT " + json.dumps(r))
 def run_scenario(tmp_path, head, env=None):
     script = tmp_path / "scenario.py"
     script.write_text(textwrap.dedent(head) + BODY)
-    full_env = {k: v for k, v in os.environ.items() if not k.startswith("NPU_BRIDGE_")}
-    full_env["PYTHONPATH"] = os.pathsep.join([REPO] + [p for p in [os.environ.get("PYTHONPATH")] if p])
+    full_env = {k: v for k, v in _ENVIRON.items() if not k.startswith("NPU_BRIDGE_")}
+    full_env["PYTHONPATH"] = os.pathsep.join([REPO] + [p for p in [_ENVIRON.get("PYTHONPATH")] if p])
     full_env["TF_CPP_MIN_LOG_LEVEL"] = "3"
     full_env.update(env or {})
     proc = subprocess.run([sys.executable, str(script)], cwd=str(tmp_path), env=full_env,
@@ -86,8 +89,8 @@ def run_scenario(tmp_path, head, env=None):
 
 
 def _first_import_env():
-    env = {k: v for k, v in os.environ.items() if not k.startswith("NPU_BRIDGE_")}
-    env["PYTHONPATH"] = os.pathsep.join([REPO] + [p for p in [os.environ.get("PYTHONPATH")] if p])
+    env = {k: v for k, v in _ENVIRON.items() if not k.startswith("NPU_BRIDGE_")}
+    env["PYTHONPATH"] = os.pathsep.join([REPO] + [p for p in [_ENVIRON.get("PYTHONPATH")] if p])
     env["TF_CPP_MIN_LOG_LEVEL"] = "3"
     return env
 
@@ -142,6 +145,11 @@ def _needs(item):
         return ["first " + m for m in _module_jobs()]
     return {"test_import_only_is_checked_under_tf2_opt_out": ("tf2_opt_out",),
             "test_star_import_checks_and_injects_defaults": ("star",)}.get(item.originalname, ())
+
+
+# The 39 runs (about 4 minutes of one core) start when collection ends, in the background,
+# beside the in-process tests (tests/_pool.py)
+EARLY_RUNS = (_JOBS, _needs)
 
 
 @pytest.fixture(scope="module")

@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from tests import _pool
+import _pool
 from tests.run_cli import REPO, run as run_cli
 
 SCRIPTS = os.path.join(REPO, "tests", "partition_scripts")

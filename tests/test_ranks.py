@@ -12,7 +12,16 @@ import time
 
 import pytest
 
+import _pool
+
 from hccl.manage import ranktable as rt
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _no_background_runs():
+    """These tests bound elapsed time: no background run of tests/_pool.py beside them."""
+    _pool.wait_early()
+
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HERE = os.path.join(REPO, "tests", "ranks")

@@ -14,7 +14,16 @@ import time
 
 import pytest
 
+import _pool
+
 from test_ranks import HERE, REPO, _children_of, _full_batch
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _no_background_runs():
+    """These tests bound elapsed time: no background run of tests/_pool.py beside them."""
+    _pool.wait_early()
+
 
 TIMEOUT = 20      # --collective-timeout of the fault run (s)
 

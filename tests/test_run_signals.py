@@ -12,8 +12,16 @@ import time
 
 import pytest
 
+import _pool
 import run_cli  # noqa: F401  (tests/run_cli.py: the environment of a user's shell)
 from test_ranks import HERE as RANKS_DIR, _children_of, _env
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _no_background_runs():
+    """These tests bound elapsed time: no background run of tests/_pool.py beside them."""
+    _pool.wait_early()
+
 
 SLEEPER = textwrap.dedent("""\
     import sys, time

@@ -8,6 +8,15 @@ import textwrap
 
 import pytest
 
+import _pool
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _no_background_runs():
+    """These tests bound elapsed time: no background run of tests/_pool.py beside them."""
+    _pool.wait_early()
+
+
 _PATH = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tools", "zoo_probe.py")
 _spec = importlib.util.spec_from_file_location("zoo_probe", _PATH)
 zp = importlib.util.module_from_spec(_spec)
