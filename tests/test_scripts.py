@@ -2,16 +2,19 @@
 run unmodified under `python -m npu_bridge run --no-report`, each in a temporary working
 directory. Each must exit 0 and print a last stdout line starting with "ok".
 
-The scripts run two at a time (the machine has 2 cores) from one module fixture; each script
-is still its own test. See `tests/scripts/README.md` for what each one covers.
+The scripts start when collection ends, one at a time in the background beside the in-process
+tests, and those not begun when this module's tests come run two at a time (the machine has 2
+cores; tests/_pool.py); each script is still its own test. See `tests/scripts/README.md` for
+what each one covers.
 """
-import concurrent.futures
 import os
 import subprocess
 import sys
 import tempfile
 
 import pytest
+
+import _pool
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCRIPTS = os.path.join(REPO, "tests", "scripts")
@@ -33,6 +36,9 @@ CASES = {
     "t17_estimator_finite_loop": ((), {}),
     "t18_session_resource_hccl": ((), {}),
 }
+# The environment of every run, taken at import: the runs start in the background while other
+# tests run, and those may monkeypatch os.environ meanwhile.
+_ENVIRON = dict(os.environ)
 JOB_VARS = ("RANK_SIZE", "RANK_ID", "DEVICE_ID", "ASCEND_DEVICE_ID", "DEVICE_INDEX", "JOB_ID",
             "NPU_BRIDGE_TF2", "NPU_BRIDGE_PRODUCT", "GE_USE_STATIC_MEMORY")
 
@@ -40,8 +46,8 @@ JOB_VARS = ("RANK_SIZE", "RANK_ID", "DEVICE_ID", "ASCEND_DEVICE_ID", "DEVICE_IND
 def _run(case):
     args, extra_env = CASES[case]
     script = os.path.join(SCRIPTS, case.split()[0] + ".py")
-    env = {k: v for k, v in os.environ.items() if k not in JOB_VARS}
-    env["PYTHONPATH"] = os.pathsep.join([REPO] + [p for p in [os.environ.get("PYTHONPATH")] if p])
+    env = {k: v for k, v in _ENVIRON.items() if k not in JOB_VARS}
+    env["PYTHONPATH"] = os.pathsep.join([REPO] + [p for p in [_ENVIRON.get("PYTHONPATH")] if p])
     env["TF_CPP_MIN_LOG_LEVEL"] = "3"
     env.update(extra_env)
     with tempfile.TemporaryDirectory() as cwd:
@@ -53,12 +59,21 @@ def _run(case):
     return proc, leftovers
 
 
+def _needs(item):
+    if item.originalname == "test_script_runs_clean":
+        return (item.callspec.params["case"],)
+    return {"test_import_only_bad_config_exits_1": ("t10_import_npu_bridge_only --bad",),
+            "test_summary_shows_adapter_options": ("t02_monitored_session",)}.get(item.originalname, ())
+
+
+# each run in a temporary folder of its own (_run), not the one prestart makes
+_JOBS = {case: (lambda _tmp, case=case: _run(case)) for case in CASES}
+EARLY_RUNS = (_JOBS, _needs)
+
+
 @pytest.fixture(scope="module")
-def results():
-    pool = concurrent.futures.ThreadPoolExecutor(max_workers=2)
-    futures = {case: pool.submit(_run, case) for case in CASES}
-    yield futures
-    pool.shutdown(wait=True, cancel_futures=True)
+def results(request, tmp_path_factory):
+    yield from _pool.prestart(request, tmp_path_factory, _JOBS, _needs)
 
 
 def _last_line(text):
@@ -68,7 +83,7 @@ def _last_line(text):
 
 @pytest.mark.parametrize("case", [c for c in CASES if not c.endswith("--bad")])
 def test_script_runs_clean(results, case):
-    proc, _ = results[case].result()
+    proc, _ = results[case]
     detail = proc.stdout[-2000:] + proc.stderr[-4000:]
     assert proc.returncode == 0, detail
     assert _last_line(proc.stdout).startswith("ok"), detail
@@ -77,7 +92,7 @@ def test_script_runs_clean(results, case):
 
 def test_import_only_bad_config_exits_1(results):
     # `import npu_bridge` alone: the session config is still checked (a typo in precision_mode)
-    proc, _ = results["t10_import_npu_bridge_only --bad"].result()
+    proc, _ = results["t10_import_npu_bridge_only --bad"]
     detail = proc.stdout[-2000:] + proc.stderr[-4000:]
     assert proc.returncode == 1, detail
     assert "E10001" in proc.stderr and "allow_mix_precison" in proc.stderr, detail
@@ -86,7 +101,7 @@ def test_import_only_bad_config_exits_1(results):
 
 def test_summary_shows_adapter_options(results):
     # t02 sets iterations_per_loop and use_off_line in its parameter_map (adapter level)
-    proc, _ = results["t02_monitored_session"].result()
+    proc, _ = results["t02_monitored_session"]
     rows = [l.split() for l in proc.stderr.splitlines()]
     assert ["adapter", "iterations_per_loop", "10"] in [r[:3] for r in rows], proc.stderr[-3000:]
     assert "(no options set by the script)" not in proc.stderr
