@@ -7,12 +7,12 @@ three objects: ``RESOLUTIONS`` (this module), ``GE_INITIALIZATION``
 (``npu_bridge.ge.initialization``) and ``GUARD``. Design notes: docs/design.md.
 """
 import dataclasses
+import functools
 import inspect
 import os
 import re
 import sys
 import threading
-import weakref
 
 from npu_bridge.hooks import cluster as _cluster, session_guard
 from npu_bridge.hooks.lazy import LazyModule
@@ -135,8 +135,7 @@ def cpu_session_config(config):
     return cpu
 
 
-def _env_snapshot():
-    return tuple(os.environ.get(name) for name in _RESOLVER_ENV)
+_env_snapshot = _state.environ(_RESOLVER_ENV)   # () -> their values (a cache key)
 
 
 class _Prepared:
@@ -386,7 +385,8 @@ def _wrap_init(original):
                         "session", GE_INITIALIZATION.next_name(type(self).__name__), err)
                 raise
         ge_options = prepared.ge_options
-        if _cluster.active():   # a rank of a multi-rank job: sessions open on its server
+        cluster = _cluster.active()
+        if cluster:   # a rank of a multi-rank job: sessions open on its server
             kwargs, args = _cluster.session_kwargs(self, args, kwargs), ()
         if ge_options is None:
             # check only: a config without NpuOptimizer is not the adapter's business
@@ -401,14 +401,13 @@ def _wrap_init(original):
         kwargs["config"] = prepared.cpu_config
         if len(args) > config_index:
             args = args[:config_index] + args[config_index + 1:]
-        if _state.is_cluster(self):
+        if cluster and _state.is_cluster(self):
             kwargs, args = _cluster.session_kwargs(self, args, kwargs), ()
         original(self, *args, **kwargs)
         self._config = config
-        name = GE_INITIALIZATION.next_name(type(self).__name__)
-        number = GE_INITIALIZATION.next_number()
-        init, first = GE_INITIALIZATION.join(ge_options, name, number)
-        weakref.finalize(self, GE_INITIALIZATION.leave, number)   # collected without close()
+        # leaves on close(), or when collected unclosed (npu_bridge.hooks.state)
+        name, number, init, first = GE_INITIALIZATION.open_session(type(self).__name__,
+                                                                   ge_options)
         ignored_keys = ()
         if not first:
             ignored, ignored_keys = GE_INITIALIZATION.ignored_globals(ge_options, init)
@@ -510,14 +509,21 @@ def _created_at():
     npu_bridge and TensorFlow (None when there is none)."""
     frame = sys._getframe(2)   # pylint: disable=protected-access
     while frame is not None:
-        path = frame.f_code.co_filename
-        if not (_IN_PACKAGES.search(path)):
-            return "%s:%d" % (os.path.basename(path), frame.f_lineno)
+        where = _script_file(frame.f_code.co_filename)
+        if where is not None:
+            return "%s:%d" % (where, frame.f_lineno)
         frame = frame.f_back
     return None
 
 
 _IN_PACKAGES = re.compile(r"[\\/](npu_bridge|tensorflow|tensorflow_estimator|keras)[\\/]|^<frozen ")
+
+
+@functools.lru_cache(maxsize=512)
+def _script_file(path):
+    """The base name of `path` when it is a script's file (not npu_bridge's, TensorFlow's or
+    Python's own), else None. Memoized: a session creation walks the same few files."""
+    return None if _IN_PACKAGES.search(path) else os.path.basename(path)
 
 
 def _precision_run(session, stock, fetches, feed_dict):
