@@ -63,10 +63,14 @@ class GeInitialization:
         """A new NPU session of class `kind` ("Session") joins GE: returns `(name, number,
         init, first)`, its label ("Session#3", `next_name`), its number (`next_number`), the
         `GeInit` in force and whether it initialized GE (`join`); one call, one lock."""
-        with self._lock:
+        with self._lock:   # (join's steps: this is every session creation's)
             name = "%s#%d" % (kind, next(self._names))
             number = next(self._numbers)
-            init, first = self.join(ge_options, name, number)
+            init = self.current
+            first = init is None
+            if first:
+                init = self.current = GeInit(name, ge_options, False)
+            init.live.add(number)
         return name, number, init, first
 
     def join(self, ge_options, owner, number=None, plugin=False):

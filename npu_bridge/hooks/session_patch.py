@@ -136,6 +136,8 @@ def cpu_session_config(config):
 
 
 _env_snapshot = _state.environ(_RESOLVER_ENV)   # () -> their values (a cache key)
+# a session creation's: the resolver's and RANK_SIZE (`_cluster.active()` when it is set)
+_session_env = _state.environ(_RESOLVER_ENV + ("RANK_SIZE",))
 
 
 class _Prepared:
@@ -352,15 +354,19 @@ def executing_graphs():
 def _wrap_init(original):
     names = list(inspect.signature(original).parameters)
     config_index = names.index("config") - 1   # position among the args after self
+    config_proto = config_pb2.ConfigProto   # (TensorFlow is loaded when patching)
+    new_state = _state.SessionState
 
     def __init__(self, *args, **kwargs):
-        if kwargs.get("config") is not None:
-            config = kwargs["config"]
-        elif len(args) > config_index and args[config_index] is not None:
-            config = args[config_index]
-        else:
-            config = config_pb2.ConfigProto()
-        if not isinstance(config, config_pb2.ConfigProto):
+        # Every line here is paid per session creation (bench/bench_session.py): module
+        # attributes are bound above, and each step is one call at most.
+        config = kwargs.get("config")
+        if config is None:
+            if len(args) > config_index and args[config_index] is not None:
+                config = args[config_index]
+            else:
+                config = config_proto()
+        if not isinstance(config, config_proto):
             # Not ours to judge: stock TF raises its own TypeError.
             return original(self, *args, **kwargs)
         inject = __init__.inject_defaults
@@ -370,7 +376,8 @@ def _wrap_init(original):
         # An NPUEstimator's config is also told apart by identity (npu_config.rendered_user_set:
         # same content, other user keys): the render module is loaded once one was rendered.
         render = sys.modules.get("npu_bridge.config._render")
-        key = (config.SerializeToString(), _env_snapshot(), cache.forced_product(), inject,
+        env = _session_env()
+        key = (config.SerializeToString(), env, _RUN.forced_product, inject,
                render.identity_user_set(config) if render is not None else None)
         prepared = cache.sessions.get(key)
         if prepared is None:
@@ -385,7 +392,7 @@ def _wrap_init(original):
                         "session", GE_INITIALIZATION.next_name(type(self).__name__), err)
                 raise
         ge_options = prepared.ge_options
-        cluster = _cluster.active()
+        cluster = env[-1] is not None and _cluster.active()
         if cluster:   # a rank of a multi-rank job: sessions open on its server
             kwargs, args = _cluster.session_kwargs(self, args, kwargs), ()
         if ge_options is None:
@@ -417,11 +424,14 @@ def _wrap_init(original):
                     ge_options.diagnostics) + [ignored])
         # the policy is the process's: the one GE was initialized with ("GE initialization");
         # the record takes run-time refusals (NPB123); created_at: where NPB123 says it was made
-        _state.attach(self, ge_options=ge_options, guard_policy=init.policy, ge_init=init,
-                      ge_number=number, created_at=_created_at(),
-                      record=_records.record("session", name, ge_options,
-                                             ignored=(init.owner, ignored_keys) if ignored_keys
-                                             else None))
+        record = _records.record("session", name, ge_options,
+                                 ignored=(init.owner, ignored_keys) if ignored_keys else None)
+        if cluster:   # its state exists (`_cluster.session_kwargs` marked it)
+            _state.attach(self, ge_options=ge_options, guard_policy=init.policy, ge_init=init,
+                          ge_number=number, created_at=_created_at(), record=record)
+        else:
+            _state.register(self, new_state(ge_options, record, init.policy, init, number,
+                                            _created_at()))
 
     __init__.inject_defaults = False
     return __init__
@@ -647,7 +657,9 @@ def _wrap_close(original):
         finally:
             known = _state.of(self)
             if known is not None and known.ge_number is not None:
-                GE_INITIALIZATION.leave(known.ge_number)
+                # once: TensorFlow's __del__ closes again, and the collection would leave too
+                number, known.ge_number = known.ge_number, None
+                GE_INITIALIZATION.leave(number)
 
     return close
 

@@ -33,7 +33,7 @@ from typing import Any, Optional
 from npu_bridge.ge.initialization import GE_INITIALIZATION
 from npu_bridge.ge.records import RUN  # noqa: F401  (re-exported: the run's context)
 
-__all__ = ["SessionState", "of", "attach", "environ", "mark_cluster", "is_cluster", "RUN", "LOOPS",
+__all__ = ["SessionState", "of", "attach", "register", "environ", "mark_cluster", "is_cluster", "RUN", "LOOPS",
            "LOGGED", "PATCHES", "TF1", "TF1Mode", "CAPTURE", "Capture", "CLUSTER", "Cluster",
            "EMULATION", "script_inputs", "QUEUE_RUNNER_OPS", "ADAPTER", "Adapter", "lock"]
 
@@ -50,7 +50,7 @@ class SessionState:
         None (not guarded).
       ge_init: the `GeInit` of the process's GE initialization the session joined.
       ge_number: its number in that initialization (`GE_INITIALIZATION.leave(number)`, on
-        close or when the session is collected unclosed).
+        close or when the session is collected unclosed); None once it left.
       created_at: `file:line` of the script's call that created it (NPB123 names it).
       cluster: a session of a rank of a multi-rank job (`npu_bridge.hooks.cluster`).
     """
@@ -246,6 +246,16 @@ def attach(session, **fields):
             ref = _Ref(session, _collected)
             ref.key = id(session)
             _SESSIONS[ref.key] = (ref, state)
+    return state
+
+
+def register(session, state):
+    """Keep `state` (a `SessionState`) as the state of `session`, a session being created by
+    this thread (no other thread knows it yet: no lock). Raises TypeError when `session`
+    cannot be weakly referenced."""
+    ref = _Ref(session, _collected)
+    ref.key = id(session)
+    _SESSIONS[ref.key] = (ref, state)
     return state
 
 
