@@ -444,15 +444,16 @@ _ASIDE = re.compile(r" \([^()']*\)")
 
 def _cut(text, cap):
     """`text` in at most `cap` characters (None: no limit), never cut inside a word or a
-    quoted name. A list ("a, b, c" of names) keeps its first whole items, then "+N more";
-    other text drops its unquoted asides, then its
-    unquoted "; " clauses from the end, then ends "..." at a word boundary."""
+    quoted name, and never leaving a bracket open (`_closed`). A list ("a, b, c" of names)
+    keeps its first whole items, then "+N more"; other text drops its unquoted asides, then
+    its unquoted "; " clauses from the end, then ends "..." at a word boundary, with the
+    brackets it cut into closed after it (`an int (or a...)`)."""
     if cap is None or len(text) <= cap:
         return text
     items = text.split(", ")
     if len(items) > 2 and "; " not in text and all(i.count(" ") < 2 for i in items):
         for keep in range(len(items) - 1, -1, -1):
-            shown = ", ".join(items[:keep] + ["+%d more" % (len(items) - keep)])
+            shown = _closed(", ".join(items[:keep] + ["+%d more" % (len(items) - keep)]))
             if len(shown) <= cap or keep == 0:
                 return shown if keep else "%d values" % len(items) if cap >= 9 else "..."
     text = _ASIDE.sub("", text)
@@ -465,14 +466,52 @@ def _cut(text, cap):
         text = "; ".join(clauses)
     if len(text) <= cap:
         return text
-    if cap <= 3:
-        return "..."
     head = text[:cap - 2]
-    head = head[:head.rfind(" ")] if " " in head else ""   # a whole word
-    head = head.rstrip(" ,;:(=")
-    if head.count("'") % 2:   # never half a quoted name
-        head = head[:head.rfind("'")].rstrip(" ,;:(=")
-    return head + "..." if head else "..."
+    while head:
+        head = head[:head.rfind(" ")] if " " in head else ""   # a whole word
+        head = head.rstrip(" ,;:([{=")
+        quote = next((at for at, ch in _unclosed(head) if ch in _QUOTES), None)
+        if quote is not None:   # never half a quoted name
+            head = head[:quote].rstrip(" ,;:([{=")
+        shown = _closed(head + "...") if head else ""
+        if shown and len(shown) <= cap:
+            return shown
+    return "..."
+
+
+_CLOSERS = {"(": ")", "[": "]", "{": "}"}
+_QUOTES = "'\""
+
+
+def _is_quote(text, at):
+    """Whether the quote character at `at` is a quote, not an apostrophe (`adapter's`: a
+    letter on both sides; `b'x'`, a bytes literal's prefix, is a quote)."""
+    before, after = text[at - 1:at], text[at + 1:at + 2]
+    if not (before.isalpha() and after.isalnum()) or text[at] != "'":
+        return True
+    return before in "bBrRuU" and not text[at - 2:at - 1].isalnum()
+
+
+def _unclosed(text):
+    """The brackets and quotes `text` leaves open, outermost first: `[(position, char)]`
+    (inside quotes nothing else counts; a closer without its opener is ignored)."""
+    stack = []
+    for at, ch in enumerate(text):
+        if stack and stack[-1][1] in _QUOTES:
+            if ch == stack[-1][1] and _is_quote(text, at):
+                stack.pop()
+        elif ch in _QUOTES and _is_quote(text, at):
+            stack.append((at, ch))
+        elif ch in _CLOSERS:
+            stack.append((at, ch))
+        elif stack and ch == _CLOSERS.get(stack[-1][1]):
+            stack.pop()
+    return stack
+
+
+def _closed(text):
+    """`text` with the brackets it leaves open closed at its end, innermost first."""
+    return text + "".join(_CLOSERS.get(ch, ch) for _, ch in reversed(_unclosed(text)))
 
 
 def _filled(template, given):
