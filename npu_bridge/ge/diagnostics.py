@@ -40,13 +40,13 @@ class Diagnostic(NamedTuple):
                "value": self.value, "message": str(self.message)}
         if isinstance(self.message, Message):
             out.update(short=self.message.short, fix=self.message.fix,
-                       provenance=self.message.provenance)
+                       provenance=self.message.provenance, more=self.message.more)
         return out
 
     @classmethod
     def from_dict(cls, data):
-        """The inverse of `to_dict` (also of a report's diagnostic, whose `fix` and
-        `provenance` may be null): the message a `Message` again when `data` has its
+        """The inverse of `to_dict` (also of a report's diagnostic, whose `fix`,
+        `provenance` and `more` may be null): the message a `Message` again when `data` has its
         parts (`message_of`)."""
         return cls(data["code"], data["severity"], data["option"], data.get("value"),
                    message_of(data))
@@ -203,21 +203,25 @@ class Message(str):
     """A diagnostic's message: the full text (a `str`: what the JSON, SARIF and GitHub
     outputs carry, provenance included), with the parts the `text` outputs print as
     attributes: `short` (one line of at most `SHORT_LIMIT` characters, sizes in KiB/MiB/GiB),
-    `fix` (what to write instead, or ""), `provenance` (where the rule comes from, as `cite`
-    names it); `arg_fix`: the fix as a config-class argument, for an option the user set
-    through one (`as_argument`), or "". A message rebuilt from text (read back from JSON) is
-    a plain `str`: use `short_of`, `fix_of`, `provenance_of`."""
+    `fix` (what to write instead, or ""; never a pointer), `provenance` (where the rule comes
+    from, as `cite` names it), `more` (a short line that lost something and has no fix: where
+    the rest is, `see npu-bridge explain X; the full message: --format json`, or "");
+    `arg_fix`: the fix as a config-class argument, for an option the user set through one
+    (`as_argument`), or "". A message rebuilt from text (read back from JSON) is a plain
+    `str`: use `short_of`, `fix_of`, `provenance_of`, `more_of`."""
 
-    def __new__(cls, text, short, fix="", provenance="", arg_fix=""):
+    def __new__(cls, text, short, fix="", provenance="", arg_fix="", more=""):
         self = super().__new__(cls, text)
         self.short, self.fix, self.provenance, self.arg_fix = short, fix, provenance, arg_fix
+        self.more = more
         return self
 
     def __reduce__(self):   # pickled across lint's process pool with its parts
-        return (Message, (str(self), self.short, self.fix, self.provenance, self.arg_fix))
+        return (Message, (str(self), self.short, self.fix, self.provenance, self.arg_fix,
+                          self.more))
 
 
-MESSAGE_PARTS = ("short", "fix", "provenance")
+MESSAGE_PARTS = ("short", "fix", "provenance", "more")
 
 
 def message_of(data):
@@ -227,7 +231,7 @@ def message_of(data):
     if isinstance(text, Message) or data.get("short") is None:
         return text
     return Message(str(text), data["short"], data.get("fix") or "",
-                   data.get("provenance") or "")
+                   data.get("provenance") or "", more=data.get("more") or "")
 
 
 def short_of(message):
@@ -238,6 +242,19 @@ def short_of(message):
 def fix_of(message):
     """The fix line of a message, "" when it has none."""
     return getattr(message, "fix", "") or ""
+
+
+def below(message):
+    """The lines the `text` outputs print under a message's short line, as `(label, text)`:
+    `("fix", ...)` where it has a fix, else `("more", ...)` where its line was shortened
+    (the explain pointer), else none."""
+    fix, more = fix_of(message), more_of(message)
+    return [("fix", fix)] if fix else [("more", more)] if more else []
+
+
+def more_of(message):
+    """Where the rest of a shortened message is (the explain pointer), "" when nowhere."""
+    return getattr(message, "more", "") or ""
 
 
 def provenance_of(message):
@@ -341,7 +358,7 @@ def as_argument(diag):
     if not alt or alt == message.fix:
         return diag
     return diag._replace(message=Message(str(message), message.short, alt,
-                                         message.provenance, alt))
+                                         message.provenance, alt, message.more))
 
 
 class _NoFix(LookupError):
@@ -365,7 +382,7 @@ def fill(template, fields, limit=SHORT_LIMIT):
     field is never cut inside a word or a quoted name (`_cut`): a list keeps whole items and
     says how many it leaves out; free text first drops its unquoted asides, then ends "...".
     (`make` gives a line that lost something and has no fix a pointer to `npu-bridge
-    explain` as its fix line.)
+    explain`, its message's `more`.)
 
     Raises:
       KeyError: a field the template names is not in `fields`.
@@ -552,14 +569,15 @@ def make(code, option, value, severity=None, **fields):
     if row.fix or row.arg_fix:
         given = {k: v for k, v in every.items() if v is not None and v != ""}
         fix, arg_fix = _filled(row.fix, given), _filled(row.arg_fix, given)
+    more = ""
     if shortened and not fix:
         # a line that lost something, with no fix below it, points to the rest: the
         # option's values, products and rule (else the code's), and the full text
-        fix = "see npu-bridge explain %s; the full message: --format json" % (
+        more = "see npu-bridge explain %s; the full message: --format json" % (
             option if isinstance(option, str) and option in _explain_names() else code)
     if row.cite:
         provenance = row.cite.format(**every)
     else:
         provenance = every.get("where") or given_source or row.source
-    message = Message(message, short, fix, str(provenance), arg_fix)
+    message = Message(message, short, fix, str(provenance), arg_fix, more)
     return Diagnostic(code, severity or row.severity, option, value, message)

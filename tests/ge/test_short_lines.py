@@ -44,8 +44,10 @@ def test_short_line_never_cuts_a_word_and_a_cut_line_points_on(code, long):
     whole = _words(full)
     for word in _words(short):
         assert word in whole or _INSERTED.match(word), (word, short)
-    if short != full:
-        assert d.message.fix, (code, short)
+    if short != full:   # a fix below it, else the pointer to the rest (never as the fix)
+        assert d.message.fix or d.message.more, (code, short)
+    assert not d.message.fix.startswith("see npu-bridge explain"), d.message.fix
+    assert d.message.more == "" or d.message.fix == "", (d.message.fix, d.message.more)
 
 
 def test_tryout_lint_lines_keep_the_name_the_value_and_the_suggestion():
@@ -59,7 +61,8 @@ def test_tryout_lint_lines_keep_the_name_the_value_and_the_suggestion():
              products=", ".join("atlas-a%d-training-series" % i for i in range(9)), where="x")
     assert d.message.short.startswith("precision_mode=allow_mix_precision_bf16 is not "
                                       "supported on atlas-200i-500-a2; supported on: 9 values")
-    assert d.message.fix == "see npu-bridge explain precision_mode; the full message: --format json"
+    assert d.message.fix == ""   # the pointer is no fix: its own part, `more`
+    assert d.message.more == "see npu-bridge explain precision_mode; the full message: --format json"
 
 
 def test_nbl012_fix_names_the_argument_to_write():
@@ -155,3 +158,31 @@ def test_npb160_short_line_closes_the_bracket_it_cuts_into():
              expected="an int (or a bool, written as 1/0) " + _RULE_WORDS, got="str",
              detail="", where="x")
     assert _open_marks(d.message.short) == [], d.message.short
+
+
+@pytest.mark.parametrize("code", sorted(codes.CODES))
+def test_json_fix_is_a_fix_and_the_pointer_is_more(code):
+    """Every JSON form of a diagnostic (Diagnostic.to_dict, a report's or `memory --format
+    json`'s diagnostic, lint's JSON finding) keeps the explain pointer out of `fix`: `fix` is
+    what to write (null/empty when none), `more` the pointer (null/empty when none), and
+    both read back."""
+    import json
+    from npu_bridge.ge.diagnostics import Diagnostic
+    from npu_bridge.tools import report
+    from npu_bridge.tools.lint.checks import Finding
+    option, value, fields = EXAMPLES[code]
+    row = codes.CODES[code]
+    names = {n for _, n, spec, _ in string.Formatter().parse(row.short)
+             if n and spec in ("cut", "trim")}
+    for given in (fields, {k: _long(v) if k in names else v for k, v in fields.items()}):
+        d = make(code, option, value, **given)
+        forms = [d.to_dict(), report.diagnostic_dict(d),
+                 Finding("t.py", 1, 1, code, d.severity, d.message, option).to_dict()]
+        for form in forms:
+            assert "see npu-bridge explain" not in (form["fix"] or ""), form
+            assert form["more"] in ("", None) or form["more"].startswith(
+                "see npu-bridge explain "), form
+            assert (form["more"] or "") == d.message.more
+            assert (form["fix"] or "") == d.message.fix
+        back = Diagnostic.from_dict(json.loads(json.dumps(forms[1])))
+        assert (back.message.fix, back.message.more) == (d.message.fix, d.message.more)
