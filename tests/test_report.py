@@ -53,7 +53,7 @@ def test_top_level_keys_in_documented_order_with_version():
                                     "option": "static_memory_policy", "value": 1,
                                     "message": "legacy value 1 runs as 2",
                                     "short": "legacy value 1 runs as 2", "fix": None,
-                                    "provenance": None}]
+                                    "provenance": None, "more": None}]
     assert data["summary"] == {"configurations": 1, "refused": 0, "errors": 0, "warnings": 1,
                                "infos": 0}
 

@@ -40,7 +40,8 @@ def _tool_version():
 def diagnostic_dict(diag):
     """A `Diagnostic` as a dict, keys in the schema's order: `message` the full text (the
     provenance included), then what the `text` outputs print of it: `short` (one line),
-    `fix` (null when none) and `provenance` (`--show-source`)."""
+    `fix` (null when none), `provenance` (`--show-source`) and `more` (where the rest of a
+    shortened line is: the explain pointer; null when none)."""
     value = getattr(diag, "value", None)
     if value is not None and not isinstance(value, (str, int, float, bool)):
         value = str(value)
@@ -48,7 +49,8 @@ def diagnostic_dict(diag):
     return {"code": diag.code, "severity": diag.severity, "option": diag.option,
             "value": value, "message": str(message), "short": _diagnostics.short_of(message),
             "fix": _diagnostics.fix_of(message) or None,
-            "provenance": _diagnostics.provenance_of(message) or None}
+            "provenance": _diagnostics.provenance_of(message) or None,
+            "more": _diagnostics.more_of(message) or None}
 
 
 def _sorted_str_dict(mapping):
@@ -471,14 +473,14 @@ def diagnostic_lines(diagnostics, indent="  ", per_code=SHOWN_PER_CODE, show_sou
 
 
 def finding_lines(head, d, indent, show_source=False):
-    """`HEAD: short message`, then `INDENT fix: ...` where the diagnostic has a fix, and with
+    """`HEAD: short message`, then `INDENT fix: ...` where the diagnostic has a fix, else
+    `INDENT more: ...` where its line was shortened (the explain pointer), and with
     `show_source` `INDENT source: ...` (its provenance). `d`: a diagnostic's dict (the
-    report's, or one read back from a report's JSON: its `short`, `fix`, `provenance` keys)."""
+    report's, or one read back from a report's JSON: its `short`, `fix`, `provenance`, `more`
+    keys)."""
     message = _diagnostics.message_of(d)
-    fix = _diagnostics.fix_of(message)
     lines = ["%s: %s" % (head, _diagnostics.short_of(message))]
-    if fix:
-        lines.append("%sfix: %s" % (indent, fix))
+    lines += ["%s%s: %s" % (indent, part, text) for part, text in _diagnostics.below(message)]
     if show_source:
         lines.append("%ssource: %s" % (indent, _diagnostics.provenance_of(message) or message))
     return lines
