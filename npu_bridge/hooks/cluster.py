@@ -63,9 +63,14 @@ _ENV_KEYS = ("RANK_SIZE", "RANK_ID", "RANK_TABLE_FILE", "JOB_ID", "NPU_BRIDGE_RA
              "NPU_BRIDGE_PORT_BASE", "NPU_BRIDGE_JOB_DIR", "NPU_BRIDGE_COLLECTIVE_TIMEOUT")
 
 
+_rank_size = _session_state.environ(("RANK_SIZE",))   # every session creation asks `active()`
+
+
 def active():
     """True in a process of a job with several ranks (``RANK_SIZE`` > 1)."""
-    raw = os.environ.get("RANK_SIZE", "")
+    raw = _rank_size()[0]
+    if not raw:   # unset or empty: one rank (no exception raised and caught on this path)
+        return False
     try:
         return int(raw.strip()) > 1
     except ValueError:
