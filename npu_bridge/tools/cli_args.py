@@ -21,6 +21,27 @@ def _product(value):
     return found
 
 
+def bounded(kind, low, above=False):
+    """argparse type: `kind` (int or float) at least `low` (`above`: more than `low`), finite.
+    Anything else is a usage error naming the flag, the value and the bound, before the
+    script runs (a negative --top once listed all but the last tensors, a --collective-timeout
+    of 0 meant the default 120 s)."""
+    want = "%s %s%s" % ("a number" if kind is float else "a whole number",
+                        "above " if above else "", low if above else "%s or more" % low)
+
+    def parse(text):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError("%r is not %s" % (text, want)) from None
+        if value != value or value in (float("inf"), float("-inf")) or (
+                value <= low if above else value < low):
+            raise argparse.ArgumentTypeError("give %s, got %s" % (want, text))
+        return value
+    parse.__name__ = kind.__name__   # argparse names the type in its own messages
+    return parse
+
+
 def _add_fail_on(parser, default):
     parser.add_argument("--fail-on", choices=tuple(FAIL_ON), default=default,
                         help="lowest severity that makes the exit code 1 (default: %s)"
@@ -84,7 +105,8 @@ def build_parser():
                        "deciding the ranks, servers and local ranks")
     ranks.add_argument("--hosts", metavar="ADDR,...", help="one address per server of the rank "
                        "table (loopback addresses such as 127.0.0.2 on one machine)")
-    ranks.add_argument("--collective-timeout", type=float, metavar="S", default=None,
+    ranks.add_argument("--collective-timeout", type=bounded(float, 0, above=True), metavar="S",
+                       default=None,
                        help="seconds a Session.run that executes collectives may take before "
                        "it fails naming the missing ranks (default 120)")
     run.add_argument("script", metavar="SCRIPT", help="the Python script to run (or, as "
