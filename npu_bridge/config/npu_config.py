@@ -228,10 +228,12 @@ class MemoryConfig:
     npu_options.json), while the vendor page the seed ``memoryconfig_constructor_zh.txt``
     copies documents ``(atomic_clean_policy=0, static_memory_policy=0,
     variable_use_1g_huge_page=0)``. ``memory_optimization_policy`` only takes a string, so a
-    third argument that is an int 0, 1 or 2, with ``variable_use_1g_huge_page`` left at its
-    default, is read as ``variable_use_1g_huge_page`` (the seed's prototype); a string there
-    is ``memory_optimization_policy`` (the real class). Any other int third, or an int third
-    together with a non-default ``variable_use_1g_huge_page``, is refused as ambiguous.
+    third positional argument that is an int 0, 1 or 2, with ``variable_use_1g_huge_page``
+    left at its default, is read as ``variable_use_1g_huge_page`` (the seed's prototype); a
+    string there is ``memory_optimization_policy`` (the real class). Any other int third, or
+    an int third together with a non-default ``variable_use_1g_huge_page``, is refused as
+    ambiguous, with a hint about that position. By keyword, ``memory_optimization_policy``
+    is the real signature's (a str; an int is refused, NPB160, never read as the seed's).
     Value and product rules: seed memoryconfig_constructor_zh.txt, applied by
     ``npu_bridge.ge.resolve``.
     Raises:
