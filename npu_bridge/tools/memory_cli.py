@@ -285,9 +285,9 @@ def run(args, finish_run):
                 worst = (g, s.options, s.variables)
         if s is not None:
             sessions[-1]["host_only"] = [p.graph for p in host_only(rec)]
-    capture = sys.modules.get("npu_bridge.hooks.graph_capture")   # loaded by any capture
-    if capture is not None:   # runs of NPU sessions in no plan (partial_run, ...)
-        lines.extend(capture.uncaptured_lines())
+    # graphs not planned or partitioned, runs of NPU sessions in no plan (partial_run, ...)
+    failures = report.capture_failures()
+    lines.extend(report.capture_failure_lines(failures))
     if not lines and not sessions:
         lines.append("no GE graph ran (no NPU session was run)")
     # the findings as `npu-bridge run` prints them, and its exit status (docs/cli.md)
@@ -298,8 +298,7 @@ def run(args, finish_run):
         records=_records.records(), script_exit_code=result.script_exit_code, exit_code=0,
         exception=result.exception, config_error=result.config_error, notes=result.notes,
         signal=result.signal, unattached=_records.waiting(),
-        capture=report.capture_failures())
-    lines.extend(report.capture_failure_lines(data))   # graphs in no plan above: said
+        capture=failures)
     findings = report.diagnostics_summary_lines(data)   # JSON: in "diagnostics", in full
     lines.extend(findings)
     if result.steps_done:
@@ -327,6 +326,7 @@ def run(args, finish_run):
                           "summary": data["summary"], "diagnostics": diagnostics,
                           "not_planned": data["not_planned"],
                           "not_partitioned": data["not_partitioned"],
+                          "not_captured": data["not_captured"],
                           "notes": [l for l in lines if l not in findings]}, indent=1))
     else:
         print("\n".join(lines))

@@ -130,7 +130,8 @@ def build_run_report(*, script, argv, cwd, product, strict, environment_set, rec
       unattached: diagnostics made while no configuration was resolved, that none came for
         by the run's end (`npu_bridge.ge.records.waiting()`); counted in the summary.
       capture: `capture_failures()`: the graphs the run's capture could not plan or
-        partition (`not_planned`, `not_partitioned`); None: none.
+        partition and the runs it did not capture (`not_planned`, `not_partitioned`,
+        `not_captured`); None: none.
     """
     configurations = []
     for i, r in enumerate(records):
@@ -180,6 +181,7 @@ def build_run_report(*, script, argv, cwd, product, strict, environment_set, rec
         "unattached": unattached,
         "not_planned": list((capture or {}).get("not_planned", ())),
         "not_partitioned": list((capture or {}).get("not_partitioned", ())),
+        "not_captured": list((capture or {}).get("not_captured", ())),
         "notes": list(notes),
     }
 
@@ -188,12 +190,17 @@ CAPTURE_KEPT = 16   # hooks.graph_capture and partition_capture keep at most 16 
 
 
 def capture_failures():
-    """The graphs of this run the capture could not plan or partition, as the hooks noted
-    them (`npu_bridge.hooks.state.CAPTURE`): `{"not_planned": ["<session>: <error>"],
-    "not_partitioned": ["<graph>: <error>"]}` (at most `CAPTURE_KEPT` each)."""
+    """The graphs of this run the capture could not plan or partition, and the runs of its NPU
+    sessions it did not capture, as the hooks noted them (`npu_bridge.hooks.state.CAPTURE`):
+    `{"not_planned": ["<session>: <error>"], "not_partitioned": ["<graph>: <error>"],
+    "not_captured": ["<session>: <what>: <count> run(s)"]}` (at most `CAPTURE_KEPT` of the
+    first two)."""
+    import sys
     from npu_bridge.hooks import state   # no TensorFlow
+    capture = sys.modules.get("npu_bridge.hooks.graph_capture")   # loaded by any capture
     return {"not_planned": list(state.CAPTURE.unplanned),
-            "not_partitioned": list(state.CAPTURE.unpartitioned)}
+            "not_partitioned": list(state.CAPTURE.unpartitioned),
+            "not_captured": capture.uncaptured() if capture is not None else []}
 
 
 def forget_capture_failures():
@@ -204,13 +211,15 @@ def forget_capture_failures():
 
 
 def capture_failure_lines(report):
-    """One line per graph a report says was not planned or not partitioned (`run`'s
-    summary, `npu-bridge memory`): a graph left out of the memory lines is said, not
-    dropped."""
+    """One line per graph a report (or `capture_failures()`) says was not planned or not
+    partitioned, and per session and kind of run not captured (`run`'s summary, `npu-bridge
+    memory`): what is left out of the memory lines is said, not dropped."""
     lines = ["memory NOT planned: %s (its capture or GE memory plan failed: in no memory "
              "line; docs/memory.md)" % f for f in report.get("not_planned", ())]
     lines += ["partition NOT made: %s (its GE memory is planned for the whole graph; "
               "docs/partition.md)" % f for f in report.get("not_partitioned", ())]
+    lines += ["not captured: %s ran, in no plan (docs/memory.md)" % f
+              for f in report.get("not_captured", ())]
     for key, what in (("not_planned", "not planned"), ("not_partitioned", "not partitioned")):
         if len(report.get(key, ())) >= CAPTURE_KEPT:
             lines.append("(the first %d graphs %s are listed; there may be more)"
