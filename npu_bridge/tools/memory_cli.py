@@ -9,7 +9,7 @@ import sys
 
 from npu_bridge.ge import graph_roles
 from npu_bridge.ge import memory_plan as mp
-from npu_bridge.tools.cli_args import bounded
+from npu_bridge.tools.cli_types import bounded
 
 PLOT_SIZE = (8.0, 7.0)   # inches: the block layout above, live memory below
 PLOT_DPI = 100           # -> 800 x 700 pixels

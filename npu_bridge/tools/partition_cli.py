@@ -5,7 +5,7 @@ the adapter's rule), and the tensors crossing between them per step. Rules: docs
 import os
 import sys
 
-from npu_bridge.tools.cli_args import bounded
+from npu_bridge.tools.cli_types import bounded
 
 ENV = "NPU_BRIDGE_SUPPORTED_OPS"   # read by npu_bridge.hooks.partition_capture
 
