@@ -161,6 +161,8 @@ def alternatives(node):
     else "b")`, nested ones too), in source order; `[node]` when it holds none, or when
     there would be more than MAX_ALTERNATIVES. Each arm is then checked as a literal of its
     own (the statement's entries, each on an arm of one new branch point)."""
+    if isinstance(node, (ast.Constant, ast.Name)):   # most values: nothing to look into
+        return [node]
     out, todo = [], [node]
     while todo:
         expr = todo.pop(0)
