@@ -65,6 +65,14 @@ def _cmd_run(args):
     from npu_bridge.ge import records as _records
     from npu_bridge.tools import runner as _runner, report
 
+    if args.ranks is None and not args.rank_table:   # else silently ignored (a tryout)
+        given = [flag for flag, value in (("--hosts", args.hosts),
+                                          ("--collective-timeout", args.collective_timeout))
+                 if value is not None]
+        if given:
+            raise _UsageError("%s only %s with --ranks N or --rank-table FILE (several "
+                              "ranks: docs/collectives.md)"
+                              % (" and ".join(given), "act" if len(given) > 1 else "acts"))
     report_path = None
     if not args.no_report:
         try:  # checked before the script runs, so a bad path costs nothing

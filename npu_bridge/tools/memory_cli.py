@@ -9,6 +9,7 @@ import sys
 
 from npu_bridge.ge import graph_roles
 from npu_bridge.ge import memory_plan as mp
+from npu_bridge.tools.cli_types import bounded
 
 PLOT_SIZE = (8.0, 7.0)   # inches: the block layout above, live memory below
 PLOT_DPI = 100           # -> 800 x 700 pixels
@@ -41,8 +42,9 @@ def add_parser(sub, product_type):
                    "else $NPU_BRIDGE_PRODUCT)")
     p.add_argument("--plot", metavar="FILE", help="draw the largest graph's plan to FILE "
                    "(.png or .svg)")
-    p.add_argument("--top", type=int, default=5, help="largest tensors listed per graph")
-    p.add_argument("--workspace", type=int, default=0, metavar="BYTES",
+    p.add_argument("--top", type=bounded(int, 0), default=5,
+                   help="largest tensors listed per graph")
+    p.add_argument("--workspace", type=bounded(int, 0), default=0, metavar="BYTES",
                    help="assumed operator workspace per node (default 0: unknown on a CPU)")
     p.add_argument("--fp16", action="store_true",
                    help="assume float32 feature maps run as float16 (mixed precision)")
