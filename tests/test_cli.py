@@ -870,6 +870,22 @@ def test_explain_an_argument_taking_a_config_class(capsys):
                             "static_memory_policy, variable_use_1g_huge_page")
 
 
+@pytest.mark.parametrize("typed", ["MemoryConfig", "memoryconfig"])
+def test_explain_a_config_class_by_its_own_name(capsys, typed):
+    """`run` and `lint` print `NPB114 [MemoryConfig]`: the name in brackets is explained (it
+    was "unknown option 'MemoryConfig'; did you mean memory_config"), with the class's
+    product table, the one NPB114 checks."""
+    status, out, _ = _main(capsys, "explain", typed)
+    f = _fields(out)
+    assert status == 0 and f["name"] == "MemoryConfig" and f["takes"] == "MemoryConfig(...)"
+    assert f["argument"] == "NPURunConfig(memory_config=MemoryConfig(...))"
+    assert "static_memory_policy" in f["options"]
+    assert f["products"].startswith("atlas-a3-training, atlas-a3-inference, atlas-a2-training, "
+                                    "atlas-training (NPB114 elsewhere; source: vendor page")
+    status, out, _ = _main(capsys, "explain", "dump_config")   # a class without a table
+    assert status == 0 and _fields(out)["products"] == "all"
+
+
 @pytest.mark.parametrize("raw,says", [("abc", "expected a decimal integer"),
                                       ("0x2", "expected a decimal integer"),
                                       ("99999999999999999999", "outside the int64 range")])
