@@ -3,6 +3,7 @@
 No TensorFlow import. Configurations come from `npu_bridge.ge.records.records()`: each holds a
 `npu_bridge.ge.GeOptions`, read through its documented attributes (docs/INTERFACES.md).
 """
+import collections
 import datetime
 import json
 import os
@@ -221,10 +222,17 @@ def capture_failure_lines(report):
     lines += ["not captured: %s ran, in no plan (docs/memory.md)" % f
               for f in report.get("not_captured", ())]
     for key, what in (("not_planned", "not planned"), ("not_partitioned", "not partitioned")):
-        if len(report.get(key, ())) >= CAPTURE_KEPT:
-            lines.append("(the first %d graphs %s are listed; there may be more)"
-                         % (CAPTURE_KEPT, what))
+        # capped per process: a `--ranks` report's items are each `rank N: ...`
+        per_rank = collections.Counter(_RANK_ITEM.match(f).group(1) or "" for f in
+                                       report.get(key, ()))
+        for rank, count in per_rank.items():
+            if count >= CAPTURE_KEPT:
+                lines.append("(the first %d graphs %s%s are listed; there may be more)"
+                             % (CAPTURE_KEPT, what, " of " + rank if rank else ""))
     return lines
+
+
+_RANK_ITEM = re.compile(r"(rank \d+(?=: ))?")
 
 
 def dumps(report):
