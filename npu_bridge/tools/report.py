@@ -235,6 +235,14 @@ def capture_failure_lines(report):
 _RANK_ITEM = re.compile(r"(rank \d+(?=: ))?")
 
 
+def note_lines(report):
+    """`note: TEXT` once per note of a report (`notes`: what the runner could not do, e.g.
+    `job environment not set: ...`), each one line of at most 120 characters (`short_line`;
+    the report keeps it whole): `run`'s summary, `npu-bridge memory`."""
+    return list(dict.fromkeys("note: " + _diagnostics.short_line(n)
+                              for n in report.get("notes", ())))
+
+
 def dumps(report):
     """The report as text: two-space indent, keys in the order built, newline at the end."""
     return json.dumps(report, indent=2, ensure_ascii=False) + "\n"
@@ -712,6 +720,7 @@ def summary_lines(report, show_defaults=False, show_source=False):
     lines.extend(capture_failure_lines(report))
     lines.extend(_run_infos(groups))
     lines.extend(_unattached_and_uncaught_lines(report, show_source))
+    lines.extend(note_lines(report))
     stopped = report["outcome"].get("signal")
     if stopped:
         lines.append("stopped by %s: the script did not finish; what it resolved until then "
