@@ -96,3 +96,41 @@ def test_seed_form_is_read_only_by_position():
     assert npu_config.MemoryConfig(0, 2, 1)._variable_use_1g_huge_page == 1
     with pytest.raises(npu_config.NpuArgumentError):
         npu_config.MemoryConfig(memory_optimization_policy=1)   # a str in the real signature
+
+
+# enable_data_pre_proc (13th) and hcom_parallel (18th) by position, each an int for a bool
+POSITIONAL = "NPURunConfig(1, None, None, None, 100, None, None, None, 5, 10000, 100, None, 2, " \
+             "None, False, None, False, 2%s)"
+
+
+def _bool_int(diagnostics):
+    return sorted(d.message.short.partition(":")[0] for d in diagnostics if d.code == "NPB162")
+
+
+def test_a_replaced_config_speaks_of_the_arguments_as_replace_gave_them():
+    """`NPURunConfig.replace(arg=...)` gives `arg` by keyword: its findings say so, and the
+    arguments it does not replace keep the original call's positions (accepted or refused,
+    the refused call's probe as the accepted config)."""
+    config = eval(POSITIONAL % "", vars(npu_config))
+    assert _bool_int(config._npu_arg_warnings()) == [
+        "enable_data_pre_proc=2 (13th positional argument)",
+        "hcom_parallel=2 (18th positional argument)"]
+    replaced = config.replace(enable_data_pre_proc=3)
+    assert _bool_int(replaced._npu_arg_warnings()) == [
+        "enable_data_pre_proc=3", "hcom_parallel=2 (18th positional argument)"]
+    # refused (a bad precision_mode): the same spellings among the error's diagnostics
+    for kwargs, said in (({}, ["enable_data_pre_proc=2 (13th positional argument)",
+                               "hcom_parallel=2 (18th positional argument)"]),
+                         ({"hcom_parallel": 4}, ["enable_data_pre_proc=2 (13th positional "
+                                                 "argument)", "hcom_parallel=4"])):
+        with pytest.raises(npu_config.NpuArgumentError) as err:
+            config.replace(precision_mode="bogus", **kwargs)
+        assert _bool_int(err.value.diagnostics) == said, kwargs
+    # a refused constructor call: as the accepted one, and as lint says it
+    call = POSITIONAL % ", precision_mode_v2='bogus'"
+    with pytest.raises(npu_config.NpuArgumentError) as err:
+        eval(call, vars(npu_config))
+    assert _bool_int(err.value.diagnostics) == _bool_int(config._npu_arg_warnings())
+    findings = lint.lint_source(HEAD + "c = %s\n" % call, "t.py")
+    assert sorted(str(f.message) for f in findings if f.code == "NPB162") == \
+        sorted(str(d.message) for d in err.value.diagnostics if d.code == "NPB162")

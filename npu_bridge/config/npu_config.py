@@ -76,7 +76,7 @@ from npu_bridge.ge.argtypes import (  # noqa: E402
 # Config classes.
 
 _USER_ARGS = _probe.USER_ARGS   # the argument names a constructor call was given
-_POSITIONS = "_npu_positions"   # argument -> its position, for those a call gave by position
+_POSITIONS = _probe.POSITIONS   # argument -> its position, for those a call gave by position
 
 
 def _records_user_args(init):
@@ -454,7 +454,7 @@ def _validate(owner, npu_args, record_as=None, origin=None, given=None, run_stat
     given = given if given is not None else getattr(origin, _USER_ARGS, frozenset())
     extra, resolved, probe = _probe.resolve_probe(
         NPURunConfig, _probe.without("NPURunConfig", npu_args, refused), given - refused,
-        origin=origin, run_state=run_state)
+        origin=origin, run_state=run_state, positions=positions)
     extra = _probe.without_consequences(extra, "NPURunConfig", refused)
     reported = {d.option for d in extra if d.severity == "error"}
     values = [d for d in values if d.option not in reported]
@@ -642,6 +642,8 @@ class NPURunConfig(tf.estimator.RunConfig):
         """
         npu_kwargs = {k: v for k, v in kwargs.items() if k in self._npu_args()}
         base_kwargs = {k: v for k, v in kwargs.items() if k not in npu_kwargs}
+        # its arguments given by keyword; the original call's positions stay for the others
+        positions = {k: p for k, p in _positions(self).items() if k not in kwargs}
         if npu_kwargs:
             merged = self._npu_args()
             merged.update(npu_kwargs)
@@ -650,10 +652,11 @@ class NPURunConfig(tf.estimator.RunConfig):
             _validate("NPURunConfig.replace", merged, origin=self,
                       given=getattr(self, _USER_ARGS, frozenset()) | frozenset(kwargs),
                       run_state=(kept, base_kwargs.get("session_config", getattr(
-                          self, "_session_config", None))))
+                          self, "_session_config", None))), positions=positions)
         new = super().replace(**base_kwargs)
         new._assign_npu_args(npu_kwargs)
         setattr(new, _USER_ARGS, getattr(self, _USER_ARGS, frozenset()) | frozenset(kwargs))
+        setattr(new, _POSITIONS, positions)
         return new
 
     def _npu_user_keys(self):

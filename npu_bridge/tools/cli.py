@@ -255,11 +255,12 @@ def _cmd_diff(args):
     if args.format == "json":
         sys.stdout.write(json.dumps({"schema": "npu-bridge-diff", "version": 1,
                                      "before": args.before, "after": args.after,
-                                     "report": diff["report"], "changes": diff["changes"]},
+                                     "report": diff["report"], "lists": diff["lists"],
+                                     "changes": diff["changes"]},
                                     indent=2, ensure_ascii=False) + "\n")
     else:
         print("\n".join(report_diff.text_lines(diff, args.before, args.after)))
-    return EXIT_FINDINGS if diff["changes"] or diff["report"] else EXIT_OK
+    return EXIT_FINDINGS if diff["changes"] or diff["report"] or diff["lists"] else EXIT_OK
 
 
 # --- options -----------------------------------------------------------------------------

@@ -301,6 +301,7 @@ def run(args, finish_run):
         capture=failures)
     findings = report.diagnostics_summary_lines(data)   # JSON: in "diagnostics", in full
     lines.extend(findings)
+    lines.extend(report.note_lines(data))   # what the runner could not do
     if result.steps_done:
         lines.append("script " + result.steps_done)
     if result.signal:

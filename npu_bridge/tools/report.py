@@ -3,6 +3,7 @@
 No TensorFlow import. Configurations come from `npu_bridge.ge.records.records()`: each holds a
 `npu_bridge.ge.GeOptions`, read through its documented attributes (docs/INTERFACES.md).
 """
+import collections
 import datetime
 import json
 import os
@@ -221,10 +222,25 @@ def capture_failure_lines(report):
     lines += ["not captured: %s ran, in no plan (docs/memory.md)" % f
               for f in report.get("not_captured", ())]
     for key, what in (("not_planned", "not planned"), ("not_partitioned", "not partitioned")):
-        if len(report.get(key, ())) >= CAPTURE_KEPT:
-            lines.append("(the first %d graphs %s are listed; there may be more)"
-                         % (CAPTURE_KEPT, what))
+        # capped per process: a `--ranks` report's items are each `rank N: ...`
+        per_rank = collections.Counter(_RANK_ITEM.match(f).group(1) or "" for f in
+                                       report.get(key, ()))
+        for rank, count in per_rank.items():
+            if count >= CAPTURE_KEPT:
+                lines.append("(the first %d graphs %s%s are listed; there may be more)"
+                             % (CAPTURE_KEPT, what, " of " + rank if rank else ""))
     return lines
+
+
+_RANK_ITEM = re.compile(r"(rank \d+(?=: ))?")
+
+
+def note_lines(report):
+    """`note: TEXT` once per note of a report (`notes`: what the runner could not do, e.g.
+    `job environment not set: ...`), each one line of at most 120 characters (`short_line`;
+    the report keeps it whole): `run`'s summary, `npu-bridge memory`."""
+    return list(dict.fromkeys("note: " + _diagnostics.short_line(n)
+                              for n in report.get("notes", ())))
 
 
 def dumps(report):
@@ -704,6 +720,7 @@ def summary_lines(report, show_defaults=False, show_source=False):
     lines.extend(capture_failure_lines(report))
     lines.extend(_run_infos(groups))
     lines.extend(_unattached_and_uncaught_lines(report, show_source))
+    lines.extend(note_lines(report))
     stopped = report["outcome"].get("signal")
     if stopped:
         lines.append("stopped by %s: the script did not finish; what it resolved until then "
