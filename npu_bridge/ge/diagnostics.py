@@ -389,8 +389,12 @@ def _fill(template, fields, limit=SHORT_LIMIT):
             parts.append("")
         else:
             parts.append(_spec_field(value, spec, fields))
-    room = limit - sum(len(p) for p in parts)
+    room = limit - sum(map(len, parts))
     cuts, trims = marked["cut"], marked["trim"]
+    if sum(len(t) for _, t in cuts + trims) <= room:   # all fits: nothing is cut (the
+        for at, text in cuts + trims:                  # common case; as _cap gives None)
+            parts[at] = text
+        return "".join(parts), False
     # trimmed fields keep what the cut fields, in full, leave (at least "...")
     trim_cap = _cap([len(t) for _, t in trims], room - sum(len(t) for _, t in cuts), 3)
     for at, text in trims:
