@@ -74,3 +74,13 @@ def test_nbl012_fix_names_the_argument_to_write():
 def test_every_name_a_pointer_names_is_one_explain_knows():
     from npu_bridge.ge import catalog, diagnostics
     assert [n for n in diagnostics._explain_names() if catalog.find(n) is None] == []
+
+
+def test_a_line_that_fits_exactly_is_whole_and_one_character_more_is_cut():
+    value = "aaaa bbbb cccc dddd"   # 19 characters, + "!" = 20
+    assert fill("{value:cut}!", {"value": value}, limit=20) == value + "!"
+    assert fill("{value:trim}!", {"value": value}, limit=20) == value + "!"
+    cut = fill("{value:cut}!", {"value": value}, limit=19)
+    assert len(cut) <= 19 and cut.endswith("...!") and cut[:-4] in value
+    # a field without a mark is never cut, whatever the limit
+    assert fill("{value}!", {"value": value}, limit=5) == value + "!"
