@@ -300,12 +300,28 @@ def test_lint_json_and_syntax_error(capsys, tmp_path):
                      "code": "NPB101", "severity": "error", "option": "precision_mode",
                      "message": first["message"], "short": first["short"],
                      "fix": 'parameter_map["precision_mode"].s = ...',
-                     "provenance": first["provenance"]}
+                     "provenance": first["provenance"], "more": None}
     # the full message keeps the provenance the text line leaves to --show-source
     assert first["message"].startswith("precision_mode is read from AttrValue field s")
     assert "npu_attrs.cc:1917" in first["message"] and "npu_attrs.cc:1917" in first["provenance"]
     assert "npu_attrs" not in first["short"]
 
+
+
+def test_lint_pointer_to_explain_is_more_not_fix(capsys, tmp_path):
+    """A shortened line without a fix points to `npu-bridge explain`: in the JSON as `more`
+    (`fix` stays null: nothing to write), in the text as a `more:` line, never as `fix:`."""
+    key = "a_very_long_option_name_" * 7
+    (tmp_path / "a.py").write_text(MISTAKES.split("custom_op.parameter_map")[0]
+                                   + 'custom_op.parameter_map["%s"].s = b"1"\n' % key)
+    code, out, _ = _main(capsys, "lint", "--format", "json", "--jobs", "1", str(tmp_path))
+    [finding] = json.loads(out)["findings"]
+    assert (code, finding["code"], finding["fix"]) == (1, "NPB100", None)
+    assert finding["more"] == "see npu-bridge explain NPB100; the full message: --format json"
+    assert list(finding)[-2:] == ["provenance", "more"]
+    code, out, _ = _main(capsys, "lint", "--jobs", "1", str(tmp_path))
+    assert out.splitlines()[1:] == [
+        "    more: see npu-bridge explain NPB100; the full message: --format json"]
 
 # --- run (subprocesses: each starts TensorFlow) -----------------------------------------
 

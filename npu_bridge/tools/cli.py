@@ -106,6 +106,7 @@ def _cmd_run(args):
     cwd = os.getcwd()
     pid = os.getpid()
     _records.clear()
+    report.forget_capture_failures()
     _records.RUN.capture = True   # the GE graphs of the run, for the memory plan (docs/memory.md)
 
     def finish(result):
@@ -190,7 +191,8 @@ def _finish_run(args, cwd, report_path, result):
         product=args.product, strict=args.strict, environment_set=result.environment_set,
         records=_records.records(), script_exit_code=result.script_exit_code, exit_code=0,
         exception=result.exception, config_error=result.config_error, notes=result.notes,
-        signal=getattr(result, "signal", None), unattached=_records.waiting())
+        signal=getattr(result, "signal", None), unattached=_records.waiting(),
+        capture=report.capture_failures())
     summary = data["summary"]
     failing = FAIL_ON[getattr(args, "fail_on", None) or "error"]
     if args.strict:

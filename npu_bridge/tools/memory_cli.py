@@ -244,6 +244,8 @@ def run(args, finish_run):
         raise ValueError("--steps %d: give 0 or more training steps" % args.steps)
     cwd = os.getcwd()
     _records.clear()
+    from npu_bridge.tools import report
+    report.forget_capture_failures()
     _records.RUN.capture = True
     _records.RUN.steps = args.steps
     _records.RUN.steps_run = 0
@@ -293,7 +295,9 @@ def run(args, finish_run):
         product=args.product, strict=False, environment_set=result.environment_set,
         records=_records.records(), script_exit_code=result.script_exit_code, exit_code=0,
         exception=result.exception, config_error=result.config_error, notes=result.notes,
-        signal=result.signal, unattached=_records.waiting())
+        signal=result.signal, unattached=_records.waiting(),
+        capture=report.capture_failures())
+    lines.extend(report.capture_failure_lines(data))   # graphs in no plan above: said
     findings = report.diagnostics_summary_lines(data)   # JSON: in "diagnostics", in full
     lines.extend(findings)
     if result.steps_done:
@@ -319,6 +323,8 @@ def run(args, finish_run):
                        for d in c["diagnostics"]] + list(data["unattached"])
         print(json.dumps({"sessions": sessions, "steps_done": result.steps_done,
                           "summary": data["summary"], "diagnostics": diagnostics,
+                          "not_planned": data["not_planned"],
+                          "not_partitioned": data["not_partitioned"],
                           "notes": [l for l in lines if l not in findings]}, indent=1))
     else:
         print("\n".join(lines))

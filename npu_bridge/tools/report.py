@@ -40,7 +40,8 @@ def _tool_version():
 def diagnostic_dict(diag):
     """A `Diagnostic` as a dict, keys in the schema's order: `message` the full text (the
     provenance included), then what the `text` outputs print of it: `short` (one line),
-    `fix` (null when none) and `provenance` (`--show-source`)."""
+    `fix` (null when none), `provenance` (`--show-source`) and `more` (where the rest of a
+    shortened line is: the explain pointer; null when none)."""
     value = getattr(diag, "value", None)
     if value is not None and not isinstance(value, (str, int, float, bool)):
         value = str(value)
@@ -48,7 +49,8 @@ def diagnostic_dict(diag):
     return {"code": diag.code, "severity": diag.severity, "option": diag.option,
             "value": value, "message": str(message), "short": _diagnostics.short_of(message),
             "fix": _diagnostics.fix_of(message) or None,
-            "provenance": _diagnostics.provenance_of(message) or None}
+            "provenance": _diagnostics.provenance_of(message) or None,
+            "more": _diagnostics.more_of(message) or None}
 
 
 def _sorted_str_dict(mapping):
@@ -115,7 +117,7 @@ def _record_index(records, error):
 
 def build_run_report(*, script, argv, cwd, product, strict, environment_set, records,
                      script_exit_code, exit_code, exception=None, config_error=None, notes=(),
-                     signal=None, unattached=()):
+                     signal=None, unattached=(), capture=None):
     """The report of one `npu-bridge run`, as an ordered dict (docs/report_schema.md).
 
     Args:
@@ -127,6 +129,8 @@ def build_run_report(*, script, argv, cwd, product, strict, environment_set, rec
         "SIGINT"); its exit code is then 128 + the signal.
       unattached: diagnostics made while no configuration was resolved, that none came for
         by the run's end (`npu_bridge.ge.records.waiting()`); counted in the summary.
+      capture: `capture_failures()`: the graphs the run's capture could not plan or
+        partition (`not_planned`, `not_partitioned`); None: none.
     """
     configurations = []
     for i, r in enumerate(records):
@@ -174,8 +178,44 @@ def build_run_report(*, script, argv, cwd, product, strict, environment_set, rec
         "precision": {"emulate": bool(_records.RUN.precision)},
         "configurations": configurations,
         "unattached": unattached,
+        "not_planned": list((capture or {}).get("not_planned", ())),
+        "not_partitioned": list((capture or {}).get("not_partitioned", ())),
         "notes": list(notes),
     }
+
+
+CAPTURE_KEPT = 16   # hooks.graph_capture and partition_capture keep at most 16 of each
+
+
+def capture_failures():
+    """The graphs of this run the capture could not plan or partition, as the hooks noted
+    them (`npu_bridge.hooks.state.CAPTURE`): `{"not_planned": ["<session>: <error>"],
+    "not_partitioned": ["<graph>: <error>"]}` (at most `CAPTURE_KEPT` each)."""
+    from npu_bridge.hooks import state   # no TensorFlow
+    return {"not_planned": list(state.CAPTURE.unplanned),
+            "not_partitioned": list(state.CAPTURE.unpartitioned)}
+
+
+def forget_capture_failures():
+    """Start a run with no capture failures noted (a previous run's in this process)."""
+    from npu_bridge.hooks import state
+    del state.CAPTURE.unplanned[:]
+    del state.CAPTURE.unpartitioned[:]
+
+
+def capture_failure_lines(report):
+    """One line per graph a report says was not planned or not partitioned (`run`'s
+    summary, `npu-bridge memory`): a graph left out of the memory lines is said, not
+    dropped."""
+    lines = ["memory NOT planned: %s (its capture or GE memory plan failed: in no memory "
+             "line; docs/memory.md)" % f for f in report.get("not_planned", ())]
+    lines += ["partition NOT made: %s (its GE memory is planned for the whole graph; "
+              "docs/partition.md)" % f for f in report.get("not_partitioned", ())]
+    for key, what in (("not_planned", "not planned"), ("not_partitioned", "not partitioned")):
+        if len(report.get(key, ())) >= CAPTURE_KEPT:
+            lines.append("(the first %d graphs %s are listed; there may be more)"
+                         % (CAPTURE_KEPT, what))
+    return lines
 
 
 def dumps(report):
@@ -471,14 +511,14 @@ def diagnostic_lines(diagnostics, indent="  ", per_code=SHOWN_PER_CODE, show_sou
 
 
 def finding_lines(head, d, indent, show_source=False):
-    """`HEAD: short message`, then `INDENT fix: ...` where the diagnostic has a fix, and with
+    """`HEAD: short message`, then `INDENT fix: ...` where the diagnostic has a fix, else
+    `INDENT more: ...` where its line was shortened (the explain pointer), and with
     `show_source` `INDENT source: ...` (its provenance). `d`: a diagnostic's dict (the
-    report's, or one read back from a report's JSON: its `short`, `fix`, `provenance` keys)."""
+    report's, or one read back from a report's JSON: its `short`, `fix`, `provenance`, `more`
+    keys)."""
     message = _diagnostics.message_of(d)
-    fix = _diagnostics.fix_of(message)
     lines = ["%s: %s" % (head, _diagnostics.short_of(message))]
-    if fix:
-        lines.append("%sfix: %s" % (indent, fix))
+    lines += ["%s%s: %s" % (indent, part, text) for part, text in _diagnostics.below(message)]
     if show_source:
         lines.append("%ssource: %s" % (indent, _diagnostics.provenance_of(message) or message))
     return lines
@@ -652,6 +692,7 @@ def summary_lines(report, show_defaults=False, show_source=False):
             lines.extend(_memory_report.memory_lines(member, show_all=show_defaults))
             lines.extend(_precision.precision_lines(member))
             lines.extend(_partition_report.summary_lines(member, show_all=show_defaults))
+    lines.extend(capture_failure_lines(report))
     lines.extend(_run_infos(groups))
     lines.extend(_unattached_and_uncaught_lines(report, show_source))
     stopped = report["outcome"].get("signal")
