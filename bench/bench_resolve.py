@@ -41,8 +41,9 @@ from npu_bridge.ge import catalog, resolve  # noqa: E402
 
 # The calling thread's CPU time: on 2 cores shared with other work, a wall-clock batch also
 # counts the time the thread waited for a core, and the floor and the resolution next to it
-# wait differently (session 15: per-repeat wall-clock ratios 2.35-4.88 at load 5). Quiet, the
-# two clocks agree for this single-threaded loop (the bound's floor was read on the wall clock).
+# wait differently (session 15: per-repeat wall-clock ratios 2.35-4.88 at load 5). A thread
+# that has a core to itself and does not block reads the same on both clocks (the bound's
+# floor was read on the wall clock of a quiet machine).
 clock = time.thread_time
 
 # the bound (bench/run_all.py BOUNDS): the former 200 us bound / the 60.6 us floor of the
