@@ -169,11 +169,6 @@ def cite(text):
     return text
 
 
-def _CITES(text):
-    """Whether `text` may name a source `name_pages` rewrites."""
-    return "seed" in text or "docs/" in text or "reference " in text
-
-
 @functools.lru_cache(maxsize=4096)
 def name_pages(text):
     """`cite`, and each adapter page path (`docs/en/tfadapter_1/apiref/...md`) named by its
@@ -564,7 +559,8 @@ def make(code, option, value, severity=None, **fields):
     # sources are named in the fields (cached: they repeat) and in the table's templates
     every = fields   # the call's own keyword dict
     for k, v in every.items():
-        if isinstance(v, str) and ("seed" in v or "docs/" in v or "reference " in v):  # _CITES
+        # a text that may name a source `name_pages` rewrites (the test inline: every call)
+        if isinstance(v, str) and ("seed" in v or "docs/" in v or "reference " in v):
             every[k] = name_pages(v)
     given_source = every.get("source")
     every["option"], every["value"], every["source"] = option, value, row.source
