@@ -67,6 +67,7 @@ def test_run_says_which_graphs_were_not_planned_or_partitioned(tmp_path):
     assert partitioned == ["partition NOT made: %s (its GE memory is planned for the whole "
                            "graph; docs/partition.md)" % NOT_PARTITIONED], done.stderr
     report = json.loads((tmp_path / "r.json").read_text())
+    assert report["not_captured"] == []
     assert report["not_planned"] == [NOT_PLANNED]
     assert report["not_partitioned"] == [NOT_PARTITIONED]
 
@@ -80,4 +81,35 @@ def test_memory_says_which_graphs_were_not_planned_or_partitioned(tmp_path):
     done = _cli(["memory", "--format", "json", "s.py"], str(tmp_path))
     data = json.loads(done.stdout)
     assert (data["not_planned"], data["not_partitioned"]) == ([NOT_PLANNED], [NOT_PARTITIONED])
+    assert data["not_captured"] == []
     assert _said(data["notes"]) == (planned, partitioned)
+
+
+PARTIAL_RUN = textwrap.dedent("""
+    import tensorflow as tf
+    from npu_bridge.npu_init import *
+
+    config = tf.ConfigProto()
+    config.graph_options.rewrite_options.custom_optimizers.add().name = "NpuOptimizer"
+    a = tf.placeholder(tf.float32, [2], name="a")
+    b = tf.add(a, 1.0, name="b")
+    c = tf.multiply(b, 2.0, name="c")
+    with tf.Session(config=config) as sess:
+        sess.run(c, {a: [1.0, 2.0]})
+        h = sess.partial_run_setup([b, c], [a])
+        sess.partial_run(h, b, feed_dict={a: [1.0, 2.0]})
+        sess.partial_run(h, c)
+""")
+
+
+def test_run_says_which_runs_were_not_captured(tmp_path):
+    """`npu-bridge memory` named the runs it could not capture (partial_run), `run` dropped
+    them: now both say so, and the report keeps them."""
+    (tmp_path / "p.py").write_text(PARTIAL_RUN)
+    done = _cli(["run", "--report", "r.json", "p.py"], str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    assert "not captured: Session#1: partial_run: 2 run(s) ran, in no plan (docs/memory.md)" \
+        in done.stderr.splitlines(), done.stderr
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["not_captured"] == ["Session#1: partial_run: 2 run(s)"]
+    assert (report["not_planned"], report["not_partitioned"]) == ([], [])

@@ -811,6 +811,29 @@ def test_explain_empty_name_is_a_usage_error(capsys):
     assert code == 2
 
 
+@pytest.mark.parametrize("argv,named", [
+    (["memory", "--top", "-3"], "--top"),            # was: the last 3 tensors cut off
+    (["memory", "--workspace", "-5000"], "--workspace"),   # was: planned with -5000 bytes
+    (["partition", "--top", "-1"], "--top"),         # was: "in ... 1 more"
+    (["run", "--ranks", "2", "--collective-timeout", "-1"], "--collective-timeout"),
+    (["run", "--ranks", "2", "--collective-timeout", "0"], "--collective-timeout"),  # was: 120
+    (["run", "--ranks", "2", "--collective-timeout", "nan"], "--collective-timeout"),
+    (["run", "--hosts", "127.0.0.2"], "--hosts"),    # was: ignored without --ranks
+    (["run", "--collective-timeout", "30"], "--collective-timeout"),   # likewise
+])
+def test_a_number_out_of_range_or_a_rank_flag_without_ranks_is_a_usage_error(tmp_path, argv,
+                                                                              named):
+    """Found in a tryout: these ran the script with a meaning nobody asked for. Each is now a
+    usage error (exit 2) naming the flag, before the script runs, leaving nothing behind."""
+    (tmp_path / "s.py").write_text("open('ran', 'w').close()\n")
+    env = dict(os.environ, PYTHONPATH=REPO + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.run([sys.executable, "-m", "npu_bridge"] + argv + ["s.py"], cwd=tmp_path,
+                          env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2, proc.stderr
+    assert named in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+    assert sorted(os.listdir(tmp_path)) == ["s.py"]   # not run, no report, no lock
+
+
 def test_options_pbtxt_prints_no_tensorflow_banner(tmp_path):
     path = tmp_path / "config.pbtxt"
     path.write_text(PBTXT)
@@ -845,6 +868,22 @@ def test_explain_an_argument_taking_a_config_class(capsys):
     assert f["argument"] == "NPURunConfig(memory_config=MemoryConfig(...))"
     assert f["options"] == ("atomic_clean_policy, memory_optimization_policy, "
                             "static_memory_policy, variable_use_1g_huge_page")
+
+
+@pytest.mark.parametrize("typed", ["MemoryConfig", "memoryconfig"])
+def test_explain_a_config_class_by_its_own_name(capsys, typed):
+    """`run` and `lint` print `NPB114 [MemoryConfig]`: the name in brackets is explained (it
+    was "unknown option 'MemoryConfig'; did you mean memory_config"), with the class's
+    product table, the one NPB114 checks."""
+    status, out, _ = _main(capsys, "explain", typed)
+    f = _fields(out)
+    assert status == 0 and f["name"] == "MemoryConfig" and f["takes"] == "MemoryConfig(...)"
+    assert f["argument"] == "NPURunConfig(memory_config=MemoryConfig(...))"
+    assert "static_memory_policy" in f["options"]
+    assert f["products"].startswith("atlas-a3-training, atlas-a3-inference, atlas-a2-training, "
+                                    "atlas-training (NPB114 elsewhere; source: vendor page")
+    status, out, _ = _main(capsys, "explain", "dump_config")   # a class without a table
+    assert status == 0 and _fields(out)["products"] == "all"
 
 
 @pytest.mark.parametrize("raw,says", [("abc", "expected a decimal integer"),

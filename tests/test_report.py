@@ -36,7 +36,8 @@ def test_top_level_keys_in_documented_order_with_version():
     data = _run_report()
     assert list(data) == ["schema", "version", "tool", "command", "created", "script", "product",
                           "strict", "environment", "outcome", "summary", "precision", "configurations",
-                          "unattached", "not_planned", "not_partitioned", "notes"]
+                          "unattached", "not_planned", "not_partitioned",
+                          "not_captured", "notes"]
     assert data["schema"] == "npu-bridge-report" and data["version"] == 2
     conf = data["configurations"][0]
     assert list(conf) == ["index", "kind", "name", "refused", "product", "options", "effective",

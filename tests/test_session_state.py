@@ -8,7 +8,6 @@ import weakref
 import pytest
 import tensorflow as tf
 
-from npu_bridge.ge import records as _records
 from npu_bridge.ge.initialization import GE_INITIALIZATION
 from npu_bridge.hooks import cluster as _cluster
 from npu_bridge.hooks import session_patch as _session_patch
@@ -16,19 +15,10 @@ from npu_bridge.hooks import state as _state
 from npu_bridge.hooks.lazy import LazyModule
 
 
-@pytest.fixture(autouse=True)
-def patched():
-    _session_patch.patch(inject_defaults=False)
-    _session_patch.clear_caches()
-    _records.clear()
-    yield
-    _records.clear()
+# the check-only patch, caches and records cleared around each test; an NpuOptimizer config
+from test_ge_initialization import config as npu_config, patched  # noqa: E402,F401
 
-
-def npu_config():
-    proto = tf.compat.v1.ConfigProto()
-    proto.graph_options.rewrite_options.custom_optimizers.add().name = "NpuOptimizer"
-    return proto
+pytestmark = pytest.mark.usefixtures("patched")
 
 
 @pytest.fixture

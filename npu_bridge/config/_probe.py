@@ -13,6 +13,7 @@ from npu_bridge.config import legacy_args as _legacy_args, _render
 from npu_bridge.ge.config_schema import BY_NAME as _SCHEMA, REQUIRED as _REQUIRED
 
 USER_ARGS = "_npu_user_args"   # the argument names a constructor call was given
+POSITIONS = "_npu_positions"   # argument -> its position, for those a call gave by position
 
 
 def store(obj, owner, values):
@@ -31,13 +32,14 @@ def without(owner, values, refused):
             if arg in refused else value for arg, value in values.items()}
 
 
-def resolve_probe(run_cls, npu_args, given, origin=None, run_state=None):
+def resolve_probe(run_cls, npu_args, given, origin=None, run_state=None, positions=None):
     """Resolve an `run_cls` (NPURunConfig) probe holding only these NPU arguments.
 
     `given`: the argument names the user gave (the resolver's `UserSet`: sources, NPB105);
     `origin`: the config whose older-release arguments the probe takes; `run_state`:
     `(RunConfig arguments as kept, session_config)` for the "run_config" rules (NPB172) and
-    the user's own NpuOptimizer. Returns `(diagnostics, resolved GeOptions or None, probe)`;
+    the user's own NpuOptimizer; `positions`: argument -> position of those the call gave by
+    position (the probe's findings spell them so: `argtypes.spelled`). Returns `(diagnostics, resolved GeOptions or None, probe)`;
     never raises `NpuConfigError` (its diagnostics and partial options are returned)."""
     from npu_bridge.ge import NpuConfigError, UserSet, resolve
     probe = run_cls.__new__(run_cls)   # no RunConfig state: only the NPU fields
@@ -46,6 +48,7 @@ def resolve_probe(run_cls, npu_args, given, origin=None, run_state=None):
         if hasattr(origin, attr):
             setattr(probe, attr, getattr(origin, attr))
     setattr(probe, USER_ARGS, frozenset(given))
+    setattr(probe, POSITIONS, dict(positions or {}))
     if run_state is not None:
         probe._npu_probe_run_arguments, probe._session_config = run_state
     try:

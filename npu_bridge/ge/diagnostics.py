@@ -453,6 +453,12 @@ def _clauses(text):
     return out + [text[start:]]
 
 
+def short_line(text, limit=SHORT_LIMIT):
+    """`text` as one line of at most `limit` characters, shortened as a finding's short line
+    is (`_cut`: never inside a word or a quoted name, no bracket left open)."""
+    return _cut(" ".join(str(text).split()), limit)
+
+
 # an aside in parentheses that names nothing (no quoted name): "(TypeError at run time)"
 _ASIDE = re.compile(r" \([^()']*\)")
 

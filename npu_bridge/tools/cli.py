@@ -65,6 +65,14 @@ def _cmd_run(args):
     from npu_bridge.ge import records as _records
     from npu_bridge.tools import runner as _runner, report
 
+    if args.ranks is None and not args.rank_table:   # else silently ignored (a tryout)
+        given = [flag for flag, value in (("--hosts", args.hosts),
+                                          ("--collective-timeout", args.collective_timeout))
+                 if value is not None]
+        if given:
+            raise _UsageError("%s only %s with --ranks N or --rank-table FILE (several "
+                              "ranks: docs/collectives.md)"
+                              % (" and ".join(given), "act" if len(given) > 1 else "acts"))
     report_path = None
     if not args.no_report:
         try:  # checked before the script runs, so a bad path costs nothing
@@ -247,11 +255,12 @@ def _cmd_diff(args):
     if args.format == "json":
         sys.stdout.write(json.dumps({"schema": "npu-bridge-diff", "version": 1,
                                      "before": args.before, "after": args.after,
-                                     "report": diff["report"], "changes": diff["changes"]},
+                                     "report": diff["report"], "lists": diff["lists"],
+                                     "changes": diff["changes"]},
                                     indent=2, ensure_ascii=False) + "\n")
     else:
         print("\n".join(report_diff.text_lines(diff, args.before, args.after)))
-    return EXIT_FINDINGS if diff["changes"] or diff["report"] else EXIT_OK
+    return EXIT_FINDINGS if diff["changes"] or diff["report"] or diff["lists"] else EXIT_OK
 
 
 # --- options -----------------------------------------------------------------------------
@@ -630,21 +639,27 @@ def _explain_code(text):
 
 
 def _explain_config_argument(text):
-    """`npu-bridge explain memory_config`: an NPURunConfig argument that takes a config
-    class, with the options of that class (each explained by its own name)."""
+    """`npu-bridge explain memory_config` (or `MemoryConfig`, the name NPB114 prints): an
+    NPURunConfig argument that takes a config class, with the options of that class (each
+    explained by its own name) and where the class is supported (`catalog.CLASS_PRODUCTS`)."""
     from npu_bridge.ge import catalog, config_schema
+    from npu_bridge.ge.diagnostics import name_pages
 
     for config in config_schema.CLASSES:
-        if not config.prefix or config.argument != text:
+        if not config.prefix or text not in (config.argument, config.name):
             continue
         cls, prefix = config.name, config.prefix + "."
         args = sorted(r.runconfig_arg[len(prefix):] for r in catalog.OPTIONS
                       if r.runconfig_arg and r.runconfig_arg.startswith(prefix)
                       and "." not in r.runconfig_arg[len(prefix):])
+        table = catalog.CLASS_PRODUCTS.get(cls)
+        products = ("%s (NPB114 elsewhere; source: %s)" % (", ".join(table[0]), name_pages(table[1]))
+                    if table else "all")
         return ["name: %s" % text,
                 "argument: %s" % _argument_text(prefix + "...").replace("(...=...)", "(...)"),
                 "takes: %s(...)" % cls,
                 "options: %s" % (", ".join(args) or "-"),
+                "products: %s" % products,
                 "explain each: npu-bridge explain %s.<option>" % config.prefix]
     return None
 
@@ -658,6 +673,7 @@ def _explain_names():
 
     names = list(catalog.all_names())
     names.extend(c.argument for c in config_schema.CLASSES if c.prefix)
+    names.extend(c.name for c in config_schema.CLASSES if c.prefix)
     names.extend(CODES)
     return list(dict.fromkeys(names))
 

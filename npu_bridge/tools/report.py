@@ -3,6 +3,7 @@
 No TensorFlow import. Configurations come from `npu_bridge.ge.records.records()`: each holds a
 `npu_bridge.ge.GeOptions`, read through its documented attributes (docs/INTERFACES.md).
 """
+import collections
 import datetime
 import json
 import os
@@ -130,7 +131,8 @@ def build_run_report(*, script, argv, cwd, product, strict, environment_set, rec
       unattached: diagnostics made while no configuration was resolved, that none came for
         by the run's end (`npu_bridge.ge.records.waiting()`); counted in the summary.
       capture: `capture_failures()`: the graphs the run's capture could not plan or
-        partition (`not_planned`, `not_partitioned`); None: none.
+        partition and the runs it did not capture (`not_planned`, `not_partitioned`,
+        `not_captured`); None: none.
     """
     configurations = []
     for i, r in enumerate(records):
@@ -180,6 +182,7 @@ def build_run_report(*, script, argv, cwd, product, strict, environment_set, rec
         "unattached": unattached,
         "not_planned": list((capture or {}).get("not_planned", ())),
         "not_partitioned": list((capture or {}).get("not_partitioned", ())),
+        "not_captured": list((capture or {}).get("not_captured", ())),
         "notes": list(notes),
     }
 
@@ -188,12 +191,17 @@ CAPTURE_KEPT = 16   # hooks.graph_capture and partition_capture keep at most 16 
 
 
 def capture_failures():
-    """The graphs of this run the capture could not plan or partition, as the hooks noted
-    them (`npu_bridge.hooks.state.CAPTURE`): `{"not_planned": ["<session>: <error>"],
-    "not_partitioned": ["<graph>: <error>"]}` (at most `CAPTURE_KEPT` each)."""
+    """The graphs of this run the capture could not plan or partition, and the runs of its NPU
+    sessions it did not capture, as the hooks noted them (`npu_bridge.hooks.state.CAPTURE`):
+    `{"not_planned": ["<session>: <error>"], "not_partitioned": ["<graph>: <error>"],
+    "not_captured": ["<session>: <what>: <count> run(s)"]}` (at most `CAPTURE_KEPT` of the
+    first two)."""
+    import sys
     from npu_bridge.hooks import state   # no TensorFlow
+    capture = sys.modules.get("npu_bridge.hooks.graph_capture")   # loaded by any capture
     return {"not_planned": list(state.CAPTURE.unplanned),
-            "not_partitioned": list(state.CAPTURE.unpartitioned)}
+            "not_partitioned": list(state.CAPTURE.unpartitioned),
+            "not_captured": capture.uncaptured() if capture is not None else []}
 
 
 def forget_capture_failures():
@@ -204,18 +212,35 @@ def forget_capture_failures():
 
 
 def capture_failure_lines(report):
-    """One line per graph a report says was not planned or not partitioned (`run`'s
-    summary, `npu-bridge memory`): a graph left out of the memory lines is said, not
-    dropped."""
+    """One line per graph a report (or `capture_failures()`) says was not planned or not
+    partitioned, and per session and kind of run not captured (`run`'s summary, `npu-bridge
+    memory`): what is left out of the memory lines is said, not dropped."""
     lines = ["memory NOT planned: %s (its capture or GE memory plan failed: in no memory "
              "line; docs/memory.md)" % f for f in report.get("not_planned", ())]
     lines += ["partition NOT made: %s (its GE memory is planned for the whole graph; "
               "docs/partition.md)" % f for f in report.get("not_partitioned", ())]
+    lines += ["not captured: %s ran, in no plan (docs/memory.md)" % f
+              for f in report.get("not_captured", ())]
     for key, what in (("not_planned", "not planned"), ("not_partitioned", "not partitioned")):
-        if len(report.get(key, ())) >= CAPTURE_KEPT:
-            lines.append("(the first %d graphs %s are listed; there may be more)"
-                         % (CAPTURE_KEPT, what))
+        # capped per process: a `--ranks` report's items are each `rank N: ...`
+        per_rank = collections.Counter(_RANK_ITEM.match(f).group(1) or "" for f in
+                                       report.get(key, ()))
+        for rank, count in per_rank.items():
+            if count >= CAPTURE_KEPT:
+                lines.append("(the first %d graphs %s%s are listed; there may be more)"
+                             % (CAPTURE_KEPT, what, " of " + rank if rank else ""))
     return lines
+
+
+_RANK_ITEM = re.compile(r"(rank \d+(?=: ))?")
+
+
+def note_lines(report):
+    """`note: TEXT` once per note of a report (`notes`: what the runner could not do, e.g.
+    `job environment not set: ...`), each one line of at most 120 characters (`short_line`;
+    the report keeps it whole): `run`'s summary, `npu-bridge memory`."""
+    return list(dict.fromkeys("note: " + _diagnostics.short_line(n)
+                              for n in report.get("notes", ())))
 
 
 def dumps(report):
@@ -695,6 +720,7 @@ def summary_lines(report, show_defaults=False, show_source=False):
     lines.extend(capture_failure_lines(report))
     lines.extend(_run_infos(groups))
     lines.extend(_unattached_and_uncaught_lines(report, show_source))
+    lines.extend(note_lines(report))
     stopped = report["outcome"].get("signal")
     if stopped:
         lines.append("stopped by %s: the script did not finish; what it resolved until then "

@@ -549,7 +549,7 @@ class _Collector:
             _CLASSES[name].params if name in _CLASSES else ())
         check = id(node) not in self._checked_calls
         self._checked_calls.add(id(node))
-        arguments = []
+        arguments, positions = [], {}   # positions: argument -> 1, 2, ... (given by position)
         if any(kw.arg is None for kw in node.keywords):
             group.open_args = True   # **kwargs
         for i, arg in enumerate(node.args):
@@ -561,6 +561,7 @@ class _Collector:
                     self._too_many_positional(node, name, params)
                 break
             arguments.append((params[i], arg, arg))
+            positions[params[i]] = i + 1
         arguments += [(kw.arg, kw.value, kw) for kw in node.keywords if kw.arg is not None]
         if check:
             known = set(params)
@@ -578,7 +579,7 @@ class _Collector:
                                             "%s(%s=...)" % (name, arg_name)))
             return
         if name == "MemoryConfig":
-            arguments = _memory_config_seed_form(arguments)
+            arguments = _memory_config_seed_form(arguments, positions)
         for arg_name, value, where in arguments:
             if arg_name == "session_config" and name == "NPURunConfig":
                 text = _dotted(value)   # its NpuOptimizer(s) come before the estimator's
@@ -609,7 +610,11 @@ class _Collector:
             literal = literal_value(value)
             if literal is not _NOT_LITERAL:
                 problems, warnings = [], []
-                _argtypes.check_arg(name, arg_name, literal, problems, warnings=warnings)
+                _argtypes.check_arg(name, arg_name, literal, problems, warnings=warnings,
+                                    position=positions.get(arg_name))
+                if name == "MemoryConfig" and arg_name == _argtypes.MEMORY_THIRD:
+                    problems = _argtypes.memory_third_problem(problems, literal,
+                                                              positions.get(arg_name))
                 if check and (problems or warnings):
                     opt = _catalog().by_arg.get(_CLASSES[name].path(arg_name))
                     for diag in problems + warnings:
@@ -701,12 +706,14 @@ def _adds_custom_optimizer(node):
         isinstance(holder, ast.Name) and holder.id == _CUSTOM_OPTIMIZERS)
 
 
-def _memory_config_seed_form(arguments):
+def _memory_config_seed_form(arguments, positions):
     """As `MemoryConfig` reads them (`config_schema.memory_seed_form`): the seed's
-    three-argument form `MemoryConfig(a, s, variable_use_1g_huge_page)`."""
+    three-argument form `MemoryConfig(a, s, variable_use_1g_huge_page)`, only for a third
+    argument given by position (`positions`), never for `memory_optimization_policy=...`."""
     given = {arg_name: literal_value(value) for arg_name, value, _ in arguments}
-    if _memory_seed_form(given.get("memory_optimization_policy", _NOT_LITERAL),
-                         given.get("variable_use_1g_huge_page", 0)):
+    if "memory_optimization_policy" in positions and _memory_seed_form(
+            given.get("memory_optimization_policy", _NOT_LITERAL),
+            given.get("variable_use_1g_huge_page", 0)):
         return [("variable_use_1g_huge_page" if arg_name == "memory_optimization_policy"
                  else arg_name, value, where) for arg_name, value, where in arguments
                 if arg_name != "variable_use_1g_huge_page"]
