@@ -10,7 +10,7 @@ from npu_bridge.ge.config_schema import BY_NAME as _CLASSES
 from npu_bridge.ge.config_schema import memory_seed_form as _memory_seed_form
 from npu_bridge.tools.lint.checks import _catalog, found
 from npu_bridge.tools.lint.literals import (ATTR_FIELDS, SCALAR_FIELDS, _NOT_LITERAL,
-    _attr_for_field, _dotted, literal_value)
+    _attr_for_field, _dotted, alternatives, literal_value)
 from npu_bridge.tools.lint.prefilter import _text_lines, _word_lines
 from npu_bridge.tools.lint.schema import (PLUGIN_FUNCTION, _CALLABLES, _CUSTOM_GRAPH_OPTIMIZER,
                                           _CUSTOM_OPTIMIZERS, _NPU_OPTIMIZER)
@@ -489,23 +489,29 @@ class _Collector:
             self.findings.append(found(line, col, "NBL010", key, subject="%s.%s" % (access, field),
                                        field=field, fields=", ".join(SCALAR_FIELDS + ("list",))))
             return
-        value = literal_value(value_node)
-        bool_int = None
-        if value is not _NOT_LITERAL and field in SCALAR_FIELDS:
-            if field == "b" and type(value) is int and value not in (0, 1):
-                bool_int = value   # protobuf stores True (NPB162: _bool_int_finding)
-            error = _argtypes.protobuf_error(field, value)
-            if error is not None:
-                hint = ""
-                if field == "s" and isinstance(value, str):
-                    hint = " (write b%r or tf.compat.as_bytes(%r))" % (value, value)
-                self.findings.append(found(line, col, "NBL011", key, value,
-                                           subject="%s.%s" % (access, field), shown=repr(value),
-                                           error="protobuf raises %s%s" % (error, hint)))
-                return
-            value = _attr_for_field(field, value)
-        elif field not in SCALAR_FIELDS:
-            value = _NOT_LITERAL
+        written = []   # (value, bool_int, path): one per arm of a conditional expression
+        for value_node, path in self._arms_of(value_node):
+            value = literal_value(value_node)
+            bool_int = None
+            if value is not _NOT_LITERAL and field in SCALAR_FIELDS:
+                if field == "b" and type(value) is int and value not in (0, 1):
+                    bool_int = value   # protobuf stores True (NPB162: _bool_int_finding)
+                error = _argtypes.protobuf_error(field, value)
+                if error is not None:
+                    hint = ""
+                    if field == "s" and isinstance(value, str):
+                        hint = " (write b%r or tf.compat.as_bytes(%r))" % (value, value)
+                    self.findings.append(found(line, col, "NBL011", key, value,
+                                               subject="%s.%s" % (access, field),
+                                               shown=repr(value),
+                                               error="protobuf raises %s%s" % (error, hint)))
+                    continue
+                value = _attr_for_field(field, value)
+            elif field not in SCALAR_FIELDS:
+                value = _NOT_LITERAL
+            written.append((value, bool_int, path))
+        if not written:
+            return
         if alias is not None:
             group = alias
         elif isinstance(pm, ast.Attribute):
@@ -517,8 +523,21 @@ class _Collector:
             group.added = True
             group.line, group.col = line, col
             self.groups.append(group)
-        group.entries.append(_Entry(key, field, value, line, col,
-                                    '%s.%s' % (access, field), self._path, bool_int))
+        for value, bool_int, path in written:
+            group.entries.append(_Entry(key, field, value, line, col,
+                                        '%s.%s' % (access, field), path, bool_int))
+
+    def _arms_of(self, value_node, base=None):
+        """`(expression, path)` per value `value_node` may have (`alternatives`: the arms of
+        its conditional expressions), each on an arm of one new branch point added to `base`
+        (default: the current path), so the arms are never combined with each other, each
+        with everything around them."""
+        base = self._path if base is None else base
+        alts = alternatives(value_node)
+        if len(alts) == 1:
+            return [(value_node, base)]
+        self._branch_points += 1
+        return [(alt, base + ((self._branch_points, arm),)) for arm, alt in enumerate(alts)]
 
     # --- config calls -----------------------------------------------------------------------
 
@@ -607,26 +626,27 @@ class _Collector:
                         finally:
                             self._cur = saved
                     continue
-            literal = literal_value(value)
-            if literal is not _NOT_LITERAL:
-                problems, warnings = [], []
-                _argtypes.check_arg(name, arg_name, literal, problems, warnings=warnings,
-                                    position=positions.get(arg_name))
-                if name == "MemoryConfig" and arg_name == _argtypes.MEMORY_THIRD:
-                    problems = _argtypes.memory_third_problem(problems, literal,
-                                                              positions.get(arg_name))
-                if check and (problems or warnings):
-                    opt = _catalog().by_arg.get(_CLASSES[name].path(arg_name))
-                    for diag in problems + warnings:
-                        self.findings.append((where.lineno, where.col_offset + 1,
-                                              diag.code, diag.severity, diag.message,
-                                              opt.key if opt is not None else arg_name))
-                if problems:
-                    # the constructor refuses it (NPB160): never written, nothing to resolve
-                    literal = _NOT_LITERAL
-            group.entries.append(_Entry(_CLASSES[name].path(arg_name), None,
-                                        literal, where.lineno,
-                                        where.col_offset + 1, "%s(%s=...)" % (name, arg_name)))
+            for value, path in self._arms_of(value, base=()):
+                literal = literal_value(value)
+                if literal is not _NOT_LITERAL:
+                    problems, warnings = [], []
+                    _argtypes.check_arg(name, arg_name, literal, problems, warnings=warnings,
+                                        position=positions.get(arg_name))
+                    if name == "MemoryConfig" and arg_name == _argtypes.MEMORY_THIRD:
+                        problems = _argtypes.memory_third_problem(problems, literal,
+                                                                  positions.get(arg_name))
+                    if check and (problems or warnings):
+                        opt = _catalog().by_arg.get(_CLASSES[name].path(arg_name))
+                        for diag in problems + warnings:
+                            self.findings.append((where.lineno, where.col_offset + 1,
+                                                  diag.code, diag.severity, diag.message,
+                                                  opt.key if opt is not None else arg_name))
+                    if problems:
+                        # the constructor refuses it (NPB160): never written, nothing to resolve
+                        literal = _NOT_LITERAL
+                group.entries.append(_Entry(_CLASSES[name].path(arg_name), None, literal,
+                                            where.lineno, where.col_offset + 1,
+                                            "%s(%s=...)" % (name, arg_name), path))
 
     def _unknown_keyword(self, kw, name, params):
         """NBL012: Python's TypeError for a keyword the class (or npu_resource_init) does not
