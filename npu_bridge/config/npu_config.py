@@ -4,8 +4,6 @@ an `NpuOptimizer` `parameter_map` from the catalog. Notes: docs/design.md "Modul
 """
 import dataclasses
 import enum
-import functools
-import inspect
 import json
 import numbers
 import os
@@ -77,36 +75,6 @@ from npu_bridge.ge.argtypes import (  # noqa: E402
 
 _USER_ARGS = _probe.USER_ARGS   # the argument names a constructor call was given
 _POSITIONS = _probe.POSITIONS   # argument -> its position, for those a call gave by position
-
-
-def _records_user_args(init):
-    """Wrap a config class's ``__init__`` to record which arguments the call gave
-    (positional or keyword) in ``self._npu_user_args``: a deprecation or a summary's source
-    is about what the user set, not a default the class writes (issue 17); and those given by
-    position in ``self._npu_positions`` (argument -> 1, 2, ...): a finding about an argument
-    speaks of it as the user passed it (`argtypes.spelled`). A wrong argument is Python's
-    TypeError naming the class, with the schema's hint (lint's NBL012)."""
-    signature = inspect.signature(init)
-    params = tuple(signature.parameters)[1:]
-    owner = init.__qualname__.partition(".")[0]
-
-    @functools.wraps(init)
-    def __init__(self, *args, **kwargs):
-        for name in kwargs:   # Python checks keywords first
-            if name not in params:
-                raise TypeError(_config_schema.unexpected_keyword(owner, name))
-        if len(args) > len(params):
-            raise TypeError(_config_schema.too_many_positional(owner, len(args)))
-        try:
-            bound = signature.bind(self, *args, **kwargs)
-        except TypeError:   # a missing or repeated argument: Python's own message
-            init(self, *args, **kwargs)
-            raise
-        given = frozenset(bound.arguments) - {"self"}
-        setattr(self, _USER_ARGS, given)   # before init: NPURunConfig's own checks read it
-        setattr(self, _POSITIONS, {name: i + 1 for i, name in enumerate(params[:len(args)])})
-        init(self, *args, **kwargs)
-    return __init__
 
 
 def _user_set(obj, path):
@@ -205,7 +173,7 @@ class ProfilingConfig:
     """
 
     @_legacy_args.accept("ProfilingConfig")   # arguments of release r1.1.1: NPB108 warning
-    @_records_user_args
+    @_probe.records_user_args
     def __init__(self, enable_profiling=False, profiling_options=None):
         values = _args(locals())
         _store(self, "ProfilingConfig", values,
@@ -240,7 +208,7 @@ class MemoryConfig:
       NpuArgumentError: wrong argument types (all listed).
     """
 
-    @_records_user_args
+    @_probe.records_user_args
     def __init__(self, atomic_clean_policy=0, static_memory_policy=0,
                  memory_optimization_policy=None, variable_use_1g_huge_page=0):
         positions = _positions(self)
@@ -272,7 +240,7 @@ class DumpConfig:
     Source: hicann/tensorflow npu_config.py; docs .../npu_config/dumpconfig_constructor.md.
     """
 
-    @_records_user_args
+    @_probe.records_user_args
     def __init__(self, enable_dump=False, dump_path=None, dump_step=None, dump_mode="output",
                  enable_dump_debug=False, dump_debug_mode="all", dump_data="tensor",
                  dump_layer=None):
@@ -293,7 +261,7 @@ class GraphMemoryOptimizeConfig:
     Source: hicann/tensorflow npu_config.py (_check_graph_mem_optimize_config).
     """
 
-    @_records_user_args
+    @_probe.records_user_args
     def __init__(self, recompute=None, graph_slice=None):
         values = _args(locals())
         problems = []
@@ -319,7 +287,7 @@ class ExperimentalConfig:
     Source: hicann/tensorflow npu_config.py; docs .../npu_config/experimentalconfig_constructor.md.
     """
 
-    @_records_user_args
+    @_probe.records_user_args
     def __init__(self, logical_device_cluster_deploy_mode="LB", logical_device_id=None,
                  model_deploy_mode=None, model_deploy_devicelist=None,
                  graph_memory_optimize_config=None, enable_graph_parallel=None,
@@ -352,7 +320,7 @@ class DynamicInputConfig:
     Source: hicann/tensorflow npu_config.py and npu_estimator.py.
     """
 
-    @_records_user_args
+    @_probe.records_user_args
     def __init__(self, input_shape, dynamic_dims, dynamic_node_type, compile_hybrid_mode):
         values = _args(locals())
         _store(self, "DynamicInputConfig", values,
@@ -496,7 +464,7 @@ class NPURunConfig(tf.estimator.RunConfig):
     """
 
     @_legacy_args.accept("NPURunConfig")   # arguments of older releases: NPB108 warning
-    @_records_user_args
+    @_probe.records_user_args
     def __init__(self,
                  iterations_per_loop=1,
                  profiling_config=None,

@@ -169,11 +169,6 @@ def cite(text):
     return text
 
 
-def _CITES(text):
-    """Whether `text` may name a source `name_pages` rewrites."""
-    return "seed" in text or "docs/" in text or "reference " in text
-
-
 @functools.lru_cache(maxsize=4096)
 def name_pages(text):
     """`cite`, and each adapter page path (`docs/en/tfadapter_1/apiref/...md`) named by its
@@ -392,7 +387,7 @@ def fill(template, fields, limit=SHORT_LIMIT):
 
 def _fill(template, fields, limit=SHORT_LIMIT):
     """`fill`'s line and whether it lost something (a word, a clause, list items)."""
-    parts, marked = [], {"cut": [], "trim": []}
+    parts, cuts, trims = [], [], []
     for literal, name, spec, conversion in _parsed(template):
         if literal:
             parts.append(literal)
@@ -401,13 +396,16 @@ def _fill(template, fields, limit=SHORT_LIMIT):
         value = fields[name]
         if conversion:
             value = _CONVERT[conversion](value)
-        if spec in marked:
-            marked[spec].append((len(parts), str(value)))
-            parts.append("")
+        if spec == "cut" or spec == "trim":
+            text = str(value)
+            (cuts if spec == "cut" else trims).append((len(parts), text))
+            parts.append(text)
         else:
-            parts.append(_spec_field(value, spec, fields))
-    room = limit - sum(len(p) for p in parts)
-    cuts, trims = marked["cut"], marked["trim"]
+            parts.append(_spec_field(value, spec, fields) if spec else format(value, ""))
+    line = "".join(parts)
+    if len(line) <= limit:   # everything fits in full: nothing is cut (_cap gives None)
+        return line, False
+    room = limit - len(line) + sum(len(t) for _, t in cuts + trims)   # left for marked fields
     # trimmed fields keep what the cut fields, in full, leave (at least "...")
     trim_cap = _cap([len(t) for _, t in trims], room - sum(len(t) for _, t in cuts), 3)
     for at, text in trims:
@@ -565,11 +563,14 @@ def make(code, option, value, severity=None, **fields):
     if severity is not None and severity not in SEVERITIES:
         raise ValueError("severity %r of %s: allowed: %s" % (severity, code, ", ".join(SEVERITIES)))
     # sources are named in the fields (cached: they repeat) and in the table's templates
-    every = {k: name_pages(v) if isinstance(v, str) and _CITES(v) else v
-             for k, v in fields.items()}
+    every = fields   # the call's own keyword dict
+    for k, v in every.items():
+        # a text that may name a source `name_pages` rewrites (the test inline: every call)
+        if isinstance(v, str) and ("seed" in v or "docs/" in v or "reference " in v):
+            every[k] = name_pages(v)
     given_source = every.get("source")
-    every.update(option=option, value=value, source=row.source)
-    message = row.template.format(**every)
+    every["option"], every["value"], every["source"] = option, value, row.source
+    message = row.template.format_map(every)
     short, shortened = _fill(row.short, every) if row.short else (message, False)
     fix = arg_fix = ""
     if row.fix or row.arg_fix:
@@ -582,7 +583,7 @@ def make(code, option, value, severity=None, **fields):
         more = "see npu-bridge explain %s; the full message: --format json" % (
             option if isinstance(option, str) and option in _explain_names() else code)
     if row.cite:
-        provenance = row.cite.format(**every)
+        provenance = row.cite.format_map(every)
     else:
         provenance = every.get("where") or given_source or row.source
     message = Message(message, short, fix, str(provenance), arg_fix, more)

@@ -17,7 +17,6 @@ it says which op overflowed first, at which step, and drives the emulated float 
 import contextlib
 import os
 import threading
-import weakref
 
 import tensorflow as tf
 from tensorflow.python.client import session as _session_lib
@@ -34,7 +33,6 @@ VALUES = ("off", "emulate")
 STATUS_COLLECTION = "npu_bridge_precision_status"   # NPULossScaleOptimizer's checks
 SCALE_COLLECTION = "npu_bridge_precision_loss_scale"  # loss scale after each step
 LOSS_COLLECTION = "npu_bridge_precision_loss"         # the losses the optimizers scaled
-_NOTED = weakref.WeakKeyDictionary()   # tf.Graph -> {kind: [items in the order noted]}
 # |x| at or beyond this does not fit the low type (the round-to-nearest boundary)
 OVERFLOW_AT = {"float16": 65520.0, "bfloat16": 3.3961775e38}
 _LOW = {"float16": tf.float16, "bfloat16": tf.bfloat16}
@@ -82,17 +80,17 @@ class StatusCheck:
 def note(kind, item, graph=None):
     """Keep `item` (a tensor, or a `StatusCheck`) under `kind` (one of the *_COLLECTION names)
     for `graph` (default: the item's own graph, else the default graph), outside the graph's
-    collections (see `_NOTED`)."""
+    collections (`state.PRECISION_NOTES`)."""
     if graph is None:
         graph = getattr(item, "graph", None) or tf.compat.v1.get_default_graph()
     with _lock:
-        _NOTED.setdefault(graph, {}).setdefault(kind, []).append(item)
+        _state.PRECISION_NOTES.setdefault(graph, {}).setdefault(kind, []).append(item)
 
 
 def noted(graph, kind):
     """The items `note` kept under `kind` for `graph`, in the order noted (a new list)."""
     with _lock:
-        return list(_NOTED.get(graph, {}).get(kind, ()))
+        return list(_state.PRECISION_NOTES.get(graph, {}).get(kind, ()))
 
 
 def note_status_check(hook, grads, check, status):

@@ -14,6 +14,7 @@
 - `TF1`: the TF 1.x API mode's state (`TF1Mode`, `npu_bridge.hooks.tf1_mode`).
 - `CAPTURE`: what the graph capture and the partition have seen (`Capture`).
 - `CLUSTER`: the multi-rank job of this process (`Cluster`, `npu_bridge.hooks.cluster`).
+- `PRECISION_NOTES`: what the loss-scale code notes per graph (`precision_emulation.note`).
 - `EMULATION`: the precision emulation's per-graph state, `tf.Graph` -> {plan key: state}
   (`npu_bridge.hooks.precision_emulation`); `script_inputs` reads its round trips for the
   graph capture and the partition, which import no emulation.
@@ -33,9 +34,10 @@ from typing import Any, Optional
 from npu_bridge.ge.initialization import GE_INITIALIZATION
 from npu_bridge.ge.records import RUN  # noqa: F401  (re-exported: the run's context)
 
-__all__ = ["SessionState", "of", "attach", "register", "environ", "mark_cluster", "is_cluster", "RUN", "LOOPS",
-           "LOGGED", "PATCHES", "TF1", "TF1Mode", "CAPTURE", "Capture", "CLUSTER", "Cluster",
-           "EMULATION", "script_inputs", "QUEUE_RUNNER_OPS", "ADAPTER", "Adapter", "lock"]
+__all__ = ["SessionState", "of", "attach", "register", "environ", "mark_cluster", "is_cluster",
+           "RUN", "LOOPS", "LOGGED", "PATCHES", "TF1", "TF1Mode", "CAPTURE", "Capture",
+           "CLUSTER", "Cluster", "EMULATION", "PRECISION_NOTES", "script_inputs",
+           "QUEUE_RUNNER_OPS", "ADAPTER", "Adapter", "lock"]
 
 
 @dataclasses.dataclass(slots=True)
@@ -165,6 +167,9 @@ class Cluster:
 
 CLUSTER = Cluster()
 EMULATION = weakref.WeakKeyDictionary()   # tf.Graph -> {plan key: its emulation state}
+# tf.Graph -> {kind: [items in the order noted]}: what the loss-scale code notes per graph
+# (`precision_emulation.note`), kept beside the graph, never in its collections
+PRECISION_NOTES = weakref.WeakKeyDictionary()
 
 
 def script_inputs(inputs):

@@ -186,3 +186,13 @@ def test_json_fix_is_a_fix_and_the_pointer_is_more(code):
             assert (form["fix"] or "") == d.message.fix
         back = Diagnostic.from_dict(json.loads(json.dumps(forms[1])))
         assert (back.message.fix, back.message.more) == (d.message.fix, d.message.more)
+
+
+def test_a_line_that_fits_exactly_is_whole_and_one_character_more_is_cut():
+    value = "aaaa bbbb cccc dddd"   # 19 characters, + "!" = 20
+    assert fill("{value:cut}!", {"value": value}, limit=20) == value + "!"
+    assert fill("{value:trim}!", {"value": value}, limit=20) == value + "!"
+    cut = fill("{value:cut}!", {"value": value}, limit=19)
+    assert len(cut) <= 19 and cut.endswith("...!") and cut[:-4] in value
+    # a field without a mark is never cut, whatever the limit
+    assert fill("{value}!", {"value": value}, limit=5) == value + "!"
