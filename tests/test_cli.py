@@ -870,6 +870,31 @@ def test_explain_an_argument_taking_a_config_class(capsys):
                             "static_memory_policy, variable_use_1g_huge_page")
 
 
+def test_lint_reads_a_script_from_stdin_as_flake8_does(capsys, monkeypatch, tmp_path):
+    """`npu-bridge lint -` (editors pipe the buffer; flake8 and ruff take `-`): was "no such
+    file or folder: -". The findings are those of the same text in a file, under the name
+    `stdin` or `--stdin-display-name`; beside other paths it counts as one more file."""
+    import io
+    src = (b'custom_op.parameter_map["precision_mode"].s = b"allow_mix_precison"\n'
+           b'custom_op.parameter_map["static_memory_policy"].i = 1  # noqa: NPB103\n')
+    (tmp_path / "t.py").write_bytes(src)
+    code, out, err = _main(capsys, "lint", str(tmp_path / "t.py"))
+    expected = out.replace(str(tmp_path / "t.py"), "stdin")
+    for argv, name in ((["-"], "stdin"), (["--stdin-display-name", "src/train.py", "-"],
+                                          "src/train.py")):
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(src)))
+        code, out, err = _main(capsys, "lint", *argv)
+        assert code == 1 and out == expected.replace("stdin", name), (out, err)
+        assert out.startswith(name + ":1:1: E10001 error:") and "in 1 file" in err
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(src)))
+    code, out, err = _main(capsys, "lint", "--format", "json", "-", str(tmp_path / "t.py"))
+    data = json.loads(out)
+    assert code == 1 and data["files"] == 2
+    assert sorted({f["path"] for f in data["findings"]}) == sorted(["stdin", str(tmp_path / "t.py")])
+    code, _, err = _main(capsys, "lint", "-", "-")
+    assert code == 2 and "'-' (stdin) given twice" in err
+
+
 @pytest.mark.parametrize("typed", ["MemoryConfig", "memoryconfig"])
 def test_explain_a_config_class_by_its_own_name(capsys, typed):
     """`run` and `lint` print `NPB114 [MemoryConfig]`: the name in brackets is explained (it

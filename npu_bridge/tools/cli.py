@@ -477,7 +477,10 @@ def _cmd_lint(args):
     from npu_bridge.tools import lint
     from npu_bridge.tools.lint import output
 
-    for p in args.paths:
+    paths = [p for p in args.paths if p != "-"]   # `-`: the script on stdin, as flake8 reads it
+    if len(args.paths) - len(paths) > 1:
+        raise _UsageError("'-' (stdin) given twice: it is read once")
+    for p in paths:
         if not os.path.exists(p):
             raise _UsageError("no such file or folder: %s" % p)
     if args.jobs is not None and args.jobs < 1:
@@ -492,15 +495,20 @@ def _cmd_lint(args):
         env["NPU_BRIDGE_PRODUCT"] = os.environ["NPU_BRIDGE_PRODUCT"]
     progress = _Progress(sys.stderr) if _stderr_is_terminal() else None
     targets = set()   # the product each configuration was checked for, and from where
+    max_bytes = lint.DEFAULT_MAX_BYTES if args.max_bytes is None else args.max_bytes
+    chosen = lint.Selection(select, ignore, infos=True)
     try:
         findings, nfiles = lint.lint_paths(
-            args.paths, product=args.product, env=env, jobs=args.jobs,
-            max_bytes=lint.DEFAULT_MAX_BYTES if args.max_bytes is None else args.max_bytes,
-            ignore=lint.Selection(select, ignore, infos=True), progress=progress,
-            targets=targets)
+            paths, product=args.product, env=env, jobs=args.jobs, max_bytes=max_bytes,
+            ignore=chosen, progress=progress, targets=targets)
     finally:
         if progress is not None:
             progress.clear()
+    if len(paths) < len(args.paths):
+        findings = sorted(findings + lint.lint_stdin(
+            sys.stdin, args.stdin_display_name, product=args.product, env=env,
+            max_bytes=max_bytes, ignore=chosen, targets=targets))
+        nfiles += 1
     if nfiles == 0:   # only folders without a *.py: nothing was checked
         raise _UsageError("no Python files checked: no *.py file under %s (a file named "
                           "explicitly is checked whatever its suffix)" % ", ".join(args.paths))

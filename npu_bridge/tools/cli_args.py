@@ -139,7 +139,11 @@ def build_parser():
     lint.add_argument("--exit-zero", action="store_true",
                       help="exit 0 even when there are findings (usage errors still exit 2)")
     _add_show_source(lint)
-    lint.add_argument("paths", metavar="PATH", nargs="+", help="files or folders")
+    lint.add_argument("--stdin-display-name", metavar="NAME", default="stdin",
+                      help="the name findings of `-` (the script read from stdin) carry "
+                           "(default: stdin), as flake8's option")
+    lint.add_argument("paths", metavar="PATH", nargs="+",
+                      help="files or folders; `-` reads one script from stdin")
 
     explain = sub.add_parser(
         "explain", help="describe one option from the catalog",
