@@ -22,7 +22,8 @@ from npu_bridge.ge.direct import check_graph, resolve_ge  # noqa: F401  (importa
 from npu_bridge.ge.options import GeOptions
 # the generic rule kinds (one value against its row): npu_bridge.ge.rule_kinds
 from npu_bridge.ge.rule_kinds import (  # noqa: F401  (_plain_groups: tests/ge/test_fast_path)
-    _check, _fast_ok, _fast_test, _formatter, _plain_groups, _text)
+    _check, _fast_ok, _fast_test, _formatter, _invalid, _plain_groups, _text)
+from npu_bridge.ge.text import close_names
 
 _LEVEL_INDEX = {"global": 0, "session": 1, "graph": 2, "adapter": 3}
 _FIELD_NAMES = {"b": "b (bool)", "i": "i (int)", "s": "s (bytes/string)", "f": "f (float)",
@@ -608,6 +609,8 @@ def resolve(config, product=None, env=None, user_set=None):
     by_argument = _set_by_argument(mine, extra[1] if extra is not None else None)
     soc = values.get("soc_config")
     pid = products.target(product, soc, env, diags)
+    if diags and pid is not None:   # (the error path only: nothing to do for a clean map)
+        _suggest_for_product(diags, pid)
     # SoC names that can make the memory figure exact, in target precedence order
     socs = (products.current_forced_product() if product is None else product, soc, env.get(products.PRODUCT_ENV))
     _pm_rules(values, used_classes, pid, diags, pmap, socs)
@@ -664,6 +667,30 @@ def _truthy(value, row):
     if value in (None, "", 0, False, "0"):
         return False
     return value != row.default
+
+
+def _suggest_for_product(diags, pid):
+    """An E10001 whose "did you mean" names a value the target product refuses (NPB113 as an
+    error there: the bfloat16 modes on a SoC without bfloat16) would fix one error into
+    another: its message says so, and names (and its fix writes) the closest value the
+    product takes, if any. `diags` is changed in place."""
+    for i, d in enumerate(diags):
+        row = catalog.BY_KEY.get(d.option) if d.code == "E10001" else None
+        if row is None or not row.value_products or not isinstance(d.value, str):
+            continue
+
+        def refused(v, row=row):
+            vp = row.value_products.get(v)
+            return bool(vp) and pid not in vp and row.value_product_severity.get(v) == "error"
+
+        words = [v for v in row.allowed if isinstance(v, str)]
+        close = close_names(d.value, words, n=1)
+        if not close or not refused(close[0]):
+            continue
+        there = close_names(d.value, [v for v in words if not refused(v)], n=1)
+        reason = "did you mean %r? refused on %s (NPB113)%s" % (
+            close[0], pid, ": try %r" % there[0] if there else "")
+        diags[i] = _invalid(row, d.option, d.value, reason, there[0] if there else None)
 
 
 def _pm_rules(values, used_classes, pid, diags, given=(), socs=()):
