@@ -6,7 +6,8 @@ Every benchmark prints its raw figures, then one final line per figure:
 
 Ratio direction (bench/RESULTS.md): for times, R = shim time / baseline time, so R <= bound
 means "the shim is no worse"; for throughputs (lint), R = files/s / target; for absolute
-costs (resolution), R = microseconds per call / bound. Baseline and shim are measured in the
+costs (the memory plans), R = seconds / bound; resolution: R = microseconds per call / the
+floor (only reading the map) timed in the same process. Baseline and shim are measured in the
 same run, interleaved (A B B A A B ...), median of the repeats.
 """
 import os

@@ -6,7 +6,9 @@ Each bench runs in its own fresh process (bench_train, bench_startup, bench_sess
 bench_resolve, bench_lint) and prints raw figures, then final lines
     NAME ratio=R (baseline=..., shim=...)
 which this script collects. Ratio direction: times are shim / baseline (R <= bound: no
-worse); resolve_107 is microseconds per call / 200; lint is files per second / 400 (R >= 1).
+worse); resolve_107 is microseconds per call / the floor (reading the map) timed in the same
+process (bound 3.30: the former 200 us / the 60.6 us floor of the Intel Xeon host it was set
+on); lint is files per second / 400 (R >= 1).
 The lint bench (owned by the CLI engineer) times one pass; it is run --lint-repeats times
 here (a fresh tree and process each time) and the median files/s is the figure.
 
@@ -41,7 +43,7 @@ BOUNDS = {
     "session_create": ("<=", 1.05, "Session(config with 40 keys) + close, patched / unpatched"),
     "guard": (None, None, "Session.run of a trivial op, policy 2 (guard) / policy 0 (information: its noise floor here is above 5%)"),
     "guard_bookkeeping": ("<=", 1.0, "the guard's own work per Session.run (queue-runner test, graph key, enter, leave), thread CPU us / 5 us"),
-    "resolve_107": ("<=", 1.0, "resolve() of a protobuf parameter_map of every catalog key, us per call / 200 us"),
+    "resolve_107": ("<=", 3.30, "resolve() of a protobuf parameter_map of every catalog key, us per call / the floor (only reading its AttrValues) in the same process; 3.30 = the former 200 us bound / the 60.6 us floor of the Intel Xeon it was set on (Session 4)"),
     "lint": (">=", 1.0, "`npu-bridge lint` files per second over 2,000 generated scripts, 2 jobs / 400"),
     "plan_resnet50": ("<=", 1.0, "memory plan of the tf_slim resnet_v1_50 training graph (batch 32), seconds / 1 s"),
     "plan_10k": ("<=", 1.0, "memory plan of a generated 10,000-node graph, seconds / 2 s"),

@@ -45,6 +45,7 @@ from npu_bridge.estimator.npu import util
 from npu_bridge.estimator.npu import npu_plugin  # noqa: F401
 from npu_bridge.estimator.npu_unary_ops import npu_unary_ops  # noqa: F401
 from npu_bridge.hccl import hccl_ops  # noqa: F401
+from npu_bridge.profiler import profiler  # noqa: F401  (checks only: no profile data on the CPU)
 from npu_bridge.npu_cpu import npu_cpu_ops  # noqa: F401
 
 from hccl.manage.api import create_group  # noqa: F401

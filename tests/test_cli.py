@@ -300,12 +300,28 @@ def test_lint_json_and_syntax_error(capsys, tmp_path):
                      "code": "NPB101", "severity": "error", "option": "precision_mode",
                      "message": first["message"], "short": first["short"],
                      "fix": 'parameter_map["precision_mode"].s = ...',
-                     "provenance": first["provenance"]}
+                     "provenance": first["provenance"], "more": None}
     # the full message keeps the provenance the text line leaves to --show-source
     assert first["message"].startswith("precision_mode is read from AttrValue field s")
     assert "npu_attrs.cc:1917" in first["message"] and "npu_attrs.cc:1917" in first["provenance"]
     assert "npu_attrs" not in first["short"]
 
+
+
+def test_lint_pointer_to_explain_is_more_not_fix(capsys, tmp_path):
+    """A shortened line without a fix points to `npu-bridge explain`: in the JSON as `more`
+    (`fix` stays null: nothing to write), in the text as a `more:` line, never as `fix:`."""
+    key = "a_very_long_option_name_" * 7
+    (tmp_path / "a.py").write_text(MISTAKES.split("custom_op.parameter_map")[0]
+                                   + 'custom_op.parameter_map["%s"].s = b"1"\n' % key)
+    code, out, _ = _main(capsys, "lint", "--format", "json", "--jobs", "1", str(tmp_path))
+    [finding] = json.loads(out)["findings"]
+    assert (code, finding["code"], finding["fix"]) == (1, "NPB100", None)
+    assert finding["more"] == "see npu-bridge explain NPB100; the full message: --format json"
+    assert list(finding)[-2:] == ["provenance", "more"]
+    code, out, _ = _main(capsys, "lint", "--jobs", "1", str(tmp_path))
+    assert out.splitlines()[1:] == [
+        "    more: see npu-bridge explain NPB100; the full message: --format json"]
 
 # --- run (subprocesses: each starts TensorFlow) -----------------------------------------
 
@@ -795,6 +811,29 @@ def test_explain_empty_name_is_a_usage_error(capsys):
     assert code == 2
 
 
+@pytest.mark.parametrize("argv,named", [
+    (["memory", "--top", "-3"], "--top"),            # was: the last 3 tensors cut off
+    (["memory", "--workspace", "-5000"], "--workspace"),   # was: planned with -5000 bytes
+    (["partition", "--top", "-1"], "--top"),         # was: "in ... 1 more"
+    (["run", "--ranks", "2", "--collective-timeout", "-1"], "--collective-timeout"),
+    (["run", "--ranks", "2", "--collective-timeout", "0"], "--collective-timeout"),  # was: 120
+    (["run", "--ranks", "2", "--collective-timeout", "nan"], "--collective-timeout"),
+    (["run", "--hosts", "127.0.0.2"], "--hosts"),    # was: ignored without --ranks
+    (["run", "--collective-timeout", "30"], "--collective-timeout"),   # likewise
+])
+def test_a_number_out_of_range_or_a_rank_flag_without_ranks_is_a_usage_error(tmp_path, argv,
+                                                                              named):
+    """Found in a tryout: these ran the script with a meaning nobody asked for. Each is now a
+    usage error (exit 2) naming the flag, before the script runs, leaving nothing behind."""
+    (tmp_path / "s.py").write_text("open('ran', 'w').close()\n")
+    env = dict(os.environ, PYTHONPATH=REPO + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.run([sys.executable, "-m", "npu_bridge"] + argv + ["s.py"], cwd=tmp_path,
+                          env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2, proc.stderr
+    assert named in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+    assert sorted(os.listdir(tmp_path)) == ["s.py"]   # not run, no report, no lock
+
+
 def test_options_pbtxt_prints_no_tensorflow_banner(tmp_path):
     path = tmp_path / "config.pbtxt"
     path.write_text(PBTXT)
@@ -829,6 +868,47 @@ def test_explain_an_argument_taking_a_config_class(capsys):
     assert f["argument"] == "NPURunConfig(memory_config=MemoryConfig(...))"
     assert f["options"] == ("atomic_clean_policy, memory_optimization_policy, "
                             "static_memory_policy, variable_use_1g_huge_page")
+
+
+def test_lint_reads_a_script_from_stdin_as_flake8_does(capsys, monkeypatch, tmp_path):
+    """`npu-bridge lint -` (editors pipe the buffer; flake8 and ruff take `-`): was "no such
+    file or folder: -". The findings are those of the same text in a file, under the name
+    `stdin` or `--stdin-display-name`; beside other paths it counts as one more file."""
+    import io
+    src = (b'custom_op.parameter_map["precision_mode"].s = b"allow_mix_precison"\n'
+           b'custom_op.parameter_map["static_memory_policy"].i = 1  # noqa: NPB103\n')
+    (tmp_path / "t.py").write_bytes(src)
+    code, out, err = _main(capsys, "lint", str(tmp_path / "t.py"))
+    expected = out.replace(str(tmp_path / "t.py"), "stdin")
+    for argv, name in ((["-"], "stdin"), (["--stdin-display-name", "src/train.py", "-"],
+                                          "src/train.py")):
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(src)))
+        code, out, err = _main(capsys, "lint", *argv)
+        assert code == 1 and out == expected.replace("stdin", name), (out, err)
+        assert out.startswith(name + ":1:1: E10001 error:") and "in 1 file" in err
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(src)))
+    code, out, err = _main(capsys, "lint", "--format", "json", "-", str(tmp_path / "t.py"))
+    data = json.loads(out)
+    assert code == 1 and data["files"] == 2
+    assert sorted({f["path"] for f in data["findings"]}) == sorted(["stdin", str(tmp_path / "t.py")])
+    code, _, err = _main(capsys, "lint", "-", "-")
+    assert code == 2 and "'-' (stdin) given twice" in err
+
+
+@pytest.mark.parametrize("typed", ["MemoryConfig", "memoryconfig"])
+def test_explain_a_config_class_by_its_own_name(capsys, typed):
+    """`run` and `lint` print `NPB114 [MemoryConfig]`: the name in brackets is explained (it
+    was "unknown option 'MemoryConfig'; did you mean memory_config"), with the class's
+    product table, the one NPB114 checks."""
+    status, out, _ = _main(capsys, "explain", typed)
+    f = _fields(out)
+    assert status == 0 and f["name"] == "MemoryConfig" and f["takes"] == "MemoryConfig(...)"
+    assert f["argument"] == "NPURunConfig(memory_config=MemoryConfig(...))"
+    assert "static_memory_policy" in f["options"]
+    assert f["products"].startswith("atlas-a3-training, atlas-a3-inference, atlas-a2-training, "
+                                    "atlas-training (NPB114 elsewhere; source: vendor page")
+    status, out, _ = _main(capsys, "explain", "dump_config")   # a class without a table
+    assert status == 0 and _fields(out)["products"] == "all"
 
 
 @pytest.mark.parametrize("raw,says", [("abc", "expected a decimal integer"),

@@ -327,3 +327,28 @@ def test_user_stop_at_step_hook_not_a_multiple_warns_npb124(tmp_path):
     estimator = make(tmp_path / "multiple", 10)
     train_with(estimator, tf.estimator.StopAtStepHook(last_step=20), max_steps=37)
     assert _npb124(estimator) == []       # 20, the smaller bound, is a multiple of 10
+
+
+def skipping_model_fn(features, labels, mode):
+    """A train op whose global step moves only in every second step (as a loss-scale
+    overflow skips an update, global_step included); `train_steps` counts every step run."""
+    predictions = tf.compat.v1.layers.dense(features, 1, name="linear")
+    loss = tf.compat.v1.losses.mean_squared_error(labels, predictions)
+    step = tf.compat.v1.train.get_or_create_global_step()
+    counter = tf.compat.v1.get_variable("train_steps", [], tf.int64, tf.zeros_initializer(),
+                                        trainable=False)
+    count = tf.compat.v1.assign_add(counter, 1)
+    with tf.control_dependencies([count]):
+        train_op = tf.cond(tf.equal(count % 2, 0),
+                           lambda: tf.compat.v1.assign_add(step, 1).op, tf.no_op)
+    return NPUEstimatorSpec(mode=mode, loss=loss, train_op=train_op)
+
+
+def test_skipped_updates_keep_full_loops_as_on_the_npu(tmp_path):
+    # 8 steps in loops of 4 (a multiple: no NPB124): the global step moves 2 per loop, so the
+    # NPU runs 4 full loops (16 steps) to reach 8; a shortened loop would run 4+4+4+2+1+1.
+    estimator = NPUEstimator(model_fn=skipping_model_fn, config=NPURunConfig(
+        model_dir=str(tmp_path), iterations_per_loop=4, save_checkpoints_steps=1000))
+    assert train(estimator, max_steps=8) == [2, 4, 6, 8]
+    assert estimator.get_variable_value("train_steps") == 16
+    assert _npb124(estimator) == []

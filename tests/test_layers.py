@@ -23,6 +23,7 @@ PACKAGES = {
     "npu_bridge.estimator": HOOKS,
     "npu_bridge.hccl": HOOKS,
     "npu_bridge.npu_cpu": HOOKS,
+    "npu_bridge.profiler": HOOKS,
     "npu_bridge.tbe": HOOKS,
     "hccl": HOOKS,
     "moxing": HOOKS,

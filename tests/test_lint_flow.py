@@ -232,3 +232,48 @@ COMBINED = {
 @pytest.mark.parametrize("name", sorted(COMBINED))
 def test_real_combinations_stay_reported(name):
     assert "NPB142" in {c for c, _ in _codes(COMBINED[name])}, _codes(COMBINED[name])
+
+
+# --- conditional expressions: each arm a value of its own (a tryout: the typo in one arm of
+# `b"allow_mix_precison" if amp else b"force_fp32"` was never reported) --------------------
+
+def _found(src):
+    return sorted((f.line, f.code, f.message.split(";")[0])
+                  for f in lint.lint_source(HEAD + OP + textwrap.dedent(src), "t.py"))
+
+
+def test_each_arm_of_a_conditional_parameter_map_value_is_checked():
+    line = (HEAD + OP).count("\n") + 1
+    found = _found('''\
+        custom_op.parameter_map["precision_mode"].s = b"allow_mix_precison" if AMP else b"force_fp32"
+        custom_op.parameter_map["op_debug_level"].i = 2 if A else ("3" if B else 7)
+        custom_op.parameter_map["dump_mode"].s = tf.compat.as_bytes("all" if A else "outptu")
+        custom_op.parameter_map["dump_path"].s = b"/tmp/dump"
+        custom_op.parameter_map["enable_dump"].b = True
+        ''')
+    assert [(ln, code) for ln, code, _ in found] == [
+        (line, "E10001"), (line + 1, "E10001"), (line + 1, "NBL011"), (line + 2, "E10001")]
+    assert "'allow_mix_precison'" in found[0][2] and "op_debug_level: 7" in found[1][2]
+    assert "'outptu'" in found[3][2]
+
+
+def test_the_arms_of_one_conditional_are_never_combined_but_each_meets_the_rest():
+    # two arms of one value are exclusive (no NPB142 between them); each arm combines with
+    # the entries around it: precision_mode_v2 beside either precision_mode value is NPB142
+    assert _found('custom_op.parameter_map["precision_mode"].s = '
+                  '(b"force_fp16" if A else b"allow_mix_precision")\n') == []
+    found = _found('''\
+        custom_op.parameter_map["precision_mode"].s = b"force_fp16" if A else b"force_fp32"
+        custom_op.parameter_map["precision_mode_v2"].s = b"fp16"
+        ''')
+    assert {code for _, code, _ in found} == {"NPB142"}
+
+
+def test_each_arm_of_a_conditional_config_class_argument_is_checked():
+    found = _found('''\
+        run_config = NPURunConfig(
+            precision_mode="allow_mix_precision" if AMP else "must_keep_orign_dtype",
+            memory_config=MemoryConfig(static_memory_policy=2 if A else "2"))
+        ''')
+    assert [code for _, code, _ in found] == ["E10001", "NPB160"], found
+    assert "'must_keep_orign_dtype'" in found[0][2]

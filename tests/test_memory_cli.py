@@ -222,6 +222,24 @@ def test_table_rows_figures_and_order():
     assert first[0].startswith("    fits: ") and "largest live set" in first[1]
 
 
+@pytest.mark.parametrize("assumptions,mode,label,size", [
+    (mp.Assumptions(float32_as_fp16=True), "", "float32 as float16", "512.0 KiB"),   # --fp16
+    (mp.Assumptions(), "force_fp16", "float32 as float16", "512.0 KiB"),
+    (mp.Assumptions(), "allow_mix_precision", "float32", "1.0 MiB")])
+def test_largest_tensors_name_the_dtype_they_are_planned_as(assumptions, mode, label, size):
+    """A tryout: `memory --fp16` listed `[32, 64] float32` at 4.0 KiB, half a float32's
+    8 KiB, with nothing saying it was planned as float16."""
+    from npu_bridge.tools import memory_table
+    graph = _chain_graph()
+    opts = mp.MemoryOptions(train=True, precision_mode=mode)
+    plan = mp.plan_graph(graph, opts, assumptions)
+    table = memory_table.Table(plan, mp.verdict(plan.checked, 0, opts), opts, 0, graph,
+                               assumptions, top=3)
+    big = [line for line in memory_table.graph_lines(table) if "[256, 1024] " in line]
+    assert len(big) == 3, big
+    assert all("[256, 1024] %s " % label in line and size in line for line in big), big
+
+
 # A dataset initializer (a host-only graph: nothing GE compiles), the variables' initializer
 # and a training step; static_memory_policy 1 (warning NPB103); a graph_memory_max_size given
 # as the first argument (too small: error NPB177).

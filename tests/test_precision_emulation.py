@@ -238,6 +238,22 @@ def test_dynamic_loss_scale_skips_overflowed_steps_and_falls_by_the_manager_rule
     assert not [d for d in rec["runtime"] if d.code in ("NPB180", "NPB182")], rec["runtime"]
 
 
+def test_loss_scale_emulation_leaves_no_collection_in_the_script_s_graph(emulate, caplog):
+    """What the emulation notes of NPULossScaleOptimizer and its manager (the checks, scales
+    and losses) is kept outside the script's graph: a checkpoint's meta graph (Saver.save,
+    export_meta_graph) holds only the script's own collections, and TensorFlow logs no "Type
+    is unsupported ... CollectionDef" warning for an object of ours (seen in a tryout: one
+    per checkpoint an NPUEstimator saved under --precision emulate)."""
+    seen, rec = _loss_scale_run("atlas-a2-training")
+    assert [after[2] for _, after in seen][-1] == 8192.0   # the emulation still saw the checks
+    graph = v1.get_default_graph()
+    assert not [k for k in graph.get_all_collection_keys() if "npu_bridge" in k]
+    with caplog.at_level("WARNING"):
+        meta = v1.train.export_meta_graph(graph=graph)
+    assert not [k for k in meta.collection_def if "npu_bridge" in k], list(meta.collection_def)
+    assert "CollectionDef" not in caplog.text
+
+
 def test_gradient_overflow_applied_in_inf_nan_mode_names_the_gradient_op(emulate):
     """A gradient beyond float16 with no loss-scale optimizer: step 1's update writes inf into
     the variable (the loss of step 1 is still finite), step 2's loss is NaN with no op

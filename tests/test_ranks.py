@@ -396,6 +396,66 @@ def test_report_lists_the_options_ranks_resolved_differently():
     assert _launcher.worst({0: 0, 1: 1, 2: -9}) == 137 and _launcher.worst({0: 0, 1: 0}) == 0
 
 
+class _Finished:
+    """A finished job as `launcher.merged_report` reads it: each rank's own report."""
+
+    def __init__(self, reports):
+        self.reports, self.messages, self.tails = reports, [], {}
+        self.local = [type("Info", (), {"rank": r, "server_id": "s", "device_id": r})()
+                      for r in sorted(reports)]
+        self.addresses = {r: "127.0.0.1:%d" % (2000 + r) for r in reports}
+
+    def rank_reports(self):
+        return dict(self.reports)
+
+    def failed_at(self, rank):
+        return float("inf")
+
+    def built_count(self, rank):
+        return 0
+
+
+def test_the_merged_report_has_every_ranks_capture_failures_and_notes():
+    """`not_planned`, `not_partitioned`, `not_captured` and `notes` of every rank, each
+    item `rank N: ...` first, as the ranks' configurations are named (and `unattached`
+    carries its rank); the "there may be more" hint per rank, whose list was capped."""
+    from npu_bridge.tools import launcher, report
+
+    def rep(**capture):
+        notes = capture.pop("notes", ())
+        return json.loads(json.dumps(report.build_run_report(
+            script="/s.py", argv=["s.py"], cwd="/", product=None, strict=False,
+            environment_set={}, records=[], script_exit_code=0, exit_code=0, notes=notes,
+            capture=capture)))
+
+    kept = report.CAPTURE_KEPT
+    reports = {0: rep(not_planned=["Session#1: ValueError: a"],
+                      not_partitioned=["Session#1/%d: KeyError: k" % i for i in range(kept)]),
+               1: rep(not_captured=["Session#1: partial_run: 2 run(s)"],
+                      not_partitioned=["Session#1/1: KeyError: k"],
+                      notes=["TF 1.x API mode not enabled: x"]),
+               2: None}   # killed before writing one
+    base = report.build_run_report(
+        script="/s.py", argv=["s.py"], cwd="/", product=None, strict=False, environment_set={},
+        records=[], script_exit_code=0, exit_code=0)
+    job = _Finished(reports)
+    job.messages.append("rank 2 ended (killed by SIGKILL)")
+    data = launcher.merged_report(job, {0: 0, 1: 0, 2: -9}, 137, base)
+    assert data["not_planned"] == ["rank 0: Session#1: ValueError: a"]
+    assert data["not_captured"] == ["rank 1: Session#1: partial_run: 2 run(s)"]
+    assert data["not_partitioned"] == ["rank 0: Session#1/%d: KeyError: k" % i
+                                       for i in range(kept)] + ["rank 1: Session#1/1: KeyError: k"]
+    assert data["notes"] == ["rank 1: TF 1.x API mode not enabled: x",
+                             "rank 2 ended (killed by SIGKILL)"]
+    lines = report.summary_lines(data)
+    assert "not captured: rank 1: Session#1: partial_run: 2 run(s) ran, in no plan " \
+           "(docs/memory.md)" in lines
+    assert [l for l in lines if "there may be more" in l] == [
+        "(the first %d graphs not partitioned of rank 0 are listed; there may be more)" % kept]
+    assert report.capture_failure_lines({"not_planned": ["Session#1: E: e"] * kept})[-1] == \
+        "(the first %d graphs not planned are listed; there may be more)" % kept
+
+
 def test_a_launcher_of_ones_own_sets_the_three_variables(tmp_path):
     (tmp_path / "table.json").write_text(json.dumps(_table([2])))
     for _ in range(20):   # two consecutive free ports

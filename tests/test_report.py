@@ -36,7 +36,8 @@ def test_top_level_keys_in_documented_order_with_version():
     data = _run_report()
     assert list(data) == ["schema", "version", "tool", "command", "created", "script", "product",
                           "strict", "environment", "outcome", "summary", "precision", "configurations",
-                          "unattached", "notes"]
+                          "unattached", "not_planned", "not_partitioned",
+                          "not_captured", "notes"]
     assert data["schema"] == "npu-bridge-report" and data["version"] == 2
     conf = data["configurations"][0]
     assert list(conf) == ["index", "kind", "name", "refused", "product", "options", "effective",
@@ -53,7 +54,7 @@ def test_top_level_keys_in_documented_order_with_version():
                                     "option": "static_memory_policy", "value": 1,
                                     "message": "legacy value 1 runs as 2",
                                     "short": "legacy value 1 runs as 2", "fix": None,
-                                    "provenance": None}]
+                                    "provenance": None, "more": None}]
     assert data["summary"] == {"configurations": 1, "refused": 0, "errors": 0, "warnings": 1,
                                "infos": 0}
 

@@ -285,3 +285,45 @@ def test_one_short_line_per_finding_with_its_fix_and_source_on_demand():
     (d,) = [d for d in back["configurations"][0]["diagnostics"] if d["code"] == "NPB140"]
     assert "38654705664" in d["message"] and "34359738368" in d["message"]
     assert list(d)[:5] == ["code", "severity", "option", "value", "message"]
+
+
+# --- notes: what the runner could not do, in the summary of run and memory ----------------
+
+NOTE_SCRIPT = '''
+import sys
+from npu_bridge.tools import cli, runner
+real = runner.prepare
+
+def prepare(*args, **kwargs):   # a runner that could not do two things, one said twice
+    env_set, notes = real(*args, **kwargs)
+    return env_set, notes + ["job environment not set: No module named 'jobenv'",
+                             "TF 1.x API mode not enabled: " + "a long reason " * 20,
+                             "job environment not set: No module named 'jobenv'"]
+
+runner.prepare = prepare
+sys.exit(cli.main(sys.argv[1:]))
+'''
+
+
+@pytest.mark.parametrize("command", ["run", "memory"])
+def test_the_summary_says_the_notes_once_each_and_short(tmp_path, command):
+    import subprocess
+    import sys
+    (tmp_path / "main.py").write_text(NOTE_SCRIPT)
+    (tmp_path / "s.py").write_text("print('hello')\n")
+    argv = [sys.executable, "main.py", command] + (["--report", "r.json"] if command == "run"
+                                                   else []) + ["s.py"]
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(os.path.abspath(
+        __file__))), TF_CPP_MIN_LOG_LEVEL="3")
+    proc = subprocess.run(argv, cwd=str(tmp_path), env=env, capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    lines = (proc.stderr if command == "run" else proc.stdout).splitlines()
+    notes = [l for l in lines if l.startswith("note: ")]
+    assert notes[0] == "note: job environment not set: No module named 'jobenv'", lines
+    assert len(notes) == 2 and notes[1].startswith("note: TF 1.x API mode not enabled: a long "
+                                                   "reason") and notes[1].endswith("..."), notes
+    assert len(notes[1]) <= len("note: ") + 120
+    if command == "run":   # the report keeps them whole, each as the runner said it
+        data = json.loads((tmp_path / "r.json").read_text())
+        assert len(data["notes"]) == 3 and len(data["notes"][1]) > 200

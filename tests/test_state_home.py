@@ -16,7 +16,7 @@ MUTATORS = frozenset(("append", "extend", "add", "update", "pop", "clear", "setd
 
 ALLOWED = {
     # the state module itself
-    ("npu_bridge.hooks.state", "_SESSIONS"): "the sessions' states (WeakKeyDictionary)",
+    ("npu_bridge.hooks.state", "_SESSIONS"): "the sessions' states (by id, beside a weak reference)",
     # the Session patch's registries (docs/design.md "The Session patch"); GE_INITIALIZATION
     # and GUARD are objects whose methods change them (not seen here)
     ("npu_bridge.hooks.session_patch", "RESOLUTIONS"): "the resolution cache (registry)",

@@ -6,13 +6,48 @@ An NPURunConfig's probe is an NPURunConfig (the class is passed in: `npu_config`
 this module, never the reverse) whose refused arguments are at their defaults: their values
 never reach GE (the summary's `not sent (CODE)` rows) and count as not given. A refused
 config-class call (MemoryConfig, DumpConfig, ...) is resolved on its own, as lint does.
+What a call gave is recorded by `records_user_args`, the config classes' constructor wrapper.
 """
+import functools
+import inspect
 import re
 
 from npu_bridge.config import legacy_args as _legacy_args, _render
+from npu_bridge.ge import config_schema as _config_schema
 from npu_bridge.ge.config_schema import BY_NAME as _SCHEMA, REQUIRED as _REQUIRED
 
 USER_ARGS = "_npu_user_args"   # the argument names a constructor call was given
+POSITIONS = "_npu_positions"   # argument -> its position, for those a call gave by position
+
+
+def records_user_args(init):
+    """Wrap a config class's ``__init__`` to record which arguments the call gave
+    (positional or keyword) in ``self._npu_user_args``: a deprecation or a summary's source
+    is about what the user set, not a default the class writes (issue 17); and those given by
+    position in ``self._npu_positions`` (argument -> 1, 2, ...): a finding about an argument
+    speaks of it as the user passed it (`argtypes.spelled`). A wrong argument is Python's
+    TypeError naming the class, with the schema's hint (lint's NBL012)."""
+    signature = inspect.signature(init)
+    params = tuple(signature.parameters)[1:]
+    owner = init.__qualname__.partition(".")[0]
+
+    @functools.wraps(init)
+    def __init__(self, *args, **kwargs):
+        for name in kwargs:   # Python checks keywords first
+            if name not in params:
+                raise TypeError(_config_schema.unexpected_keyword(owner, name))
+        if len(args) > len(params):
+            raise TypeError(_config_schema.too_many_positional(owner, len(args)))
+        try:
+            bound = signature.bind(self, *args, **kwargs)
+        except TypeError:   # a missing or repeated argument: Python's own message
+            init(self, *args, **kwargs)
+            raise
+        given = frozenset(bound.arguments) - {"self"}
+        setattr(self, USER_ARGS, given)   # before init: NPURunConfig's own checks read it
+        setattr(self, POSITIONS, {name: i + 1 for i, name in enumerate(params[:len(args)])})
+        init(self, *args, **kwargs)
+    return __init__
 
 
 def store(obj, owner, values):
@@ -31,13 +66,14 @@ def without(owner, values, refused):
             if arg in refused else value for arg, value in values.items()}
 
 
-def resolve_probe(run_cls, npu_args, given, origin=None, run_state=None):
+def resolve_probe(run_cls, npu_args, given, origin=None, run_state=None, positions=None):
     """Resolve an `run_cls` (NPURunConfig) probe holding only these NPU arguments.
 
     `given`: the argument names the user gave (the resolver's `UserSet`: sources, NPB105);
     `origin`: the config whose older-release arguments the probe takes; `run_state`:
     `(RunConfig arguments as kept, session_config)` for the "run_config" rules (NPB172) and
-    the user's own NpuOptimizer. Returns `(diagnostics, resolved GeOptions or None, probe)`;
+    the user's own NpuOptimizer; `positions`: argument -> position of those the call gave by
+    position (the probe's findings spell them so: `argtypes.spelled`). Returns `(diagnostics, resolved GeOptions or None, probe)`;
     never raises `NpuConfigError` (its diagnostics and partial options are returned)."""
     from npu_bridge.ge import NpuConfigError, UserSet, resolve
     probe = run_cls.__new__(run_cls)   # no RunConfig state: only the NPU fields
@@ -46,6 +82,7 @@ def resolve_probe(run_cls, npu_args, given, origin=None, run_state=None):
         if hasattr(origin, attr):
             setattr(probe, attr, getattr(origin, attr))
     setattr(probe, USER_ARGS, frozenset(given))
+    setattr(probe, POSITIONS, dict(positions or {}))
     if run_state is not None:
         probe._npu_probe_run_arguments, probe._session_config = run_state
     try:

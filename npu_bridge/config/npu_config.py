@@ -4,8 +4,6 @@ an `NpuOptimizer` `parameter_map` from the catalog. Notes: docs/design.md "Modul
 """
 import dataclasses
 import enum
-import functools
-import inspect
 import json
 import numbers
 import os
@@ -69,40 +67,14 @@ from npu_bridge.ge.argtypes import (  # noqa: E402
     check_class_args as _check_class_args, check_instance as _check_instance,
     check_int as _check_int, check_row_type as _check_row_type, problem as _problem,
     catalog_options as _catalog_options, rows_by_arg as _rows_by_arg, bool_int_warning,
-    check_npu_arg)
+    check_npu_arg, memory_third_problem as _memory_third_problem)
 
 
 # ---------------------------------------------------------------------------------------------
 # Config classes.
 
 _USER_ARGS = _probe.USER_ARGS   # the argument names a constructor call was given
-
-
-def _records_user_args(init):
-    """Wrap a config class's ``__init__`` to record which arguments the call gave
-    (positional or keyword) in ``self._npu_user_args``: a deprecation or a summary's source
-    is about what the user set, not a default the class writes (issue 17). A wrong argument
-    is Python's TypeError naming the class, with the schema's hint (lint's NBL012)."""
-    signature = inspect.signature(init)
-    params = tuple(signature.parameters)[1:]
-    owner = init.__qualname__.partition(".")[0]
-
-    @functools.wraps(init)
-    def __init__(self, *args, **kwargs):
-        for name in kwargs:   # Python checks keywords first
-            if name not in params:
-                raise TypeError(_config_schema.unexpected_keyword(owner, name))
-        if len(args) > len(params):
-            raise TypeError(_config_schema.too_many_positional(owner, len(args)))
-        try:
-            bound = signature.bind(self, *args, **kwargs)
-        except TypeError:   # a missing or repeated argument: Python's own message
-            init(self, *args, **kwargs)
-            raise
-        given = frozenset(bound.arguments) - {"self"}
-        setattr(self, _USER_ARGS, given)   # before init: NPURunConfig's own checks read it
-        init(self, *args, **kwargs)
-    return __init__
+_POSITIONS = _probe.POSITIONS   # argument -> its position, for those a call gave by position
 
 
 def _user_set(obj, path):
@@ -123,16 +95,23 @@ def _args(local_vars):
     return {k: v for k, v in local_vars.items() if k not in ("self", "__class__")}
 
 
-def _checked(owner, values, problems=()):
+def _positions(obj):
+    """Argument -> position of the arguments `obj`'s constructor call gave by position."""
+    return getattr(obj, _POSITIONS, None) or {}
+
+
+def _checked(owner, values, problems=(), positions=None):
     """`problems` (the class's own checks), then the type problems of `values` against their
-    catalog rows and of the config-class arguments (class `owner`'s schema row)."""
+    catalog rows and of the config-class arguments (class `owner`'s schema row); `positions`:
+    `_positions` of the call."""
     cls = _SCHEMA[owner]
     problems = list(problems)
+    positions = positions or {}
     if cls.row_types:
         _check_class_args(owner, {a: v for a, v in values.items() if a not in cls.nested},
-                          problems)
+                          problems, positions)
     for arg, name in cls.nested.items():
-        _check_instance(arg, values[arg], _CLASSES[name], problems)
+        _check_instance(arg, values[arg], _CLASSES[name], problems, position=positions.get(arg))
     return problems
 
 
@@ -194,10 +173,11 @@ class ProfilingConfig:
     """
 
     @_legacy_args.accept("ProfilingConfig")   # arguments of release r1.1.1: NPB108 warning
-    @_records_user_args
+    @_probe.records_user_args
     def __init__(self, enable_profiling=False, profiling_options=None):
         values = _args(locals())
-        _store(self, "ProfilingConfig", values, _checked("ProfilingConfig", values))
+        _store(self, "ProfilingConfig", values,
+               _checked("ProfilingConfig", values, positions=_positions(self)))
 
 
 class MemoryConfig:
@@ -216,34 +196,34 @@ class MemoryConfig:
     npu_options.json), while the vendor page the seed ``memoryconfig_constructor_zh.txt``
     copies documents ``(atomic_clean_policy=0, static_memory_policy=0,
     variable_use_1g_huge_page=0)``. ``memory_optimization_policy`` only takes a string, so a
-    third argument that is an int 0, 1 or 2, with ``variable_use_1g_huge_page`` left at its
-    default, is read as ``variable_use_1g_huge_page`` (the seed's prototype); a string there
-    is ``memory_optimization_policy`` (the real class). Any other int third, or an int third
-    together with a non-default ``variable_use_1g_huge_page``, is refused as ambiguous.
+    third positional argument that is an int 0, 1 or 2, with ``variable_use_1g_huge_page``
+    left at its default, is read as ``variable_use_1g_huge_page`` (the seed's prototype); a
+    string there is ``memory_optimization_policy`` (the real class). Any other int third, or
+    an int third together with a non-default ``variable_use_1g_huge_page``, is refused as
+    ambiguous, with a hint about that position. By keyword, ``memory_optimization_policy``
+    is the real signature's (a str; an int is refused, NPB160, never read as the seed's).
     Value and product rules: seed memoryconfig_constructor_zh.txt, applied by
     ``npu_bridge.ge.resolve``.
     Raises:
       NpuArgumentError: wrong argument types (all listed).
     """
 
-    @_records_user_args
+    @_probe.records_user_args
     def __init__(self, atomic_clean_policy=0, static_memory_policy=0,
                  memory_optimization_policy=None, variable_use_1g_huge_page=0):
-        if _memory_seed_form(memory_optimization_policy, variable_use_1g_huge_page):
-            # the seed's three-argument form: MemoryConfig(a, s, variable_use_1g_huge_page)
+        positions = _positions(self)
+        third = positions.get("memory_optimization_policy")
+        if third is not None and _memory_seed_form(memory_optimization_policy,
+                                                   variable_use_1g_huge_page):
+            # the seed's three-argument form: MemoryConfig(a, s, variable_use_1g_huge_page);
+            # a keyword memory_optimization_policy is the real signature's, whatever its value
             memory_optimization_policy, variable_use_1g_huge_page = \
                 None, memory_optimization_policy
+            third = None
         values = _args(locals())
-        problems = _checked("MemoryConfig", values)
-        if isinstance(memory_optimization_policy, numbers.Integral) and problems:
-            problems.append(_problem(
-                "memory_optimization_policy", memory_optimization_policy,
-                subject="MemoryConfig(a, s, %r)" % (memory_optimization_policy,),
-                expected="a str as the third positional argument (the real signature's "
-                "memory_optimization_policy)", got="an int",
-                detail="; an int 0, 1 or 2 there is read as variable_use_1g_huge_page, the "
-                "seed's prototype, only when variable_use_1g_huge_page is not also given: pass "
-                "it by keyword", where=_REAL_CONFIG))
+        del values["positions"], values["third"]
+        problems = _memory_third_problem(_checked("MemoryConfig", values, positions=positions),
+                                         memory_optimization_policy, third)
         _store(self, "MemoryConfig", values, problems)
 
 
@@ -260,12 +240,13 @@ class DumpConfig:
     Source: hicann/tensorflow npu_config.py; docs .../npu_config/dumpconfig_constructor.md.
     """
 
-    @_records_user_args
+    @_probe.records_user_args
     def __init__(self, enable_dump=False, dump_path=None, dump_step=None, dump_mode="output",
                  enable_dump_debug=False, dump_debug_mode="all", dump_data="tensor",
                  dump_layer=None):
         values = _args(locals())   # dump_data and dump_layer public, as in the real class
-        _store(self, "DumpConfig", values, _checked("DumpConfig", values))
+        _store(self, "DumpConfig", values,
+               _checked("DumpConfig", values, positions=_positions(self)))
 
 
 class GraphMemoryOptimizeConfig:
@@ -280,7 +261,7 @@ class GraphMemoryOptimizeConfig:
     Source: hicann/tensorflow npu_config.py (_check_graph_mem_optimize_config).
     """
 
-    @_records_user_args
+    @_probe.records_user_args
     def __init__(self, recompute=None, graph_slice=None):
         values = _args(locals())
         problems = []
@@ -290,7 +271,7 @@ class GraphMemoryOptimizeConfig:
                                          reason="not a mode", allowed="'auto', 'manual' or None",
                                          where=_REAL_CONFIG))
         _store(self, "GraphMemoryOptimizeConfig", values,
-               _checked("GraphMemoryOptimizeConfig", values, problems))
+               _checked("GraphMemoryOptimizeConfig", values, problems, _positions(self)))
 
 
 class ExperimentalConfig:
@@ -306,14 +287,15 @@ class ExperimentalConfig:
     Source: hicann/tensorflow npu_config.py; docs .../npu_config/experimentalconfig_constructor.md.
     """
 
-    @_records_user_args
+    @_probe.records_user_args
     def __init__(self, logical_device_cluster_deploy_mode="LB", logical_device_id=None,
                  model_deploy_mode=None, model_deploy_devicelist=None,
                  graph_memory_optimize_config=None, enable_graph_parallel=None,
                  graph_parallel_option_path=None, graph_compiler_cache_dir=None,
                  resource_config_path=None, accelerate_train_mode=None):
         values = _args(locals())
-        _store(self, "ExperimentalConfig", values, _checked("ExperimentalConfig", values))
+        _store(self, "ExperimentalConfig", values,
+               _checked("ExperimentalConfig", values, positions=_positions(self)))
 
 
 class NpuExecutePlacement(enum.Enum):
@@ -338,10 +320,11 @@ class DynamicInputConfig:
     Source: hicann/tensorflow npu_config.py and npu_estimator.py.
     """
 
-    @_records_user_args
+    @_probe.records_user_args
     def __init__(self, input_shape, dynamic_dims, dynamic_node_type, compile_hybrid_mode):
         values = _args(locals())
-        _store(self, "DynamicInputConfig", values, _checked("DynamicInputConfig", values))
+        _store(self, "DynamicInputConfig", values,
+               _checked("DynamicInputConfig", values, positions=_positions(self)))
 
 
 # The config classes by name (the schema's `nested` names them).
@@ -374,16 +357,18 @@ def _tf_config_cluster():
     return tf.train.ClusterSpec(tf_config.get("cluster", {}))
 
 
-def _check_npu_args(args, problems, values=None):
+def _check_npu_args(args, problems, values=None, positions=None):
     """Every check the constructor makes on the NPU arguments (not the RunConfig ones).
 
     Type problems (NPB160) go to `problems`; value problems (E10001, NPB141, the real class's
-    ps-mode check NPB161) to `values` when given, else to `problems` too. Each a Diagnostic."""
+    ps-mode check NPB161) to `values` when given, else to `problems` too. Each a Diagnostic.
+    `positions`: `_positions` of the call."""
     values = problems if values is None else values
+    positions = positions or {}
     ok = {}
     for arg in _RUN.checks:   # the real class's own type checks, in its order (schema)
         value = args[arg]
-        ok[arg] = check_npu_arg(arg, value, problems, values)
+        ok[arg] = check_npu_arg(arg, value, problems, values, positions.get(arg))
         if arg == "mix_compile_mode" and ok[arg] and value and ok["iterations_per_loop"] \
                 and args["iterations_per_loop"] != 1:
             values.append(_problem("mix_compile_mode", True, code="NPB141", shown="true",
@@ -394,11 +379,11 @@ def _check_npu_args(args, problems, values=None):
                                    reason="above 1", allowed="0, 1", where=_REAL_CONFIG))
     mix = args["mix_compile_mode"]
     for arg, cls in _CLASS_ARGS.items():
-        _check_instance(arg, args[arg], cls, problems)
+        _check_instance(arg, args[arg], cls, problems, position=positions.get(arg))
     for arg, value in args.items():
         row = _rows_by_arg().get(arg)
         if row is not None and arg not in _RUN.checks:
-            _check_row_type("NPURunConfig", arg, value, row, problems)
+            _check_row_type("NPURunConfig", arg, value, row, problems, positions.get(arg))
     # Parameter-server mode needs both a TF_CONFIG cluster and a ParameterServerStrategy.
     cluster = _tf_config_cluster()
     is_ps = isinstance(args["distribute"], _ps_strategy_classes())
@@ -413,7 +398,8 @@ def _check_npu_args(args, problems, values=None):
                                rule="must be True when a TF_CONFIG \"cluster\" is set"))
 
 
-def _validate(owner, npu_args, record_as=None, origin=None, given=None, run_state=None):
+def _validate(owner, npu_args, record_as=None, origin=None, given=None, run_state=None,
+              positions=None):
     """Raise one `NpuArgumentError` with every problem of these NPU arguments, or return.
 
     Argument types first (NPB160); when they are all fine, the `parameter_map` the real
@@ -426,16 +412,17 @@ def _validate(owner, npu_args, record_as=None, origin=None, given=None, run_stat
     `run_state`: the `tf.estimator.RunConfig` state the config will have, `(arguments as it
     keeps them, session_config)`: the probe resolves with it as the accepted config does
     (the "run_config" rules, NPB172; the user's own NpuOptimizer), so a refused config
-    reports every diagnostic an accepted one would, not only the refusing ones."""
+    reports every diagnostic an accepted one would, not only the refusing ones. `positions`:
+    the arguments the call gave by position (`_positions`)."""
     problems, values = [], []
-    _check_npu_args(npu_args, problems, values)
+    _check_npu_args(npu_args, problems, values, positions)
     # Arguments of a wrong type stay at their defaults in the probe (never sent, not given):
     # the others are resolved all the same, one bad argument hides no other finding.
     refused = {d.option for d in problems}
     given = given if given is not None else getattr(origin, _USER_ARGS, frozenset())
     extra, resolved, probe = _probe.resolve_probe(
         NPURunConfig, _probe.without("NPURunConfig", npu_args, refused), given - refused,
-        origin=origin, run_state=run_state)
+        origin=origin, run_state=run_state, positions=positions)
     extra = _probe.without_consequences(extra, "NPURunConfig", refused)
     reported = {d.option for d in extra if d.severity == "error"}
     values = [d for d in values if d.option not in reported]
@@ -477,7 +464,7 @@ class NPURunConfig(tf.estimator.RunConfig):
     """
 
     @_legacy_args.accept("NPURunConfig")   # arguments of older releases: NPB108 warning
-    @_records_user_args
+    @_probe.records_user_args
     def __init__(self,
                  iterations_per_loop=1,
                  profiling_config=None,
@@ -573,7 +560,7 @@ class NPURunConfig(tf.estimator.RunConfig):
         npu_args = {k: v for k, v in args.items() if k not in _BASE_ARGS}
         kept = _config_schema.run_config_arguments(args)   # its default cadence included
         _validate("NPURunConfig", npu_args, record_as="NPURunConfig(model_dir=%s)" % (model_dir,),
-                  origin=self, run_state=(kept, session_config))
+                  origin=self, run_state=(kept, session_config), positions=_positions(self))
         self._assign_npu_args(npu_args)
         save_checkpoints_steps = kept["save_checkpoints_steps"]
         super().__init__(
@@ -623,6 +610,8 @@ class NPURunConfig(tf.estimator.RunConfig):
         """
         npu_kwargs = {k: v for k, v in kwargs.items() if k in self._npu_args()}
         base_kwargs = {k: v for k, v in kwargs.items() if k not in npu_kwargs}
+        # its arguments given by keyword; the original call's positions stay for the others
+        positions = {k: p for k, p in _positions(self).items() if k not in kwargs}
         if npu_kwargs:
             merged = self._npu_args()
             merged.update(npu_kwargs)
@@ -631,10 +620,11 @@ class NPURunConfig(tf.estimator.RunConfig):
             _validate("NPURunConfig.replace", merged, origin=self,
                       given=getattr(self, _USER_ARGS, frozenset()) | frozenset(kwargs),
                       run_state=(kept, base_kwargs.get("session_config", getattr(
-                          self, "_session_config", None))))
+                          self, "_session_config", None))), positions=positions)
         new = super().replace(**base_kwargs)
         new._assign_npu_args(npu_kwargs)
         setattr(new, _USER_ARGS, getattr(self, _USER_ARGS, frozenset()) | frozenset(kwargs))
+        setattr(new, _POSITIONS, positions)
         return new
 
     def _npu_user_keys(self):
@@ -673,7 +663,9 @@ class NPURunConfig(tf.estimator.RunConfig):
         for arg, row in _rows_by_arg().items():
             present, value = _get_path(self, arg)
             if present:
-                diag = bool_int_warning(arg.rpartition(".")[2], value, row)
+                holder, _, name = arg.rpartition(".")
+                owner = _get_path(self, holder)[1] if holder else self
+                diag = bool_int_warning(name, value, row, _positions(owner).get(name))
                 if diag is not None:
                     found.append(diag)
         return found + _legacy_args.diagnostics(self)   # NPB108: arguments of older releases

@@ -30,6 +30,38 @@ def problem(arg, value, code=TYPE_CODE, **fields):
     return _make(code, arg, value, **fields)
 
 
+def spelled(arg, value, position=None):
+    """An argument as the user passed it, the subject of its finding: `arg=value` given by
+    keyword, `arg=value (2nd positional argument)` given by position (`position`: 1 for the
+    first argument after self; None: by keyword)."""
+    text = "%s=%r" % (arg, value)
+    if position is None:
+        return text
+    ordinal = {1: "st", 2: "nd", 3: "rd"}.get(position if position < 20 else position % 10, "th")
+    return "%s (%d%s positional argument)" % (text, position, ordinal)
+
+
+MEMORY_THIRD = "memory_optimization_policy"   # MemoryConfig's third argument
+
+
+def memory_third_problem(problems, value, position):
+    """`problems` of a `MemoryConfig` call, its third argument's NPB160 made the hint of
+    that argument given by position (`position` 3) as an int the seed's three-argument form
+    does not read (`config_schema.memory_seed_form`): the real signature takes a str there,
+    the seed's prototype an int 0, 1 or 2 as variable_use_1g_huge_page. Given by keyword
+    (`position` None), or of another type, `problems` as they are. The rule of the class and
+    of lint alike."""
+    if position is None or isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        return problems
+    return [problem(MEMORY_THIRD, value, subject=spelled(MEMORY_THIRD, value, position),
+                    expected="a str (the real signature's third argument is "
+                    "memory_optimization_policy)", got="int",
+                    detail="; an int 0, 1 or 2 there is read as variable_use_1g_huge_page, the "
+                    "seed's prototype, only while variable_use_1g_huge_page is left at 0: pass "
+                    "either by keyword", where=REAL_CONFIG)
+            if d.code == TYPE_CODE and d.option == MEMORY_THIRD else d for d in problems]
+
+
 def legacy_argument(cls, arg, value):
     """`NPB108` warning for argument `arg` of an older release's `cls` constructor
     (`npu_bridge.ge.legacy`), or None when no release had it."""
@@ -225,12 +257,13 @@ def _allowed_types_text(row):
     return " or ".join(texts)
 
 
-def check_row_type(owner, arg, value, row, problems):
-    """Append a problem when `value` cannot be written the way the estimator writes `row`."""
+def check_row_type(owner, arg, value, row, problems, position=None):
+    """Append a problem when `value` cannot be written the way the estimator writes `row`
+    (`position`: where the call gave it, None by keyword: `spelled`)."""
     if value is None:
         if row.estimator_write == "always":
             problems.append(problem(
-                arg, None, subject="%s=None" % arg, expected=_FIELD_TYPES[row.field],
+                arg, None, subject=spelled(arg, None, position), expected=_FIELD_TYPES[row.field],
                 got="None (not allowed)", where=_REAL_ESTIMATOR,
                 detail="; the real NPUEstimator always writes it to parameter_map[%r].%s"
                 % (row.key, row.field)))
@@ -244,7 +277,7 @@ def check_row_type(owner, arg, value, row, problems):
             got += " that is not encodable as UTF-8"
         raised = protobuf_error(row.field, value) if row.field != "s" else None
         problems.append(problem(
-            arg, value, subject="%s=%r" % (arg, value), expected=_allowed_types_text(row),
+            arg, value, subject=spelled(arg, value, position), expected=_allowed_types_text(row),
             got=got, where=_REAL_ESTIMATOR,
             detail="; the real NPUEstimator writes it with parameter_map[%r].%s = value%s"
             % (row.key, row.field, ", where protobuf raises " + raised if raised else "")))
@@ -279,7 +312,7 @@ def _bool_int_ge_parts(value, row, label):
     return sent or "its 'on' value", advice
 
 
-def bool_int_warning(arg, value, row):
+def bool_int_warning(arg, value, row, position=None):
     """NPB162 (a warning) when `value`, an int other than 0 and 1, is given for an argument
     the real NPUEstimator writes to an AttrValue `.b` field (`row.field == "b"`): protobuf
     stores it as True, so GE gets the row's "on" value. Names what is sent, and, when the
@@ -288,7 +321,7 @@ def bool_int_warning(arg, value, row):
     if not _is_bool_int(value, row):
         return None
     sent, advice = _bool_int_ge_parts(value, row, arg)
-    return _make(BOOL_INT_CODE, arg, value, subject="%s=%r" % (arg, value), what="argument",
+    return _make(BOOL_INT_CODE, arg, value, subject=spelled(arg, value, position), what="argument",
                  how="the real NPUEstimator writes it with parameter_map[%r].b = %r"
                  % (row.key, value), sent=sent, where=_REAL_ESTIMATOR, advice=advice)
 
@@ -306,34 +339,34 @@ def bool_int_entry_warning(label, value, row):
                  where="protobuf AttrValue.b is a bool", advice=advice)
 
 
-def _check_bool_int(arg, value, row, warnings):
+def _check_bool_int(arg, value, row, warnings, position=None):
     if warnings is not None:
-        diag = bool_int_warning(arg, value, row)
+        diag = bool_int_warning(arg, value, row, position)
         if diag is not None:
             warnings.append(diag)
 
 
-def check_instance(arg, value, cls, problems, exception_note=""):
+def check_instance(arg, value, cls, problems, exception_note="", position=None):
     if value is not None and not isinstance(value, cls):
-        problems.append(problem(arg, value, subject="%s=%r" % (arg, value),
+        problems.append(problem(arg, value, subject=spelled(arg, value, position),
                                 expected="a %s or None" % cls.__name__,
                                 got=type(value).__name__, detail="",
                                 where=REAL_CONFIG + exception_note))
 
 
-def _check_bool(arg, value, problems):
+def _check_bool(arg, value, problems, position=None):
     if not isinstance(value, bool):
-        problems.append(problem(arg, value, subject="%s=%r" % (arg, value),
+        problems.append(problem(arg, value, subject=spelled(arg, value, position),
                                 expected="True or False", got=type(value).__name__, detail="",
                                 where=REAL_CONFIG))
 
 
-def check_int(arg, value, problems, minimum, values=None):
+def check_int(arg, value, problems, minimum, values=None, position=None):
     """The real util.check_positive_integer / check_nonnegative_integer: `isinstance(value,
     six.integer_types)`, which a bool passes (then written as 1/0 by `.i = value`). A value
     below `minimum` goes to `values` when given (value problems the resolver reports too)."""
     if not isinstance(value, numbers.Integral):
-        problems.append(problem(arg, value, subject="%s=%r" % (arg, value),
+        problems.append(problem(arg, value, subject=spelled(arg, value, position),
                                 expected="an int >= %d (a bool counts as 1/0)" % minimum,
                                 got=type(value).__name__,
                                 detail="; the real NPURunConfig raises TypeError ('must be int')",
@@ -346,43 +379,44 @@ def check_int(arg, value, problems, minimum, values=None):
             allowed="an int >= %d" % minimum, where=REAL_CONFIG))
         return False
     if value > _INT64[1]:  # written to AttrValue.i: protobuf raises ValueError beyond int64
-        problems.append(problem(arg, value, subject="%s=%r" % (arg, value),
+        problems.append(problem(arg, value, subject=spelled(arg, value, position),
                                 expected="an int64 of at most %d (AttrValue.i)" % _INT64[1],
                                 got="a larger int", detail="", where=_REAL_ESTIMATOR))
         return False
     return True
 
 
-def check_class_args(owner, args, problems):
-    """Type-check the arguments of config class `owner` (a name) against their catalog rows."""
+def check_class_args(owner, args, problems, positions=None):
+    """Type-check the arguments of config class `owner` (a name) against their catalog rows
+    (`positions`: argument -> its position, for those the call gave by position)."""
     cls = _CLASSES[owner]
     for arg, value in args.items():
         row = rows_by_arg().get(cls.path(arg))
         if row is not None:
-            check_row_type(owner, arg, value, row, problems)
+            check_row_type(owner, arg, value, row, problems, (positions or {}).get(arg))
 
 
-def check_npu_arg(arg, value, problems, values=None):
+def check_npu_arg(arg, value, problems, values=None, position=None):
     """Type-check one `NPURunConfig` argument of its own checks (schema `own_checks`) as the
     real class does; True when it passed (then its value checks may follow). Value problems
     (an int below the minimum: E10001) go to `values` when given, else to `problems`."""
     kind, minimum = _CLASSES["NPURunConfig"].checks[arg]
     if kind == "int":
-        return check_int(arg, value, problems, minimum, values)
+        return check_int(arg, value, problems, minimum, values, position)
     if kind == "bool":
         before = len(problems)
-        _check_bool(arg, value, problems)
+        _check_bool(arg, value, problems, position)
         return len(problems) == before
     # str: jit_compile (a bool, which older releases took, is refused since: the class's
     # isinstance check, and the adapter reads only .s, npu_attrs.cc:2635)
     if isinstance(value, str) and not _utf8_ok(value):
-        problems.append(problem(arg, value, subject="%s=%r" % (arg, value),
+        problems.append(problem(arg, value, subject=spelled(arg, value, position),
                                 expected="a str encodable as UTF-8 (the estimator writes it "
                                 "with as_bytes)", got="one that is not", detail="",
                                 where=_REAL_ESTIMATOR))
         return False
     if not isinstance(value, str):
-        problems.append(problem(arg, value, subject="%s=%r" % (arg, value),
+        problems.append(problem(arg, value, subject=spelled(arg, value, position),
                                 expected="a str ('auto', 'true', 'false'; older releases took "
                                 "a bool, the current class does not)", got=type(value).__name__,
                                 detail="", where=REAL_CONFIG_PATH + ":217-218"))
@@ -394,27 +428,28 @@ class _NoInstance:
     """Stands for a config class where only its name is at hand (lint): no literal is one."""
 
 
-def check_arg(owner, arg, value, problems, classes=None, warnings=None):
+def check_arg(owner, arg, value, problems, classes=None, warnings=None, position=None):
     """Type-check one argument of config class `owner` (a name) as its constructor does,
     appending NPB160 Diagnostics to `problems`, and, when `warnings` is a list, NPB162
     (`bool_int_warning`) to it. `classes` maps class names to the classes
     (npu_config); without it, only the name of a class argument's class is known, which is
-    all a literal needs. Value problems are left to the resolver."""
+    all a literal needs. `position`: where the call gave it (None: by keyword), for the
+    finding's subject (`spelled`). Value problems are left to the resolver."""
     cls = _CLASSES.get(owner)
     if cls is None:
         return
     if arg in cls.checks:
-        check_npu_arg(arg, value, problems, [])
+        check_npu_arg(arg, value, problems, [], position)
         return
     class_name = cls.nested.get(arg)
     if class_name is not None:
         inner = (classes or {}).get(class_name) or type(class_name, (_NoInstance,), {})
-        check_instance(arg, value, inner, problems)
+        check_instance(arg, value, inner, problems, position=position)
         return
     if cls.row_types:
         row = rows_by_arg().get(cls.path(arg))
         if row is not None:
             before = len(problems)
-            check_row_type(owner, arg, value, row, problems)
+            check_row_type(owner, arg, value, row, problems, position)
             if len(problems) == before:
-                _check_bool_int(arg, value, row, warnings)
+                _check_bool_int(arg, value, row, warnings, position)

@@ -249,7 +249,8 @@ def memory_seed_form(third, huge_page):
     """Whether `MemoryConfig`'s third argument `third` (memory_optimization_policy, a str in
     the real signature) is the seed's ``MemoryConfig(a, s, variable_use_1g_huge_page)`` form:
     an int 0, 1 or 2 (not a bool), with `huge_page` (variable_use_1g_huge_page) left at 0
-    (seed memoryconfig_constructor_zh.txt). Read so by the class and by lint."""
+    (seed memoryconfig_constructor_zh.txt). Read so by the class and by lint, for a third
+    argument given by position only (`memory_optimization_policy=...` is the real one's)."""
     return isinstance(third, numbers.Integral) and not isinstance(third, bool) \
         and third in (0, 1, 2) and huge_page == 0 and not isinstance(huge_page, bool)
 

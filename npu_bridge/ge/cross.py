@@ -83,6 +83,12 @@ def _first(values, conds):
     return None
 
 
+def _holds(values, cond):
+    """Whether the condition `(key, predicate, text)` holds (`_first` of it alone)."""
+    value = values.get(cond[0], _MISSING)
+    return value is not _MISSING and cond[1](value)
+
+
 @dataclass(frozen=True, kw_only=True)
 class CrossRule:
     """One rule between options: a row of `_rows.CROSS_RULES`, an instance of its kind's
@@ -194,8 +200,7 @@ class Requires(CrossRule):
             if hit is None:
                 return
             # a needed key given with an invalid value is already an error: not "missing" too
-            ok = [_first(values, (c,)) is not None or (c[0] not in values and c[0] in given)
-                  for c in needs]
+            ok = [_holds(values, c) or (c[0] not in values and c[0] in given) for c in needs]
             if (any(ok) if rule.any_of else all(ok)):
                 return
             missing = [c[2] for c, good in zip(needs, ok) if not good]
@@ -302,7 +307,8 @@ class ExistingDir(_Option, CrossRule):
             if not isinstance(path, str) or path == "":
                 return  # absent: a "requires" rule reports it
             try:   # "path/." resolves only for a directory: one access() call checks both
-                usable = os.access(os.path.join(path, "."), os.R_OK | os.W_OK)
+                usable = os.access(path + ("." if path[-1] == "/" else "/."),   # os.path.join
+                                   os.R_OK | os.W_OK)
             except (OSError, ValueError):
                 usable = False
             if usable:

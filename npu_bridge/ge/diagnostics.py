@@ -40,13 +40,13 @@ class Diagnostic(NamedTuple):
                "value": self.value, "message": str(self.message)}
         if isinstance(self.message, Message):
             out.update(short=self.message.short, fix=self.message.fix,
-                       provenance=self.message.provenance)
+                       provenance=self.message.provenance, more=self.message.more)
         return out
 
     @classmethod
     def from_dict(cls, data):
-        """The inverse of `to_dict` (also of a report's diagnostic, whose `fix` and
-        `provenance` may be null): the message a `Message` again when `data` has its
+        """The inverse of `to_dict` (also of a report's diagnostic, whose `fix`,
+        `provenance` and `more` may be null): the message a `Message` again when `data` has its
         parts (`message_of`)."""
         return cls(data["code"], data["severity"], data["option"], data.get("value"),
                    message_of(data))
@@ -169,11 +169,6 @@ def cite(text):
     return text
 
 
-def _CITES(text):
-    """Whether `text` may name a source `name_pages` rewrites."""
-    return "seed" in text or "docs/" in text or "reference " in text
-
-
 @functools.lru_cache(maxsize=4096)
 def name_pages(text):
     """`cite`, and each adapter page path (`docs/en/tfadapter_1/apiref/...md`) named by its
@@ -203,21 +198,25 @@ class Message(str):
     """A diagnostic's message: the full text (a `str`: what the JSON, SARIF and GitHub
     outputs carry, provenance included), with the parts the `text` outputs print as
     attributes: `short` (one line of at most `SHORT_LIMIT` characters, sizes in KiB/MiB/GiB),
-    `fix` (what to write instead, or ""), `provenance` (where the rule comes from, as `cite`
-    names it); `arg_fix`: the fix as a config-class argument, for an option the user set
-    through one (`as_argument`), or "". A message rebuilt from text (read back from JSON) is
-    a plain `str`: use `short_of`, `fix_of`, `provenance_of`."""
+    `fix` (what to write instead, or ""; never a pointer), `provenance` (where the rule comes
+    from, as `cite` names it), `more` (a short line that lost something and has no fix: where
+    the rest is, `see npu-bridge explain X; the full message: --format json`, or "");
+    `arg_fix`: the fix as a config-class argument, for an option the user set through one
+    (`as_argument`), or "". A message rebuilt from text (read back from JSON) is a plain
+    `str`: use `short_of`, `fix_of`, `provenance_of`, `more_of`."""
 
-    def __new__(cls, text, short, fix="", provenance="", arg_fix=""):
+    def __new__(cls, text, short, fix="", provenance="", arg_fix="", more=""):
         self = super().__new__(cls, text)
         self.short, self.fix, self.provenance, self.arg_fix = short, fix, provenance, arg_fix
+        self.more = more
         return self
 
     def __reduce__(self):   # pickled across lint's process pool with its parts
-        return (Message, (str(self), self.short, self.fix, self.provenance, self.arg_fix))
+        return (Message, (str(self), self.short, self.fix, self.provenance, self.arg_fix,
+                          self.more))
 
 
-MESSAGE_PARTS = ("short", "fix", "provenance")
+MESSAGE_PARTS = ("short", "fix", "provenance", "more")
 
 
 def message_of(data):
@@ -227,7 +226,7 @@ def message_of(data):
     if isinstance(text, Message) or data.get("short") is None:
         return text
     return Message(str(text), data["short"], data.get("fix") or "",
-                   data.get("provenance") or "")
+                   data.get("provenance") or "", more=data.get("more") or "")
 
 
 def short_of(message):
@@ -238,6 +237,19 @@ def short_of(message):
 def fix_of(message):
     """The fix line of a message, "" when it has none."""
     return getattr(message, "fix", "") or ""
+
+
+def below(message):
+    """The lines the `text` outputs print under a message's short line, as `(label, text)`:
+    `("fix", ...)` where it has a fix, else `("more", ...)` where its line was shortened
+    (the explain pointer), else none."""
+    fix, more = fix_of(message), more_of(message)
+    return [("fix", fix)] if fix else [("more", more)] if more else []
+
+
+def more_of(message):
+    """Where the rest of a shortened message is (the explain pointer), "" when nowhere."""
+    return getattr(message, "more", "") or ""
 
 
 def provenance_of(message):
@@ -341,7 +353,7 @@ def as_argument(diag):
     if not alt or alt == message.fix:
         return diag
     return diag._replace(message=Message(str(message), message.short, alt,
-                                         message.provenance, alt))
+                                         message.provenance, alt, message.more))
 
 
 class _NoFix(LookupError):
@@ -365,7 +377,7 @@ def fill(template, fields, limit=SHORT_LIMIT):
     field is never cut inside a word or a quoted name (`_cut`): a list keeps whole items and
     says how many it leaves out; free text first drops its unquoted asides, then ends "...".
     (`make` gives a line that lost something and has no fix a pointer to `npu-bridge
-    explain` as its fix line.)
+    explain`, its message's `more`.)
 
     Raises:
       KeyError: a field the template names is not in `fields`.
@@ -375,7 +387,7 @@ def fill(template, fields, limit=SHORT_LIMIT):
 
 def _fill(template, fields, limit=SHORT_LIMIT):
     """`fill`'s line and whether it lost something (a word, a clause, list items)."""
-    parts, marked = [], {"cut": [], "trim": []}
+    parts, cuts, trims = [], [], []
     for literal, name, spec, conversion in _parsed(template):
         if literal:
             parts.append(literal)
@@ -384,13 +396,16 @@ def _fill(template, fields, limit=SHORT_LIMIT):
         value = fields[name]
         if conversion:
             value = _CONVERT[conversion](value)
-        if spec in marked:
-            marked[spec].append((len(parts), str(value)))
-            parts.append("")
+        if spec == "cut" or spec == "trim":
+            text = str(value)
+            (cuts if spec == "cut" else trims).append((len(parts), text))
+            parts.append(text)
         else:
-            parts.append(_spec_field(value, spec, fields))
-    room = limit - sum(len(p) for p in parts)
-    cuts, trims = marked["cut"], marked["trim"]
+            parts.append(_spec_field(value, spec, fields) if spec else format(value, ""))
+    line = "".join(parts)
+    if len(line) <= limit:   # everything fits in full: nothing is cut (_cap gives None)
+        return line, False
+    room = limit - len(line) + sum(len(t) for _, t in cuts + trims)   # left for marked fields
     # trimmed fields keep what the cut fields, in full, leave (at least "...")
     trim_cap = _cap([len(t) for _, t in trims], room - sum(len(t) for _, t in cuts), 3)
     for at, text in trims:
@@ -438,21 +453,28 @@ def _clauses(text):
     return out + [text[start:]]
 
 
+def short_line(text, limit=SHORT_LIMIT):
+    """`text` as one line of at most `limit` characters, shortened as a finding's short line
+    is (`_cut`: never inside a word or a quoted name, no bracket left open)."""
+    return _cut(" ".join(str(text).split()), limit)
+
+
 # an aside in parentheses that names nothing (no quoted name): "(TypeError at run time)"
 _ASIDE = re.compile(r" \([^()']*\)")
 
 
 def _cut(text, cap):
     """`text` in at most `cap` characters (None: no limit), never cut inside a word or a
-    quoted name. A list ("a, b, c" of names) keeps its first whole items, then "+N more";
-    other text drops its unquoted asides, then its
-    unquoted "; " clauses from the end, then ends "..." at a word boundary."""
+    quoted name, and never leaving a bracket open (`_closed`). A list ("a, b, c" of names)
+    keeps its first whole items, then "+N more"; other text drops its unquoted asides, then
+    its unquoted "; " clauses from the end, then ends "..." at a word boundary, with the
+    brackets it cut into closed after it (`an int (or a...)`)."""
     if cap is None or len(text) <= cap:
         return text
     items = text.split(", ")
     if len(items) > 2 and "; " not in text and all(i.count(" ") < 2 for i in items):
         for keep in range(len(items) - 1, -1, -1):
-            shown = ", ".join(items[:keep] + ["+%d more" % (len(items) - keep)])
+            shown = _closed(", ".join(items[:keep] + ["+%d more" % (len(items) - keep)]))
             if len(shown) <= cap or keep == 0:
                 return shown if keep else "%d values" % len(items) if cap >= 9 else "..."
     text = _ASIDE.sub("", text)
@@ -465,14 +487,52 @@ def _cut(text, cap):
         text = "; ".join(clauses)
     if len(text) <= cap:
         return text
-    if cap <= 3:
-        return "..."
     head = text[:cap - 2]
-    head = head[:head.rfind(" ")] if " " in head else ""   # a whole word
-    head = head.rstrip(" ,;:(=")
-    if head.count("'") % 2:   # never half a quoted name
-        head = head[:head.rfind("'")].rstrip(" ,;:(=")
-    return head + "..." if head else "..."
+    while head:
+        head = head[:head.rfind(" ")] if " " in head else ""   # a whole word
+        head = head.rstrip(" ,;:([{=")
+        quote = next((at for at, ch in _unclosed(head) if ch in _QUOTES), None)
+        if quote is not None:   # never half a quoted name
+            head = head[:quote].rstrip(" ,;:([{=")
+        shown = _closed(head + "...") if head else ""
+        if shown and len(shown) <= cap:
+            return shown
+    return "..."
+
+
+_CLOSERS = {"(": ")", "[": "]", "{": "}"}
+_QUOTES = "'\""
+
+
+def _is_quote(text, at):
+    """Whether the quote character at `at` is a quote, not an apostrophe (`adapter's`: a
+    letter on both sides; `b'x'`, a bytes literal's prefix, is a quote)."""
+    before, after = text[at - 1:at], text[at + 1:at + 2]
+    if not (before.isalpha() and after.isalnum()) or text[at] != "'":
+        return True
+    return before in "bBrRuU" and not text[at - 2:at - 1].isalnum()
+
+
+def _unclosed(text):
+    """The brackets and quotes `text` leaves open, outermost first: `[(position, char)]`
+    (inside quotes nothing else counts; a closer without its opener is ignored)."""
+    stack = []
+    for at, ch in enumerate(text):
+        if stack and stack[-1][1] in _QUOTES:
+            if ch == stack[-1][1] and _is_quote(text, at):
+                stack.pop()
+        elif ch in _QUOTES and _is_quote(text, at):
+            stack.append((at, ch))
+        elif ch in _CLOSERS:
+            stack.append((at, ch))
+        elif stack and ch == _CLOSERS.get(stack[-1][1]):
+            stack.pop()
+    return stack
+
+
+def _closed(text):
+    """`text` with the brackets it leaves open closed at its end, innermost first."""
+    return text + "".join(_CLOSERS.get(ch, ch) for _, ch in reversed(_unclosed(text)))
 
 
 def _filled(template, given):
@@ -503,24 +563,28 @@ def make(code, option, value, severity=None, **fields):
     if severity is not None and severity not in SEVERITIES:
         raise ValueError("severity %r of %s: allowed: %s" % (severity, code, ", ".join(SEVERITIES)))
     # sources are named in the fields (cached: they repeat) and in the table's templates
-    every = {k: name_pages(v) if isinstance(v, str) and _CITES(v) else v
-             for k, v in fields.items()}
+    every = fields   # the call's own keyword dict
+    for k, v in every.items():
+        # a text that may name a source `name_pages` rewrites (the test inline: every call)
+        if isinstance(v, str) and ("seed" in v or "docs/" in v or "reference " in v):
+            every[k] = name_pages(v)
     given_source = every.get("source")
-    every.update(option=option, value=value, source=row.source)
-    message = row.template.format(**every)
+    every["option"], every["value"], every["source"] = option, value, row.source
+    message = row.template.format_map(every)
     short, shortened = _fill(row.short, every) if row.short else (message, False)
     fix = arg_fix = ""
     if row.fix or row.arg_fix:
         given = {k: v for k, v in every.items() if v is not None and v != ""}
         fix, arg_fix = _filled(row.fix, given), _filled(row.arg_fix, given)
+    more = ""
     if shortened and not fix:
         # a line that lost something, with no fix below it, points to the rest: the
         # option's values, products and rule (else the code's), and the full text
-        fix = "see npu-bridge explain %s; the full message: --format json" % (
+        more = "see npu-bridge explain %s; the full message: --format json" % (
             option if isinstance(option, str) and option in _explain_names() else code)
     if row.cite:
-        provenance = row.cite.format(**every)
+        provenance = row.cite.format_map(every)
     else:
         provenance = every.get("where") or given_source or row.source
-    message = Message(message, short, fix, str(provenance), arg_fix)
+    message = Message(message, short, fix, str(provenance), arg_fix, more)
     return Diagnostic(code, severity or row.severity, option, value, message)

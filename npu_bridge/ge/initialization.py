@@ -43,7 +43,9 @@ class GeInitialization:
     the numbers given to sessions ("Session#3") and to NPU sessions joining GE."""
 
     def __init__(self):
-        self._lock = threading.Lock()
+        # re-entrant: a session collected unclosed leaves from inside a collection, which may
+        # run in this thread while it holds the lock
+        self._lock = threading.RLock()
         self.current = None
         self._names = itertools.count(1)
         self._numbers = itertools.count(1)
@@ -56,6 +58,20 @@ class GeInitialization:
     def next_number(self):
         """A fresh number for an NPU session that joins GE (`join`, `leave`)."""
         return next(self._numbers)
+
+    def open_session(self, kind, ge_options):
+        """A new NPU session of class `kind` ("Session") joins GE: returns `(name, number,
+        init, first)`, its label ("Session#3", `next_name`), its number (`next_number`), the
+        `GeInit` in force and whether it initialized GE (`join`); one call, one lock."""
+        with self._lock:   # (join's steps: this is every session creation's)
+            name = "%s#%d" % (kind, next(self._names))
+            number = next(self._numbers)
+            init = self.current
+            first = init is None
+            if first:
+                init = self.current = GeInit(name, ge_options, False)
+            init.live.add(number)
+        return name, number, init, first
 
     def join(self, ge_options, owner, number=None, plugin=False):
         """Register an NPU session (its `number`) or the plugin with the process's GE: the

@@ -1,5 +1,6 @@
 """`GeOptions`: the result of resolving an NPU configuration (DESIGN.md "Resolution")."""
 import json
+import operator
 import types
 from dataclasses import dataclass, field, fields
 from typing import Dict, List, Optional
@@ -11,6 +12,7 @@ _DICTS = ("global_options", "session_options", "graph_options", "adapter_options
 _REQUIRED = ("product", "global_options", "session_options", "graph_options", "effective",
              "diagnostics")  # adapter_options and sources: {} when absent (older reports)
 _DIAG_FIELDS = ("code", "severity", "option", "value", "message")
+_SEVERITY = operator.attrgetter("severity")
 
 
 @dataclass
@@ -64,7 +66,7 @@ class GeOptions:
 
     def raise_for_errors(self):
         """Raise `NpuConfigError` carrying every diagnostic if there is any error."""
-        if any(d.severity == "error" for d in self.diagnostics):
+        if "error" in map(_SEVERITY, self.diagnostics):
             raise NpuConfigError(self.diagnostics, self)
         return self
 

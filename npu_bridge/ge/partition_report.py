@@ -93,8 +93,7 @@ def full_lines(d, top=10):
     for x in d["diagnostics"]:   # one short line and its fix (issue 28), also read from JSON
         message = _diag.message_of(x)
         lines.append("    %s %s: %s" % (x["severity"], x["code"], _diag.short_of(message)))
-        if _diag.fix_of(message):
-            lines.append("        fix: %s" % _diag.fix_of(message))
+        lines += ["        %s: %s" % part for part in _diag.below(message)]
     return lines
 
 

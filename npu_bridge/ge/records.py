@@ -187,7 +187,8 @@ def record(kind, name, ge_options, refused=False, ignored=None):
     rec = Record(kind, name, ge_options, bool(refused), ignored_globals=ignored)
     with _lock:   # (with add_to_last's test: a finding is never left waiting behind a record)
         _records.append(rec)
-        waiting = RUN.take_pending()
+        # (findings wait only before the first record: add_to_last adds them under _lock)
+        waiting = RUN.take_pending() if RUN.pending else ()
     for cause, diagnostic in waiting:
         add_runtime_diagnostic(rec, cause, diagnostic)
     return rec

@@ -5,11 +5,15 @@ Everything option-specific comes from the catalog rows; the value rule kinds (on
 options given directly (`resolve_ge`, `check_graph`) `direct`. Lookups are built
 once at import, and the reader of parameter_map entries is generated from the catalog rows
 (`_reader_source`, compiled in memory at import), so that resolving a parameter_map of
-every key stays under 200 microseconds (bench/bench_resolve.py).
+every key stays within 3.30 times the cost of only reading the map (bench/bench_resolve.py,
+figure resolve_107).
 """
 import difflib
 import os
 import re
+from collections.abc import Mapping
+from itertools import compress
+from operator import is_not
 from typing import NamedTuple
 
 from npu_bridge.ge import catalog, config_schema, cross, legacy, products
@@ -18,7 +22,8 @@ from npu_bridge.ge.direct import check_graph, resolve_ge  # noqa: F401  (importa
 from npu_bridge.ge.options import GeOptions
 # the generic rule kinds (one value against its row): npu_bridge.ge.rule_kinds
 from npu_bridge.ge.rule_kinds import (  # noqa: F401  (_plain_groups: tests/ge/test_fast_path)
-    _check, _fast_ok, _fast_test, _formatter, _plain_groups, _text)
+    _check, _fast_ok, _fast_test, _formatter, _invalid, _plain_groups, _text)
+from npu_bridge.ge.text import close_names
 
 _LEVEL_INDEX = {"global": 0, "session": 1, "graph": 2, "adapter": 3}
 _FIELD_NAMES = {"b": "b (bool)", "i": "i (int)", "s": "s (bytes/string)", "f": "f (float)",
@@ -425,7 +430,8 @@ def _reader_source():
     generates `__init__`), and its constants.
 
     `_read(pm, keys, AV, values, L0, L1, L2, L3, src, diags, slow)` reads each catalog key
-    that `keys` (the keys of `pm`, a set or a dict's keys view) holds and, for a value plainly
+    that `keys` (the keys of `pm`: a set, a dict's keys view or the mapping itself) holds and
+    returns how many it found; for a value plainly
     valid in the field its row reads (an `AV` AttrValue set in that field, or a plain Python
     value of that field's type), writes its GE options straight-line: `values[key]`, the
     level dicts `L0`..`L3` (global, session, graph, adapter), `src` and the NPB105
@@ -434,11 +440,13 @@ def _reader_source():
     the diagnostics).
     """
     consts = {"_NOT": _NOT}
-    lines = ["def _read(pm, keys, AV, values, L0, L1, L2, L3, src, diags, slow):"]
+    lines = ["def _read(pm, keys, AV, values, L0, L1, L2, L3, src, diags, slow):",
+             "    n = 0"]
     for number, row in enumerate(r for r in catalog.OPTIONS if r.key):
         field, key = row.field, row.key
         test = _fast_test(row)
         lines += ["    if %r in keys:" % key,
+                  "        n += 1",
                   "        a = pm[%r]" % key,
                   "        if type(a) is AV:"]
         if field == "s":
@@ -482,13 +490,17 @@ def _reader_source():
             pytype = {"b": bool, "i": int, "s": str}[field]
             built = {value: deprecation._replace(value=value)
                      for value in finite if type(value) is pytype}
-            consts["DEPRECATION%d" % number] = deprecation
+            # the Diagnostic with this value, built as `_replace(value=v)` builds it
+            consts["DIAG"] = type(deprecation)
+            for name, part in zip(("C", "S", "O", "M"), deprecation[:3] + deprecation[4:]):
+                consts["D%s%d" % (name, number)] = part
             if built:
                 consts["DEP%d" % number] = built
-            lines += ["            diags.append(%sDEPRECATION%d._replace(value=v))"
-                      % ("DEP%d.get(v) or " % number if built else "", number)]
+            lines += ["            diags.append(%sDIAG(DC%d, DS%d, DO%d, v, DM%d))"
+                      % ((("DEP%d.get(v) or " % number) if built else ""),
+                         number, number, number, number)]
         lines += ["        else:", "            slow(%r, a)" % key]
-    lines += [""]
+    lines += ["    return n", ""]
     return "\n".join(lines), consts
 
 
@@ -534,11 +546,16 @@ def _entries(pmap):
 
     if not pmap:
         return values, (), level_dicts, sources
-    keys = pmap.keys() if type(pmap) is dict else set(pmap)
+    if type(pmap) is dict:
+        keys = pmap.keys()
+    elif isinstance(pmap, Mapping):   # a protobuf map: its own `in`, no set of its keys built
+        keys = pmap
+    else:
+        keys = set(pmap)
     first = pmap[next(iter(keys))]
     av = type(first) if hasattr(first, "WhichOneof") else _Unread
-    _read(pmap, keys, av, values, *level_dicts, sources, diags, slow)
-    if not keys <= _READ_KEYS:
+    if _read(pmap, keys, av, values, *level_dicts, sources, diags, slow) != len(keys):
+        # keys the catalog lacks
         for key in list(pmap):
             if key not in _READ_KEYS:
                 slow(key, pmap[key])
@@ -592,6 +609,8 @@ def resolve(config, product=None, env=None, user_set=None):
     by_argument = _set_by_argument(mine, extra[1] if extra is not None else None)
     soc = values.get("soc_config")
     pid = products.target(product, soc, env, diags)
+    if diags and pid is not None:   # (the error path only: nothing to do for a clean map)
+        _suggest_for_product(diags, pid)
     # SoC names that can make the memory figure exact, in target precedence order
     socs = (products.current_forced_product() if product is None else product, soc, env.get(products.PRODUCT_ENV))
     _pm_rules(values, used_classes, pid, diags, pmap, socs)
@@ -600,6 +619,7 @@ def resolve(config, product=None, env=None, user_set=None):
     effective = dict(levels[0])
     effective.update(levels[1])
     effective.update(levels[2])
+    sent = effective.copy()   # the three levels merged, before GE's own normalisation
     for plain, gekey in _ALIASES:
         if plain in effective:
             effective.setdefault(gekey, effective[plain])
@@ -607,7 +627,7 @@ def resolve(config, product=None, env=None, user_set=None):
     # the rule table's GE-level rows: GE's own normalisation and the seeds' memory rules
     cross.check_ge(result, env, values.get("graph_max_parallel_model_num"),
                    "static_memory_policy" if "static_memory_policy" in values else None)
-    _mirror_normalised(result)
+    _mirror_normalised(result, sent)
     if mine is not None:   # about the user's choice, not a default the owner writes
         result.diagnostics[:] = [d for d in result.diagnostics if d.code not in USER_SET_ONLY
                                  or d.option in mine.keys]
@@ -621,16 +641,22 @@ def resolve(config, product=None, env=None, user_set=None):
 # (`static_memory_policy` and `ge.exec.staticMemoryPolicy`).
 _BOTH_NAMES = tuple((r.key, r.ge_key) for r in catalog.OPTIONS
                     if r.key and r.ge_key and r.key != r.ge_key)
+_BOTH_GE = tuple(gekey for _, gekey in _BOTH_NAMES)
+# no plain name is another pair's GE key: writing one cannot change a later pair's test, so
+# the pairs to test can be picked before the loop
+_BOTH_DISJOINT = not {plain for plain, _ in _BOTH_NAMES} & set(_BOTH_GE)
 
 
-def _mirror_normalised(result):
+def _mirror_normalised(result, sent):
     """What GE applies to a GE key (policy 1 runs as 2, an environment variable merged) holds
-    for the same value sent under its parameter_map name too: the effective value of both."""
+    for the same value sent under its parameter_map name too: the effective value of both.
+    `sent`: the three levels merged (global, session, graph), as sent."""
     eff = result.effective
-    sent = {}
-    for level in (result.global_options, result.session_options, result.graph_options):
-        sent.update(level)
-    for plain, gekey in _BOTH_NAMES:
+    pairs = _BOTH_NAMES
+    if _BOTH_DISJOINT:   # only a GE key whose effective value is not the very object sent
+        # can differ from it: found at C level, the rest tested as before
+        pairs = compress(pairs, map(is_not, map(eff.get, _BOTH_GE), map(sent.get, _BOTH_GE)))
+    for plain, gekey in pairs:
         if plain in sent and gekey in sent and sent[plain] == sent[gekey] \
                 and gekey in eff and eff[gekey] != sent[gekey]:
             eff[plain] = eff[gekey]
@@ -641,6 +667,30 @@ def _truthy(value, row):
     if value in (None, "", 0, False, "0"):
         return False
     return value != row.default
+
+
+def _suggest_for_product(diags, pid):
+    """An E10001 whose "did you mean" names a value the target product refuses (NPB113 as an
+    error there: the bfloat16 modes on a SoC without bfloat16) would fix one error into
+    another: its message says so, and names (and its fix writes) the closest value the
+    product takes, if any. `diags` is changed in place."""
+    for i, d in enumerate(diags):
+        row = catalog.BY_KEY.get(d.option) if d.code == "E10001" else None
+        if row is None or not row.value_products or not isinstance(d.value, str):
+            continue
+
+        def refused(v, row=row):
+            vp = row.value_products.get(v)
+            return bool(vp) and pid not in vp and row.value_product_severity.get(v) == "error"
+
+        words = [v for v in row.allowed if isinstance(v, str)]
+        close = close_names(d.value, words, n=1)
+        if not close or not refused(close[0]):
+            continue
+        there = close_names(d.value, [v for v in words if not refused(v)], n=1)
+        reason = "did you mean %r? refused on %s (NPB113)%s" % (
+            close[0], pid, ": try %r" % there[0] if there else "")
+        diags[i] = _invalid(row, d.option, d.value, reason, there[0] if there else None)
 
 
 def _pm_rules(values, used_classes, pid, diags, given=(), socs=()):

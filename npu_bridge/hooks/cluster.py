@@ -63,9 +63,14 @@ _ENV_KEYS = ("RANK_SIZE", "RANK_ID", "RANK_TABLE_FILE", "JOB_ID", "NPU_BRIDGE_RA
              "NPU_BRIDGE_PORT_BASE", "NPU_BRIDGE_JOB_DIR", "NPU_BRIDGE_COLLECTIVE_TIMEOUT")
 
 
+_rank_size = _session_state.environ(("RANK_SIZE",))   # every session creation asks `active()`
+
+
 def active():
     """True in a process of a job with several ranks (``RANK_SIZE`` > 1)."""
-    raw = os.environ.get("RANK_SIZE", "")
+    raw = _rank_size()[0]
+    if not raw:   # unset or empty: one rank (no exception raised and caught on this path)
+        return False
     try:
         return int(raw.strip()) > 1
     except ValueError:
@@ -214,14 +219,20 @@ def check_groups(groups):
     if not _CLUSTER.group_names:
         return
     with _CLUSTER.lock:
-        pending = [k for k in sorted(groups) if k in _CLUSTER.group_names and k not in _CLUSTER.checked_keys]
-    for gkey in pending:
-        _check_group(gkey)
+        pending = [(k, group) for k, group in _named_groups(groups)
+                   if k not in _CLUSTER.checked_keys]
+    for gkey, group in pending:
+        _check_group(gkey, group, group_members(group))
 
 
-def _check_group(gkey):
-    group = _CLUSTER.group_names[gkey]
-    members = group_members(group)
+def _named_groups(groups):
+    """``(group key, HCCL group name)`` of each key of ``groups`` an HCCL group of this process
+    has (``create_group`` or the world group), in key order: what the checks below walk."""
+    names = _CLUSTER.group_names
+    return [(k, names[k]) for k in sorted(groups) if k in names]
+
+
+def _check_group(gkey, group, members):
     mine = _fingerprint(group, members)
     session_cls = tf.compat.v1.Session
     graph = tf.Graph()
@@ -265,9 +276,8 @@ def _refused_later(err, groups):
     check passed) is TensorFlow's leader refusing a device of another group on one of their
     keys: the leader then fails every collective on that key ("Collective ops is aborted by"),
     so this group's run failed because the other group's rank came later. None otherwise."""
-    for gkey in sorted(groups):
-        group = _CLUSTER.group_names.get(gkey)
-        said = _refusal(err, gkey) if group is not None else None
+    for gkey, group in _named_groups(groups):
+        said = _refusal(err, gkey)
         if said:
             return _collision(group, group_members(group), gkey, "a rank of another group asked "
                               "TensorFlow's group leader (rank 0) for that key after this group "
@@ -281,10 +291,7 @@ def _peer_refused(groups):
     waits for a rank that will not come (rank 0 in a ring with rank 1, whose run TensorFlow's
     leader aborted when a third rank's group asked for the key). None otherwise."""
     j = job()
-    for gkey in sorted(groups):
-        group = _CLUSTER.group_names.get(gkey)
-        if group is None:
-            continue
+    for gkey, group in _named_groups(groups):
         members = group_members(group)
         peers = [r for r in members if r != j.rank and "%d" % gkey in (_read_notes(r, "collision") or ())]
         if peers:

@@ -579,16 +579,21 @@ def _count_uncaptured(rec, what, unit):
         _CAPTURE.uncaptured[key] = [rec, 1]
 
 
-def uncaptured_lines():
-    """What ran on this run's NPU sessions but is in no plan, one line per session and kind:
-    `not captured: Session#1: partial_run: 3 run(s) ran, in no plan (docs/memory.md)`
-    (`npu-bridge memory` prints them)."""
+def uncaptured():
+    """What ran on this run's NPU sessions but is in no plan, one entry per session and kind:
+    `Session#1: partial_run: 3 run(s)` (`npu-bridge run` and `memory` print them,
+    `tools.report.capture_failures`)."""
     current = {id(r) for r in _records.records()}   # this run's (`records.clear()` before)
     with _lock:
         counts = [(rec.name, what, n, unit) for (rid, what, unit), (rec, n)
                   in _CAPTURE.uncaptured.items() if rid in current]
-    return ["not captured: %s: %s: %d %s ran, in no plan (docs/memory.md)" % c
-            for c in sorted(counts)]
+    return ["%s: %s: %d %s" % c for c in sorted(counts)]
+
+
+def uncaptured_lines():
+    """`uncaptured()` as text lines: `not captured: Session#1: partial_run: 3 run(s) ran, in
+    no plan (docs/memory.md)`."""
+    return ["not captured: %s ran, in no plan (docs/memory.md)" % c for c in uncaptured()]
 
 
 def captured_name(rec, key):

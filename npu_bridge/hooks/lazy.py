@@ -11,13 +11,17 @@ class LazyModule:
     """Stands for the module `name` (e.g. "tensorflow.python.client.session"): reading an
     attribute imports the module (once; then a `sys.modules` lookup) and reads it there."""
 
-    __slots__ = ("_name",)
+    __slots__ = ("_name", "_module")
 
     def __init__(self, name):
         self._name = name
+        self._module = None
 
     def __getattr__(self, attr):
-        return getattr(importlib.import_module(self._name), attr)
+        module = self._module
+        if module is None:   # (import_module costs microseconds even when loaded: once)
+            module = self._module = importlib.import_module(self._name)
+        return getattr(module, attr)
 
     def __repr__(self):
         return "<lazy module %s>" % self._name

@@ -27,6 +27,9 @@ from npu_bridge.hooks import state as _state
 
 ENV = "NPU_BRIDGE_PRECISION"          # "emulate" or "off" (default)
 VALUES = ("off", "emulate")
+# What the loss-scale code notes per graph (`note`, `noted`): kept beside the graph, never in
+# its collections, which Saver.save / export_meta_graph would write into the script's
+# checkpoints (and warn about, for an object that is not a tensor or op).
 STATUS_COLLECTION = "npu_bridge_precision_status"   # NPULossScaleOptimizer's checks
 SCALE_COLLECTION = "npu_bridge_precision_loss_scale"  # loss scale after each step
 LOSS_COLLECTION = "npu_bridge_precision_loss"         # the losses the optimizers scaled
@@ -74,9 +77,25 @@ class StatusCheck:
         self.wired = False
 
 
+def note(kind, item, graph=None):
+    """Keep `item` (a tensor, or a `StatusCheck`) under `kind` (one of the *_COLLECTION names)
+    for `graph` (default: the item's own graph, else the default graph), outside the graph's
+    collections (`state.PRECISION_NOTES`)."""
+    if graph is None:
+        graph = getattr(item, "graph", None) or tf.compat.v1.get_default_graph()
+    with _lock:
+        _state.PRECISION_NOTES.setdefault(graph, {}).setdefault(kind, []).append(item)
+
+
+def noted(graph, kind):
+    """The items `note` kept under `kind` for `graph`, in the order noted (a new list)."""
+    with _lock:
+        return list(_state.PRECISION_NOTES.get(graph, {}).get(kind, ()))
+
+
 def note_status_check(hook, grads, check, status):
     """Called by `NPULossScaleOptimizer.apply_gradients` when the emulation is on."""
-    tf.compat.v1.add_to_collection(STATUS_COLLECTION, StatusCheck(hook, list(grads), check, status))
+    note(STATUS_COLLECTION, StatusCheck(hook, list(grads), check, status), status.graph)
 
 
 class _Rounded:
@@ -279,7 +298,7 @@ def _wire_status_checks(graph, st):
     line 50); saturation mode the float status, i.e. no rounded tensor feeding the gradients
     went beyond the low type, and every gradient finite (enable_overflow_check=False: no check,
     line 89)."""
-    for check in graph.get_collection(STATUS_COLLECTION):
+    for check in noted(graph, STATUS_COLLECTION):
         if check.wired:
             continue
         check.wired = True
@@ -315,12 +334,12 @@ class _FetchPlan:
         reach = _ancestors([self.substitute.get(id(t), t) for t in fetch_tensors]
                            + list(targets))
         self.rounded = [r for r in st.order if r.cast_id in reach]
-        self.checks = [c for c in graph.get_collection(STATUS_COLLECTION)
+        self.checks = [c for c in noted(graph, STATUS_COLLECTION)
                        if c.status.op._id_value in reach]   # pylint: disable=protected-access
         self.statuses = [c.status for c in self.checks]
-        self.scales = [t for t in graph.get_collection(SCALE_COLLECTION)
+        self.scales = [t for t in noted(graph, SCALE_COLLECTION)
                        if t.op._id_value in reach]   # pylint: disable=protected-access
-        self.losses = [t for t in graph.get_collection(LOSS_COLLECTION)
+        self.losses = [t for t in noted(graph, LOSS_COLLECTION)
                        if t.op._id_value in reach]   # pylint: disable=protected-access
         self.ops_low, self.ops_cube_in = {}, {}
         for oid in reach.intersection(st.low_ops):

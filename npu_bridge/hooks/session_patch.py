@@ -7,12 +7,12 @@ three objects: ``RESOLUTIONS`` (this module), ``GE_INITIALIZATION``
 (``npu_bridge.ge.initialization``) and ``GUARD``. Design notes: docs/design.md.
 """
 import dataclasses
+import functools
 import inspect
 import os
 import re
 import sys
 import threading
-import weakref
 
 from npu_bridge.hooks import cluster as _cluster, session_guard
 from npu_bridge.hooks.lazy import LazyModule
@@ -135,8 +135,9 @@ def cpu_session_config(config):
     return cpu
 
 
-def _env_snapshot():
-    return tuple(os.environ.get(name) for name in _RESOLVER_ENV)
+_env_snapshot = _state.environ(_RESOLVER_ENV)   # () -> their values (a cache key)
+# a session creation's: the resolver's and RANK_SIZE (`_cluster.active()` when it is set)
+_session_env = _state.environ(_RESOLVER_ENV + ("RANK_SIZE",))
 
 
 class _Prepared:
@@ -353,15 +354,19 @@ def executing_graphs():
 def _wrap_init(original):
     names = list(inspect.signature(original).parameters)
     config_index = names.index("config") - 1   # position among the args after self
+    config_proto = config_pb2.ConfigProto   # (TensorFlow is loaded when patching)
+    new_state = _state.SessionState
 
     def __init__(self, *args, **kwargs):
-        if kwargs.get("config") is not None:
-            config = kwargs["config"]
-        elif len(args) > config_index and args[config_index] is not None:
-            config = args[config_index]
-        else:
-            config = config_pb2.ConfigProto()
-        if not isinstance(config, config_pb2.ConfigProto):
+        # Every line here is paid per session creation (bench/bench_session.py): module
+        # attributes are bound above, and each step is one call at most.
+        config = kwargs.get("config")
+        if config is None:
+            if len(args) > config_index and args[config_index] is not None:
+                config = args[config_index]
+            else:
+                config = config_proto()
+        if not isinstance(config, config_proto):
             # Not ours to judge: stock TF raises its own TypeError.
             return original(self, *args, **kwargs)
         inject = __init__.inject_defaults
@@ -371,7 +376,8 @@ def _wrap_init(original):
         # An NPUEstimator's config is also told apart by identity (npu_config.rendered_user_set:
         # same content, other user keys): the render module is loaded once one was rendered.
         render = sys.modules.get("npu_bridge.config._render")
-        key = (config.SerializeToString(), _env_snapshot(), cache.forced_product(), inject,
+        env = _session_env()
+        key = (config.SerializeToString(), env, _RUN.forced_product, inject,
                render.identity_user_set(config) if render is not None else None)
         prepared = cache.sessions.get(key)
         if prepared is None:
@@ -386,7 +392,8 @@ def _wrap_init(original):
                         "session", GE_INITIALIZATION.next_name(type(self).__name__), err)
                 raise
         ge_options = prepared.ge_options
-        if _cluster.active():   # a rank of a multi-rank job: sessions open on its server
+        cluster = env[-1] is not None and _cluster.active()
+        if cluster:   # a rank of a multi-rank job: sessions open on its server
             kwargs, args = _cluster.session_kwargs(self, args, kwargs), ()
         if ge_options is None:
             # check only: a config without NpuOptimizer is not the adapter's business
@@ -401,14 +408,13 @@ def _wrap_init(original):
         kwargs["config"] = prepared.cpu_config
         if len(args) > config_index:
             args = args[:config_index] + args[config_index + 1:]
-        if _state.is_cluster(self):
+        if cluster and _state.is_cluster(self):
             kwargs, args = _cluster.session_kwargs(self, args, kwargs), ()
         original(self, *args, **kwargs)
         self._config = config
-        name = GE_INITIALIZATION.next_name(type(self).__name__)
-        number = GE_INITIALIZATION.next_number()
-        init, first = GE_INITIALIZATION.join(ge_options, name, number)
-        weakref.finalize(self, GE_INITIALIZATION.leave, number)   # collected without close()
+        # leaves on close(), or when collected unclosed (npu_bridge.hooks.state)
+        name, number, init, first = GE_INITIALIZATION.open_session(type(self).__name__,
+                                                                   ge_options)
         ignored_keys = ()
         if not first:
             ignored, ignored_keys = GE_INITIALIZATION.ignored_globals(ge_options, init)
@@ -418,11 +424,14 @@ def _wrap_init(original):
                     ge_options.diagnostics) + [ignored])
         # the policy is the process's: the one GE was initialized with ("GE initialization");
         # the record takes run-time refusals (NPB123); created_at: where NPB123 says it was made
-        _state.attach(self, ge_options=ge_options, guard_policy=init.policy, ge_init=init,
-                      ge_number=number, created_at=_created_at(),
-                      record=_records.record("session", name, ge_options,
-                                             ignored=(init.owner, ignored_keys) if ignored_keys
-                                             else None))
+        record = _records.record("session", name, ge_options,
+                                 ignored=(init.owner, ignored_keys) if ignored_keys else None)
+        if cluster:   # its state exists (`_cluster.session_kwargs` marked it)
+            _state.attach(self, ge_options=ge_options, guard_policy=init.policy, ge_init=init,
+                          ge_number=number, created_at=_created_at(), record=record)
+        else:
+            _state.register(self, new_state(ge_options, record, init.policy, init, number,
+                                            _created_at()))
 
     __init__.inject_defaults = False
     return __init__
@@ -510,14 +519,21 @@ def _created_at():
     npu_bridge and TensorFlow (None when there is none)."""
     frame = sys._getframe(2)   # pylint: disable=protected-access
     while frame is not None:
-        path = frame.f_code.co_filename
-        if not (_IN_PACKAGES.search(path)):
-            return "%s:%d" % (os.path.basename(path), frame.f_lineno)
+        where = _script_file(frame.f_code.co_filename)
+        if where is not None:
+            return "%s:%d" % (where, frame.f_lineno)
         frame = frame.f_back
     return None
 
 
 _IN_PACKAGES = re.compile(r"[\\/](npu_bridge|tensorflow|tensorflow_estimator|keras)[\\/]|^<frozen ")
+
+
+@functools.lru_cache(maxsize=512)
+def _script_file(path):
+    """The base name of `path` when it is a script's file (not npu_bridge's, TensorFlow's or
+    Python's own), else None. Memoized: a session creation walks the same few files."""
+    return None if _IN_PACKAGES.search(path) else os.path.basename(path)
 
 
 def _precision_run(session, stock, fetches, feed_dict):
@@ -641,7 +657,9 @@ def _wrap_close(original):
         finally:
             known = _state.of(self)
             if known is not None and known.ge_number is not None:
-                GE_INITIALIZATION.leave(known.ge_number)
+                # once: TensorFlow's __del__ closes again, and the collection would leave too
+                number, known.ge_number = known.ge_number, None
+                GE_INITIALIZATION.leave(number)
 
     return close
 

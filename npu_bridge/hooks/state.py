@@ -1,8 +1,9 @@
 """The hooks' state, in one place (imports no TensorFlow).
 
-- `SessionState` of each patched session, kept by session in a `WeakKeyDictionary`
-  (`of(session)`, `attach(session, ...)`): nothing is set on TensorFlow's objects, and a
-  collected session takes its entry with it.
+- `SessionState` of each patched session, kept by the session's id beside a weak reference
+  to it (`of(session)`, `attach(session, ...)`): nothing is set on TensorFlow's objects, and a
+  collected session takes its entry with it and leaves the process's GE initialization (one
+  weak reference per session does both: a session creation pays for one, not two).
 - `RUN`: the run's context (`npu_bridge.ge.records.RunContext`: graph capture, forced
   product, findings waiting for a configuration); it lives in the GE layer because the
   resolver reads the forced product and `records.record()` drains the findings.
@@ -13,6 +14,7 @@
 - `TF1`: the TF 1.x API mode's state (`TF1Mode`, `npu_bridge.hooks.tf1_mode`).
 - `CAPTURE`: what the graph capture and the partition have seen (`Capture`).
 - `CLUSTER`: the multi-rank job of this process (`Cluster`, `npu_bridge.hooks.cluster`).
+- `PRECISION_NOTES`: what the loss-scale code notes per graph (`precision_emulation.note`).
 - `EMULATION`: the precision emulation's per-graph state, `tf.Graph` -> {plan key: state}
   (`npu_bridge.hooks.precision_emulation`); `script_inputs` reads its round trips for the
   graph capture and the partition, which import no emulation.
@@ -24,18 +26,21 @@ The process-wide caches and guards stay the objects their modules own: `RESOLUTI
 (`session_guard`).
 """
 import dataclasses
+import os
 import threading
 import weakref
 from typing import Any, Optional
 
+from npu_bridge.ge.initialization import GE_INITIALIZATION
 from npu_bridge.ge.records import RUN  # noqa: F401  (re-exported: the run's context)
 
-__all__ = ["SessionState", "of", "attach", "mark_cluster", "is_cluster", "RUN", "LOOPS",
-           "LOGGED", "PATCHES", "TF1", "TF1Mode", "CAPTURE", "Capture", "CLUSTER", "Cluster",
-           "EMULATION", "script_inputs", "QUEUE_RUNNER_OPS", "ADAPTER", "Adapter", "lock"]
+__all__ = ["SessionState", "of", "attach", "register", "environ", "mark_cluster", "is_cluster",
+           "RUN", "LOOPS", "LOGGED", "PATCHES", "TF1", "TF1Mode", "CAPTURE", "Capture",
+           "CLUSTER", "Cluster", "EMULATION", "PRECISION_NOTES", "script_inputs",
+           "QUEUE_RUNNER_OPS", "ADAPTER", "Adapter", "lock"]
 
 
-@dataclasses.dataclass
+@dataclasses.dataclass(slots=True)
 class SessionState:
     """What the Session patch knows of one session it created.
 
@@ -46,7 +51,8 @@ class SessionState:
       guard_policy: the static-memory policy the concurrency guard enforces ("2", "4"), or
         None (not guarded).
       ge_init: the `GeInit` of the process's GE initialization the session joined.
-      ge_number: its number in that initialization (`GE_INITIALIZATION.leave(number)`).
+      ge_number: its number in that initialization (`GE_INITIALIZATION.leave(number)`, on
+        close or when the session is collected unclosed); None once it left.
       created_at: `file:line` of the script's call that created it (NPB123 names it).
       cluster: a session of a rank of a multi-rank job (`npu_bridge.hooks.cluster`).
     """
@@ -60,7 +66,7 @@ class SessionState:
 
 
 lock = threading.Lock()   # writes of _SESSIONS, LOOPS, LOGGED and PATCHES
-_SESSIONS = weakref.WeakKeyDictionary()
+_SESSIONS = {}   # id(session) -> (_Ref to it, its SessionState)
 LOOPS = weakref.WeakKeyDictionary()   # tf.Graph -> {op: N}; a dropped graph takes its loops
 LOGGED = set()
 PATCHES = []   # (tag, kind, owner, name, previous): npu_bridge.hooks.patching's changes, in order
@@ -161,6 +167,9 @@ class Cluster:
 
 CLUSTER = Cluster()
 EMULATION = weakref.WeakKeyDictionary()   # tf.Graph -> {plan key: its emulation state}
+# tf.Graph -> {kind: [items in the order noted]}: what the loss-scale code notes per graph
+# (`precision_emulation.note`), kept beside the graph, never in its collections
+PRECISION_NOTES = weakref.WeakKeyDictionary()
 
 
 def script_inputs(inputs):
@@ -206,23 +215,79 @@ class Adapter:
 ADAPTER = Adapter()
 
 
+class _Ref(weakref.ref):
+    """A weak reference to a session that knows its key in `_SESSIONS`."""
+    __slots__ = ("key",)
+
+
+def _collected(ref):
+    """`ref`'s session is being collected: drop its entry, and leave GE if it was not closed.
+    Runs inside the collection, maybe while this thread holds a lock: it takes none of this
+    module's (its id is not reused before this returns, so the entry is the session's)."""
+    entry = _SESSIONS.get(ref.key)
+    if entry is not None and entry[0] is ref:
+        _SESSIONS.pop(ref.key, None)
+        if entry[1].ge_number is not None:   # (a closed session left already: a no-op)
+            GE_INITIALIZATION.leave(entry[1].ge_number)
+
+
 def of(session):
     """The `SessionState` of `session`, or None (not created by the patch)."""
-    try:
-        return _SESSIONS.get(session)
-    except TypeError:   # not weak-referenceable: not a session
-        return None
+    entry = _SESSIONS.get(id(session))
+    return entry[1] if entry is not None and entry[0]() is session else None
 
 
 def attach(session, **fields):
-    """Set `fields` (names of `SessionState`) on `session`'s state, creating it; returns it."""
+    """Set `fields` (names of `SessionState`) on `session`'s state, creating it; returns it.
+    Raises TypeError when `session` cannot be weakly referenced (not a session)."""
     with lock:
-        state = _SESSIONS.get(session)
-        if state is None:
-            state = _SESSIONS[session] = SessionState()
-        for name, value in fields.items():
-            setattr(state, name, value)
+        entry = _SESSIONS.get(id(session))
+        if entry is not None and entry[0]() is session:
+            state = entry[1]
+            for name, value in fields.items():
+                setattr(state, name, value)
+        else:
+            state = SessionState(**fields)
+            ref = _Ref(session, _collected)
+            ref.key = id(session)
+            _SESSIONS[ref.key] = (ref, state)
     return state
+
+
+def register(session, state):
+    """Keep `state` (a `SessionState`) as the state of `session`, a session being created by
+    this thread (no other thread knows it yet: no lock). Raises TypeError when `session`
+    cannot be weakly referenced."""
+    ref = _Ref(session, _collected)
+    ref.key = id(session)
+    _SESSIONS[ref.key] = (ref, state)
+    return state
+
+
+# os.environ.get of an unset name raises and catches a KeyError inside (~2 us each); a session
+# creation reads several. The mapping os.environ keeps (encoded names -> encoded values) is
+# read directly when there is one; values are compared, never decoded (a cache key).
+_ENV_DATA = getattr(os.environ, "_data", None)
+_ENV_ENCODE = getattr(os.environ, "encodekey", None)
+
+
+def environ(names):
+    """A cheap reader of the environment variables `names` (a tuple of str): a function
+    returning their values as a tuple (None for unset), for cache keys and tests of presence.
+    The values are os.environ's as stored (bytes on POSIX): compare them, never print them."""
+    environ_ = os.environ
+    data, encode = _ENV_DATA, _ENV_ENCODE
+    if not isinstance(data, dict) or encode is None:
+        return lambda: tuple(environ_.get(n) for n in names)
+    keys = tuple(encode(n) for n in names)
+    get = data.get
+
+    def read():
+        if os.environ is not environ_:   # replaced wholesale (a test): read it as a mapping
+            return tuple(os.environ.get(n) for n in names)
+        return tuple(map(get, keys))
+
+    return read
 
 
 def mark_cluster(session):
@@ -238,5 +303,5 @@ def is_cluster(session):
 
 def guard_policy(session):
     """The session's guarded static-memory policy, or None (the run hot path)."""
-    state = _SESSIONS.get(session)
-    return state.guard_policy if state is not None else None
+    entry = _SESSIONS.get(id(session))
+    return entry[1].guard_policy if entry is not None and entry[0]() is session else None

@@ -65,6 +65,14 @@ def _cmd_run(args):
     from npu_bridge.ge import records as _records
     from npu_bridge.tools import runner as _runner, report
 
+    if args.ranks is None and not args.rank_table:   # else silently ignored (a tryout)
+        given = [flag for flag, value in (("--hosts", args.hosts),
+                                          ("--collective-timeout", args.collective_timeout))
+                 if value is not None]
+        if given:
+            raise _UsageError("%s only %s with --ranks N or --rank-table FILE (several "
+                              "ranks: docs/collectives.md)"
+                              % (" and ".join(given), "act" if len(given) > 1 else "acts"))
     report_path = None
     if not args.no_report:
         try:  # checked before the script runs, so a bad path costs nothing
@@ -106,6 +114,7 @@ def _cmd_run(args):
     cwd = os.getcwd()
     pid = os.getpid()
     _records.clear()
+    report.forget_capture_failures()
     _records.RUN.capture = True   # the GE graphs of the run, for the memory plan (docs/memory.md)
 
     def finish(result):
@@ -190,7 +199,8 @@ def _finish_run(args, cwd, report_path, result):
         product=args.product, strict=args.strict, environment_set=result.environment_set,
         records=_records.records(), script_exit_code=result.script_exit_code, exit_code=0,
         exception=result.exception, config_error=result.config_error, notes=result.notes,
-        signal=getattr(result, "signal", None), unattached=_records.waiting())
+        signal=getattr(result, "signal", None), unattached=_records.waiting(),
+        capture=report.capture_failures())
     summary = data["summary"]
     failing = FAIL_ON[getattr(args, "fail_on", None) or "error"]
     if args.strict:
@@ -245,11 +255,12 @@ def _cmd_diff(args):
     if args.format == "json":
         sys.stdout.write(json.dumps({"schema": "npu-bridge-diff", "version": 1,
                                      "before": args.before, "after": args.after,
-                                     "report": diff["report"], "changes": diff["changes"]},
+                                     "report": diff["report"], "lists": diff["lists"],
+                                     "changes": diff["changes"]},
                                     indent=2, ensure_ascii=False) + "\n")
     else:
         print("\n".join(report_diff.text_lines(diff, args.before, args.after)))
-    return EXIT_FINDINGS if diff["changes"] or diff["report"] else EXIT_OK
+    return EXIT_FINDINGS if diff["changes"] or diff["report"] or diff["lists"] else EXIT_OK
 
 
 # --- options -----------------------------------------------------------------------------
@@ -466,7 +477,10 @@ def _cmd_lint(args):
     from npu_bridge.tools import lint
     from npu_bridge.tools.lint import output
 
-    for p in args.paths:
+    paths = [p for p in args.paths if p != "-"]   # `-`: the script on stdin, as flake8 reads it
+    if len(args.paths) - len(paths) > 1:
+        raise _UsageError("'-' (stdin) given twice: it is read once")
+    for p in paths:
         if not os.path.exists(p):
             raise _UsageError("no such file or folder: %s" % p)
     if args.jobs is not None and args.jobs < 1:
@@ -481,15 +495,20 @@ def _cmd_lint(args):
         env["NPU_BRIDGE_PRODUCT"] = os.environ["NPU_BRIDGE_PRODUCT"]
     progress = _Progress(sys.stderr) if _stderr_is_terminal() else None
     targets = set()   # the product each configuration was checked for, and from where
+    max_bytes = lint.DEFAULT_MAX_BYTES if args.max_bytes is None else args.max_bytes
+    chosen = lint.Selection(select, ignore, infos=True)
     try:
         findings, nfiles = lint.lint_paths(
-            args.paths, product=args.product, env=env, jobs=args.jobs,
-            max_bytes=lint.DEFAULT_MAX_BYTES if args.max_bytes is None else args.max_bytes,
-            ignore=lint.Selection(select, ignore, infos=True), progress=progress,
-            targets=targets)
+            paths, product=args.product, env=env, jobs=args.jobs, max_bytes=max_bytes,
+            ignore=chosen, progress=progress, targets=targets)
     finally:
         if progress is not None:
             progress.clear()
+    if len(paths) < len(args.paths):
+        findings = sorted(findings + lint.lint_stdin(
+            sys.stdin, args.stdin_display_name, product=args.product, env=env,
+            max_bytes=max_bytes, ignore=chosen, targets=targets))
+        nfiles += 1
     if nfiles == 0:   # only folders without a *.py: nothing was checked
         raise _UsageError("no Python files checked: no *.py file under %s (a file named "
                           "explicitly is checked whatever its suffix)" % ", ".join(args.paths))
@@ -628,21 +647,27 @@ def _explain_code(text):
 
 
 def _explain_config_argument(text):
-    """`npu-bridge explain memory_config`: an NPURunConfig argument that takes a config
-    class, with the options of that class (each explained by its own name)."""
+    """`npu-bridge explain memory_config` (or `MemoryConfig`, the name NPB114 prints): an
+    NPURunConfig argument that takes a config class, with the options of that class (each
+    explained by its own name) and where the class is supported (`catalog.CLASS_PRODUCTS`)."""
     from npu_bridge.ge import catalog, config_schema
+    from npu_bridge.ge.diagnostics import name_pages
 
     for config in config_schema.CLASSES:
-        if not config.prefix or config.argument != text:
+        if not config.prefix or text not in (config.argument, config.name):
             continue
         cls, prefix = config.name, config.prefix + "."
         args = sorted(r.runconfig_arg[len(prefix):] for r in catalog.OPTIONS
                       if r.runconfig_arg and r.runconfig_arg.startswith(prefix)
                       and "." not in r.runconfig_arg[len(prefix):])
+        table = catalog.CLASS_PRODUCTS.get(cls)
+        products = ("%s (NPB114 elsewhere; source: %s)" % (", ".join(table[0]), name_pages(table[1]))
+                    if table else "all")
         return ["name: %s" % text,
                 "argument: %s" % _argument_text(prefix + "...").replace("(...=...)", "(...)"),
                 "takes: %s(...)" % cls,
                 "options: %s" % (", ".join(args) or "-"),
+                "products: %s" % products,
                 "explain each: npu-bridge explain %s.<option>" % config.prefix]
     return None
 
@@ -656,6 +681,7 @@ def _explain_names():
 
     names = list(catalog.all_names())
     names.extend(c.argument for c in config_schema.CLASSES if c.prefix)
+    names.extend(c.name for c in config_schema.CLASSES if c.prefix)
     names.extend(CODES)
     return list(dict.fromkeys(names))
 

@@ -3,6 +3,8 @@ the commands themselves are in `npu_bridge.tools.cli`. See docs/cli.md.
 """
 import argparse
 
+from npu_bridge.tools.cli_types import bounded
+
 LINT_FORMATS = ("text", "json", "sarif", "github")
 # --fail-on: the severities that fail a command (one model for run and lint).
 FAIL_ON = {"error": ("error",), "warning": ("error", "warning"),
@@ -84,7 +86,8 @@ def build_parser():
                        "deciding the ranks, servers and local ranks")
     ranks.add_argument("--hosts", metavar="ADDR,...", help="one address per server of the rank "
                        "table (loopback addresses such as 127.0.0.2 on one machine)")
-    ranks.add_argument("--collective-timeout", type=float, metavar="S", default=None,
+    ranks.add_argument("--collective-timeout", type=bounded(float, 0, above=True), metavar="S",
+                       default=None,
                        help="seconds a Session.run that executes collectives may take before "
                        "it fails naming the missing ranks (default 120)")
     run.add_argument("script", metavar="SCRIPT", help="the Python script to run (or, as "
@@ -136,7 +139,11 @@ def build_parser():
     lint.add_argument("--exit-zero", action="store_true",
                       help="exit 0 even when there are findings (usage errors still exit 2)")
     _add_show_source(lint)
-    lint.add_argument("paths", metavar="PATH", nargs="+", help="files or folders")
+    lint.add_argument("--stdin-display-name", metavar="NAME", default="stdin",
+                      help="the name findings of `-` (the script read from stdin) carry "
+                           "(default: stdin), as flake8's option")
+    lint.add_argument("paths", metavar="PATH", nargs="+",
+                      help="files or folders; `-` reads one script from stdin")
 
     explain = sub.add_parser(
         "explain", help="describe one option from the catalog",

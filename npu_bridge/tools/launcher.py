@@ -356,16 +356,23 @@ def _option_differences(reports):
     return out
 
 
+RANK_LISTS = ("not_planned", "not_partitioned", "not_captured", "notes")   # strings per rank
+
+
 def merged_report(job, codes, exit_code, base):
     """The job's report: ``base`` (a one-process report skeleton from ``report.build_run_report``)
     with every rank's configurations (named ``rank N: ...``), summed counts, and ``ranks``:
     per rank its exit code, how it ended, the collectives it built, its last output lines and
     its own report (None when it was killed before writing one); ``rank_differences``: the GE
-    options the ranks resolved differently."""
+    options the ranks resolved differently. Every rank's ``unattached`` (each with its
+    ``rank``) and ``RANK_LISTS`` (each item ``rank N: ...``, as its configurations are named),
+    then the launcher's own notes."""
     reports = job.rank_reports()
     configurations, totals = [], {"configurations": 0, "refused": 0, "errors": 0, "warnings": 0, "infos": 0}
     uncaught = []   # (when the rank ended, rank, its uncaught exception with merged indexes)
     unattached = []   # each rank's findings no configuration came for, with its rank
+    # each rank's graphs not planned or partitioned, runs not captured, notes: `rank N: ...`
+    listed = {key: [] for key in RANK_LISTS}
     for rank in sorted(reports):
         rep = reports[rank]
         if not rep:
@@ -377,6 +384,8 @@ def merged_report(job, codes, exit_code, base):
                 unc["configuration"] += len(configurations)
             uncaught.append((job.failed_at(rank), rank, unc))
         unattached.extend(dict(d, rank=rank) for d in rep.get("unattached", ()))
+        for key, items in listed.items():
+            items.extend("rank %d: %s" % (rank, item) for item in rep.get(key, ()))
         for conf in rep["configurations"]:
             conf = dict(conf)
             conf["rank"] = rank
@@ -388,6 +397,7 @@ def merged_report(job, codes, exit_code, base):
     base["summary"] = totals
     base["configurations"] = configurations
     base["unattached"] = unattached
+    base.update((key, items + list(base.get(key, ()))) for key, items in listed.items())
     base["outcome"]["exit_code"] = exit_code
     base["outcome"]["script_exit_code"] = max((exit_status(c) for c in codes.values()), default=0)
     # the exception of the rank that failed first (`failed_at`: the others' often follow from
@@ -400,7 +410,7 @@ def merged_report(job, codes, exit_code, base):
                       "output_tail": list(job.tails.get(info.rank, ())),
                       "report": reports.get(info.rank)} for info in job.local]
     base["rank_differences"] = _option_differences(reports)
-    base["notes"] = list(base.get("notes", [])) + job.messages
+    base["notes"] = base["notes"] + job.messages
     return base
 
 

@@ -9,6 +9,7 @@ import sys
 
 from npu_bridge.ge import graph_roles
 from npu_bridge.ge import memory_plan as mp
+from npu_bridge.tools.cli_types import bounded
 
 PLOT_SIZE = (8.0, 7.0)   # inches: the block layout above, live memory below
 PLOT_DPI = 100           # -> 800 x 700 pixels
@@ -41,8 +42,9 @@ def add_parser(sub, product_type):
                    "else $NPU_BRIDGE_PRODUCT)")
     p.add_argument("--plot", metavar="FILE", help="draw the largest graph's plan to FILE "
                    "(.png or .svg)")
-    p.add_argument("--top", type=int, default=5, help="largest tensors listed per graph")
-    p.add_argument("--workspace", type=int, default=0, metavar="BYTES",
+    p.add_argument("--top", type=bounded(int, 0), default=5,
+                   help="largest tensors listed per graph")
+    p.add_argument("--workspace", type=bounded(int, 0), default=0, metavar="BYTES",
                    help="assumed operator workspace per node (default 0: unknown on a CPU)")
     p.add_argument("--fp16", action="store_true",
                    help="assume float32 feature maps run as float16 (mixed precision)")
@@ -244,6 +246,8 @@ def run(args, finish_run):
         raise ValueError("--steps %d: give 0 or more training steps" % args.steps)
     cwd = os.getcwd()
     _records.clear()
+    from npu_bridge.tools import report
+    report.forget_capture_failures()
     _records.RUN.capture = True
     _records.RUN.steps = args.steps
     _records.RUN.steps_run = 0
@@ -281,9 +285,9 @@ def run(args, finish_run):
                 worst = (g, s.options, s.variables)
         if s is not None:
             sessions[-1]["host_only"] = [p.graph for p in host_only(rec)]
-    capture = sys.modules.get("npu_bridge.hooks.graph_capture")   # loaded by any capture
-    if capture is not None:   # runs of NPU sessions in no plan (partial_run, ...)
-        lines.extend(capture.uncaptured_lines())
+    # graphs not planned or partitioned, runs of NPU sessions in no plan (partial_run, ...)
+    failures = report.capture_failures()
+    lines.extend(report.capture_failure_lines(failures))
     if not lines and not sessions:
         lines.append("no GE graph ran (no NPU session was run)")
     # the findings as `npu-bridge run` prints them, and its exit status (docs/cli.md)
@@ -293,9 +297,11 @@ def run(args, finish_run):
         product=args.product, strict=False, environment_set=result.environment_set,
         records=_records.records(), script_exit_code=result.script_exit_code, exit_code=0,
         exception=result.exception, config_error=result.config_error, notes=result.notes,
-        signal=result.signal, unattached=_records.waiting())
+        signal=result.signal, unattached=_records.waiting(),
+        capture=failures)
     findings = report.diagnostics_summary_lines(data)   # JSON: in "diagnostics", in full
     lines.extend(findings)
+    lines.extend(report.note_lines(data))   # what the runner could not do
     if result.steps_done:
         lines.append("script " + result.steps_done)
     if result.signal:
@@ -319,6 +325,9 @@ def run(args, finish_run):
                        for d in c["diagnostics"]] + list(data["unattached"])
         print(json.dumps({"sessions": sessions, "steps_done": result.steps_done,
                           "summary": data["summary"], "diagnostics": diagnostics,
+                          "not_planned": data["not_planned"],
+                          "not_partitioned": data["not_partitioned"],
+                          "not_captured": data["not_captured"],
                           "notes": [l for l in lines if l not in findings]}, indent=1))
     else:
         print("\n".join(lines))

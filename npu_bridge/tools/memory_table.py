@@ -148,6 +148,10 @@ def largest_row(t):
         shapes = by[x.node].shapes
         if x.kind == "out" and shapes and x.index < len(shapes):
             shape, dtype = shapes[x.index]
+            planned = mp.dtype_of(dtype, t.assumptions or mp.Assumptions(),
+                                  t.options.precision_mode)
+            if planned != dtype:   # --fp16 or force_fp16: the size is the planned type's
+                dtype = "%s as %s" % (dtype, planned)
             what = "[%s] %s" % (", ".join("?" if d is None else str(d) for d in shape or ()),
                                 dtype) if shape is not None else "unknown shape %s" % dtype
         else:

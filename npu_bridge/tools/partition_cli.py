@@ -5,6 +5,8 @@ the adapter's rule), and the tensors crossing between them per step. Rules: docs
 import os
 import sys
 
+from npu_bridge.tools.cli_types import bounded
+
 ENV = "NPU_BRIDGE_SUPPORTED_OPS"   # read by npu_bridge.hooks.partition_capture
 
 
@@ -41,7 +43,7 @@ def add_parser(sub, product_type):
     p.add_argument("--product", type=product_type, help="target product id (else soc_config, "
                    "else $NPU_BRIDGE_PRODUCT)")
     add_supported_ops(p)
-    p.add_argument("--top", type=int, default=10, help="op types, inputs and outputs listed per "
+    p.add_argument("--top", type=bounded(int, 0), default=10, help="op types, inputs and outputs listed per "
                    "GeOp (default 10)")
     p.add_argument("script", metavar="SCRIPT")
     rest = p.add_argument("args", metavar="ARGS", nargs=argparse.REMAINDER)

@@ -3,6 +3,7 @@
 No TensorFlow import. Configurations come from `npu_bridge.ge.records.records()`: each holds a
 `npu_bridge.ge.GeOptions`, read through its documented attributes (docs/INTERFACES.md).
 """
+import collections
 import datetime
 import json
 import os
@@ -40,7 +41,8 @@ def _tool_version():
 def diagnostic_dict(diag):
     """A `Diagnostic` as a dict, keys in the schema's order: `message` the full text (the
     provenance included), then what the `text` outputs print of it: `short` (one line),
-    `fix` (null when none) and `provenance` (`--show-source`)."""
+    `fix` (null when none), `provenance` (`--show-source`) and `more` (where the rest of a
+    shortened line is: the explain pointer; null when none)."""
     value = getattr(diag, "value", None)
     if value is not None and not isinstance(value, (str, int, float, bool)):
         value = str(value)
@@ -48,7 +50,8 @@ def diagnostic_dict(diag):
     return {"code": diag.code, "severity": diag.severity, "option": diag.option,
             "value": value, "message": str(message), "short": _diagnostics.short_of(message),
             "fix": _diagnostics.fix_of(message) or None,
-            "provenance": _diagnostics.provenance_of(message) or None}
+            "provenance": _diagnostics.provenance_of(message) or None,
+            "more": _diagnostics.more_of(message) or None}
 
 
 def _sorted_str_dict(mapping):
@@ -115,7 +118,7 @@ def _record_index(records, error):
 
 def build_run_report(*, script, argv, cwd, product, strict, environment_set, records,
                      script_exit_code, exit_code, exception=None, config_error=None, notes=(),
-                     signal=None, unattached=()):
+                     signal=None, unattached=(), capture=None):
     """The report of one `npu-bridge run`, as an ordered dict (docs/report_schema.md).
 
     Args:
@@ -127,6 +130,9 @@ def build_run_report(*, script, argv, cwd, product, strict, environment_set, rec
         "SIGINT"); its exit code is then 128 + the signal.
       unattached: diagnostics made while no configuration was resolved, that none came for
         by the run's end (`npu_bridge.ge.records.waiting()`); counted in the summary.
+      capture: `capture_failures()`: the graphs the run's capture could not plan or
+        partition and the runs it did not capture (`not_planned`, `not_partitioned`,
+        `not_captured`); None: none.
     """
     configurations = []
     for i, r in enumerate(records):
@@ -174,8 +180,67 @@ def build_run_report(*, script, argv, cwd, product, strict, environment_set, rec
         "precision": {"emulate": bool(_records.RUN.precision)},
         "configurations": configurations,
         "unattached": unattached,
+        "not_planned": list((capture or {}).get("not_planned", ())),
+        "not_partitioned": list((capture or {}).get("not_partitioned", ())),
+        "not_captured": list((capture or {}).get("not_captured", ())),
         "notes": list(notes),
     }
+
+
+CAPTURE_KEPT = 16   # hooks.graph_capture and partition_capture keep at most 16 of each
+
+
+def capture_failures():
+    """The graphs of this run the capture could not plan or partition, and the runs of its NPU
+    sessions it did not capture, as the hooks noted them (`npu_bridge.hooks.state.CAPTURE`):
+    `{"not_planned": ["<session>: <error>"], "not_partitioned": ["<graph>: <error>"],
+    "not_captured": ["<session>: <what>: <count> run(s)"]}` (at most `CAPTURE_KEPT` of the
+    first two)."""
+    import sys
+    from npu_bridge.hooks import state   # no TensorFlow
+    capture = sys.modules.get("npu_bridge.hooks.graph_capture")   # loaded by any capture
+    return {"not_planned": list(state.CAPTURE.unplanned),
+            "not_partitioned": list(state.CAPTURE.unpartitioned),
+            "not_captured": capture.uncaptured() if capture is not None else []}
+
+
+def forget_capture_failures():
+    """Start a run with no capture failures noted (a previous run's in this process)."""
+    from npu_bridge.hooks import state
+    del state.CAPTURE.unplanned[:]
+    del state.CAPTURE.unpartitioned[:]
+
+
+def capture_failure_lines(report):
+    """One line per graph a report (or `capture_failures()`) says was not planned or not
+    partitioned, and per session and kind of run not captured (`run`'s summary, `npu-bridge
+    memory`): what is left out of the memory lines is said, not dropped."""
+    lines = ["memory NOT planned: %s (its capture or GE memory plan failed: in no memory "
+             "line; docs/memory.md)" % f for f in report.get("not_planned", ())]
+    lines += ["partition NOT made: %s (its GE memory is planned for the whole graph; "
+              "docs/partition.md)" % f for f in report.get("not_partitioned", ())]
+    lines += ["not captured: %s ran, in no plan (docs/memory.md)" % f
+              for f in report.get("not_captured", ())]
+    for key, what in (("not_planned", "not planned"), ("not_partitioned", "not partitioned")):
+        # capped per process: a `--ranks` report's items are each `rank N: ...`
+        per_rank = collections.Counter(_RANK_ITEM.match(f).group(1) or "" for f in
+                                       report.get(key, ()))
+        for rank, count in per_rank.items():
+            if count >= CAPTURE_KEPT:
+                lines.append("(the first %d graphs %s%s are listed; there may be more)"
+                             % (CAPTURE_KEPT, what, " of " + rank if rank else ""))
+    return lines
+
+
+_RANK_ITEM = re.compile(r"(rank \d+(?=: ))?")
+
+
+def note_lines(report):
+    """`note: TEXT` once per note of a report (`notes`: what the runner could not do, e.g.
+    `job environment not set: ...`), each one line of at most 120 characters (`short_line`;
+    the report keeps it whole): `run`'s summary, `npu-bridge memory`."""
+    return list(dict.fromkeys("note: " + _diagnostics.short_line(n)
+                              for n in report.get("notes", ())))
 
 
 def dumps(report):
@@ -471,14 +536,14 @@ def diagnostic_lines(diagnostics, indent="  ", per_code=SHOWN_PER_CODE, show_sou
 
 
 def finding_lines(head, d, indent, show_source=False):
-    """`HEAD: short message`, then `INDENT fix: ...` where the diagnostic has a fix, and with
+    """`HEAD: short message`, then `INDENT fix: ...` where the diagnostic has a fix, else
+    `INDENT more: ...` where its line was shortened (the explain pointer), and with
     `show_source` `INDENT source: ...` (its provenance). `d`: a diagnostic's dict (the
-    report's, or one read back from a report's JSON: its `short`, `fix`, `provenance` keys)."""
+    report's, or one read back from a report's JSON: its `short`, `fix`, `provenance`, `more`
+    keys)."""
     message = _diagnostics.message_of(d)
-    fix = _diagnostics.fix_of(message)
     lines = ["%s: %s" % (head, _diagnostics.short_of(message))]
-    if fix:
-        lines.append("%sfix: %s" % (indent, fix))
+    lines += ["%s%s: %s" % (indent, part, text) for part, text in _diagnostics.below(message)]
     if show_source:
         lines.append("%ssource: %s" % (indent, _diagnostics.provenance_of(message) or message))
     return lines
@@ -652,8 +717,10 @@ def summary_lines(report, show_defaults=False, show_source=False):
             lines.extend(_memory_report.memory_lines(member, show_all=show_defaults))
             lines.extend(_precision.precision_lines(member))
             lines.extend(_partition_report.summary_lines(member, show_all=show_defaults))
+    lines.extend(capture_failure_lines(report))
     lines.extend(_run_infos(groups))
     lines.extend(_unattached_and_uncaught_lines(report, show_source))
+    lines.extend(note_lines(report))
     stopped = report["outcome"].get("signal")
     if stopped:
         lines.append("stopped by %s: the script did not finish; what it resolved until then "

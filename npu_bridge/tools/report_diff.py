@@ -16,8 +16,31 @@ class DiffInputError(ValueError):
 # What a user acts on besides the options and diagnostics: compared field by field (dotted
 # names; memory flattened, its graphs by name). Left out: derived text (each graph's summary
 # line), the tensor lists, and what differs between any two runs (created, JOB_ID).
-_REPORT_FIELDS = ("product", "resolved", "outcome.exit_code", "outcome.script_exit_code",
+_REPORT_FIELDS = ("product", "resolved", "strict", "tool.version", "script.argv",
+                  "precision.emulate", "outcome.exit_code", "outcome.script_exit_code",
                   "outcome.signal", "outcome.uncaught.type")
+# report-level lists: what appeared and what went away (a diagnostic by `_diag_key`)
+REPORT_LISTS = ("unattached", "not_planned", "not_partitioned", "not_captured", "notes",
+                "rank_differences")
+_RANK_FIELDS = ("server", "device_id", "exit_code", "ended", "collectives_built")   # per rank
+# The report's top-level fields (docs/report_schema.md) diff does not compare, and why; every
+# other one is compared (tests/test_report_diff.py walks the schema's table).
+IGNORED = {
+    "schema": "the file's format: a file without it is refused (exit 2)",
+    "version": "the format's version: a missing key is read as the schema says",
+    "command": "always \"run\"",
+    "created": "the time of the run: differs between any two runs",
+    "script.path": "where the script was (checkouts and CI jobs differ); script.argv names "
+                   "it as typed",
+    "script.cwd": "the folder the run started in (checkouts and CI jobs differ)",
+    "environment": "the job variables the runner set for the machine (JOB_ID differs between "
+                   "any two runs)",
+    "summary": "counts of the configurations and diagnostics, compared one by one",
+    "ranks[].address": "the port each rank's collectives took: differs between runs",
+    "ranks[].output_tail": "the ranks' output, not the configuration",
+    "ranks[].report": "each rank's own report, merged into the report's configurations, "
+                      "unattached and not_* lists, compared there",
+}
 _CONF_FIELDS = ("product", "refused", "ignored_globals", "memory")
 _MEMORY_SKIP = frozenset(("summary", "largest", "inputs", "outputs", "dynamic_inputs",
                           "product"))   # (memory.product: the configuration's product)
@@ -46,13 +69,17 @@ def load(path):
     for name in _REPORT_FIELDS:
         value, found = _get(data, name)
         if found:
-            fields[name] = value
+            fields[name] = value if not isinstance(value, list) else json.dumps(value)
+    for rank in data.get("ranks") or ():
+        for name in _RANK_FIELDS:
+            fields["ranks[%s].%s" % (rank.get("rank"), name)] = rank.get(name)
+    lists = {name: list(data.get(name) or ()) for name in REPORT_LISTS}
     if data["schema"] == "npu-bridge-options":
         conf = data.get("configuration") or {"options": {}, "diagnostics": []}
         conf = dict(conf, diagnostics=data.get("diagnostics", []))
         conf.setdefault("product", data.get("product"))
-        return {"fields": fields, "configurations": [_conf("options", conf)]}
-    return {"fields": fields, "configurations": [
+        return {"fields": fields, "lists": lists, "configurations": [_conf("options", conf)]}
+    return {"fields": fields, "lists": lists, "configurations": [
         _conf("[%s] %s %s" % (c.get("index"), c.get("kind"), c.get("name")), c)
         for c in data.get("configurations", [])]}
 
@@ -123,10 +150,29 @@ def _diag_key(d):
     return (d.get("code"), d.get("severity"), d.get("option"), d.get("value"))
 
 
+def _item_key(item):
+    """What tells two items of a report-level list apart: a diagnostic by `_diag_key` (and
+    its rank), a string as it is, anything else by its JSON."""
+    if isinstance(item, dict) and "code" in item:
+        return _diag_key(item) + (item.get("rank"),)
+    return item if isinstance(item, str) else json.dumps(item, sort_keys=True)
+
+
+def _new_gone(old, new):
+    """{"new": items only in `new`, "gone": items only in `old`} (by `_item_key`)."""
+    old_keys, new_keys = {_item_key(i) for i in old}, {_item_key(i) for i in new}
+    return {"new": [i for i in new if _item_key(i) not in old_keys],
+            "gone": [i for i in old if _item_key(i) not in new_keys]}
+
+
 def compare(before, after):
     """The differences of two loaded reports (`load`): `{"report": {name: [old, new]},
-    "changes": [...]}`. `report`: the report-level fields that differ (product, exit codes,
-    signal, uncaught exception type). `changes`: per configuration that differs, a dict with
+    "lists": {...}, "changes": [...]}`. `report`: the report-level fields that differ
+    (product, `--strict`, the tool's version, the script's arguments, precision emulation,
+    exit codes, signal, uncaught exception type, each rank's exit and device). `lists`: per
+    report-level list that differs (`REPORT_LISTS`: unattached diagnostics, graphs not
+    planned or partitioned, runs not captured, notes, options the ranks resolved
+    differently) `{"new": [...], "gone": [...]}`. `changes`: per configuration that differs, a dict with
     `before`/`after` labels, `options` {level: {"added": {k: v}, "removed": {k: v},
     "changed": {k: [old, new]}}}, `effective` {k: [old, new]} (only keys whose option value
     did not change: GE's normalisation, the environment), `fields` {name: [old, new]}
@@ -134,7 +180,12 @@ def compare(before, after):
     map, fits) and `diagnostics` {"new": [...], "gone": [...]} (by code, severity, option
     and value); a configuration in one report only also has `defaults`, the keys of it left at
     their defaults (the text folds them into one line)."""
-    return {"report": _changed(before["fields"], after["fields"]),
+    lists = {}
+    for name in REPORT_LISTS:
+        found = _new_gone(before["lists"][name], after["lists"][name])
+        if found["new"] or found["gone"]:
+            lists[name] = found
+    return {"report": _changed(before["fields"], after["fields"]), "lists": lists,
             "changes": _compare(before["configurations"], after["configurations"])}
 
 
@@ -189,11 +240,15 @@ def text_lines(diff, path_a, path_b):
     """The differences (`compare`) as text, `diff -u` style signs: `-` before only, `+` after
     only, `~` changed."""
     changes = diff["changes"]
-    if not changes and not diff["report"]:
+    if not changes and not diff["report"] and not diff.get("lists"):
         return ["no differences between %s and %s" % (path_a, path_b)]
     lines = ["--- %s" % path_a, "+++ %s" % path_b]
     for k, (old, new) in diff["report"].items():
         lines.append("~ %s: %s -> %s" % (k, _show(k, old), _show(k, new)))
+    for name, found in diff.get("lists", {}).items():
+        for sign, items in (("-", found["gone"]), ("+", found["new"])):
+            for item in items:
+                lines.extend(_list_item_lines(sign, name, item))
     for c in changes:
         lines.append("%s -> %s" % (c["before"] or "(none)", c["after"] or "(none)"))
         for k, (old, new) in c["fields"].items():
@@ -224,3 +279,19 @@ def text_lines(diff, path_a, path_b):
             lines.extend(_report.finding_lines("  + %s %s [%s]" % (
                 d.get("severity"), d.get("code"), d.get("option")), d, "      "))
     return lines
+
+
+def _list_item_lines(sign, name, item):
+    """An item of report-level list `name` that appeared (`+`) or went away (`-`): a
+    diagnostic as the configurations' (its short line and fix when it appeared), an option
+    the ranks resolved differently in `run --ranks`'s words, a string as it is."""
+    if isinstance(item, dict) and "code" in item:
+        head = "%s %s: %s %s [%s]%s" % (sign, name, item.get("severity"), item.get("code"),
+                                        item.get("option"), "" if item.get("rank") is None
+                                        else " (rank %s)" % item["rank"])
+        return _report.finding_lines(head, item, "    ") if sign == "+" else [head]
+    if isinstance(item, dict) and "option" in item:
+        return ["%s %s: %s option %s of configuration %s: %s" % (
+            sign, name, item.get("level"), item.get("option"), item.get("configuration"),
+            ", ".join("rank %s=%r" % kv for kv in (item.get("values") or {}).items()))]
+    return ["%s %s: %s" % (sign, name, item)]

@@ -4,10 +4,12 @@ writes, same sources, same diagnostics in the same order (catalog order, then th
 catalog lacks in map order), for every catalog row and value.
 """
 import re
+import types
 
 import pytest
 from hypothesis import given, strategies as st
 from tensorflow.core.framework import attr_value_pb2
+from tensorflow.core.protobuf import config_pb2
 
 from npu_bridge.ge import catalog
 from npu_bridge.ge import resolver as R
@@ -102,6 +104,42 @@ _VALUES = st.one_of(st.booleans(), st.integers(-2 ** 63, 2 ** 63 - 1), st.text(m
 def test_whole_maps_match_the_general_path(values, attrs):
     pmap = {k: as_attr(v) for k, v in values.items()} if attrs else values
     assert R._entries(pmap) == reference(pmap)
+
+
+class _Duck:
+    """A parameter_map that is no `Mapping`: keys by iteration, `[]`, `items()`."""
+    def __init__(self, data):
+        self._data = data
+
+    def __iter__(self):
+        return iter(self._data)
+
+    def __getitem__(self, key):
+        return self._data[key]
+
+    def __len__(self):
+        return len(self._data)
+
+    def items(self):
+        return self._data.items()
+
+
+@given(st.dictionaries(_KEYS, _VALUES, max_size=25))
+def test_a_protobuf_map_and_other_mappings_read_as_a_dict_of_the_same_entries(values):
+    """A protobuf parameter_map is asked `key in map` itself (no set of its keys) and its
+    unknown keys found by count: the outcome is the dict's, in the map's own order."""
+    custom = config_pb2.ConfigProto().graph_options.rewrite_options.custom_optimizers.add()
+    for key, value in values.items():
+        attr = as_attr(value)
+        if attr is not None:
+            custom.parameter_map[key].CopyFrom(attr)
+    pmap = custom.parameter_map
+    plain = {key: pmap[key] for key in pmap}   # the protobuf map's iteration order
+    expected = reference(plain)
+    assert R._entries(pmap) == expected
+    assert R._entries(types.MappingProxyType(plain)) == expected
+    assert R._entries(_Duck(plain)) == expected
+    assert len(pmap) == len(plain)   # reading added no entry
 
 
 _REGEX_ROWS = [row for row in catalog.OPTIONS if row.rule == "regex"]

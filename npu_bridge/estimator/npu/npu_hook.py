@@ -142,10 +142,13 @@ class SetIterationsVarHook(tf.compat.v1.train.SessionRunHook):
 class _LoopStopAtStepHook(tf.compat.v1.train.StopAtStepHook):
     """`StopAtStepHook` for a train op run in loops (`NPUEstimator` with iterations_per_loop
     N > 1 uses it for `train(steps=..., max_steps=...)`, as TPUEstimator does for its loops,
-    and for the user's own `StopAtStepHook`s): before each run, every loop op registered in the
-    graph (`util.register_loop_op`) is set to min(N, steps left), so the last loop runs only
-    the steps left and training ends exactly at the last step, also when the start step or the
-    step count is not a multiple of N. The registered counts are restored at the end.
+    and for the user's own `StopAtStepHook`s): when the steps to run are not a multiple of N
+    (NPB124), before each run every loop op registered in the graph
+    (`util.register_loop_op`) is set to min(N, steps left), so the last loop runs only the
+    steps left and training ends exactly at the last step. A multiple of N keeps full loops of
+    N, as the NPU's device loop: steps that leave the global step unchanged (an update a
+    loss-scale overflow skipped) are followed by more full loops, not by a shortened one.
+    The registered counts are restored at the end.
 
     The last step is the smallest of its own bound (`num_steps`/`last_step`, which may both be
     None when it only follows other hooks) and those of the `StopAtStepHook`s it follows
@@ -176,6 +179,7 @@ class _LoopStopAtStepHook(tf.compat.v1.train.StopAtStepHook):
         self._step = None      # the global step before the next run (an upper bound)
         self._end = None       # the last step of this session (None: not resolved yet)
         self._end_by = None    # what set it (for NPB124)
+        self._shorten = False  # the last loop runs only the steps left (not a multiple of N)
 
     def following(self, stop_hooks):
         """A new hook with this one's bound that also stops at the steps of `stop_hooks`
@@ -212,6 +216,13 @@ class _LoopStopAtStepHook(tf.compat.v1.train.StopAtStepHook):
             if last is not None:
                 bounds.append((int(last), "a StopAtStepHook"))
         self._end, self._end_by = min(bounds, key=lambda b: b[0])
+        # Only a count that is not a multiple of N is ended exactly (and warned, NPB124). A
+        # multiple keeps full loops, as on the NPU, whose device loop always runs N steps:
+        # also when some steps do not move the global step (a loss-scale overflow skips the
+        # update, global_step included), so training then runs past the planned loops.
+        # (No step left at all still runs one, as stock StopAtStepHook: a single step.)
+        n, steps = self._max_loop, self._end - self._start
+        self._shorten = n > 1 and (steps <= 0 or steps % n != 0)
         self._check_multiple()
 
     def _check_multiple(self):
@@ -238,7 +249,7 @@ class _LoopStopAtStepHook(tf.compat.v1.train.StopAtStepHook):
     def before_run(self, run_context):
         if self._end is None:
             self._resolve_end()
-        left = max(1, self._end - self._step)
+        left = max(1, self._end - self._step) if self._shorten else self._max_loop
         for op, n in self._loops.items():
             count = min(n, left)
             if self._counts[op] != count:

@@ -13,7 +13,7 @@ def _note_scale(scale):
     from npu_bridge.ge import records as _records
     if _records.RUN.precision:
         from npu_bridge.hooks import precision_emulation as _emulation
-        tf.compat.v1.add_to_collection(_emulation.SCALE_COLLECTION, scale)
+        _emulation.note(_emulation.SCALE_COLLECTION, scale)
 
 
 class LossScaleManager:

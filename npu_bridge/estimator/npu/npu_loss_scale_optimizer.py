@@ -146,7 +146,7 @@ class NPULossScaleOptimizer(WrappedOptimizerSlots, tf.compat.v1.train.Optimizer)
         loss_scale = self._loss_scale_manager.get_loss_scale()
         if _records.RUN.precision and not callable(loss):   # the emulation checks it each step
             from npu_bridge.hooks import precision_emulation as _emulation
-            tf.compat.v1.add_to_collection(_emulation.LOSS_COLLECTION, loss)
+            _emulation.note(_emulation.LOSS_COLLECTION, loss)
         grads_and_vars = self._opt.compute_gradients(
             scale_loss(loss, loss_scale), var_list=var_list, gate_gradients=gate_gradients,
             aggregation_method=aggregation_method, colocate_gradients_with_ops=colocate_gradients_with_ops,

@@ -7,7 +7,7 @@ from typing import Any, Callable, NamedTuple, Optional
 
 from npu_bridge.ge import argtypes as _argtypes, config_schema as _config_schema
 from npu_bridge.ge import plugin_args as _plugin_args
-from npu_bridge.ge.diagnostics import CODES, fix_of, make, provenance_of, short_of
+from npu_bridge.ge.diagnostics import CODES, fix_of, make, more_of, provenance_of, short_of
 from npu_bridge.tools.lint.literals import (SCALAR_FIELDS, LiteralAttr, LiteralList, _NOT_LITERAL,
                                       _attr_for_field, _misfit_reason, _placeholder)
 from npu_bridge.tools.lint.schema import _NPU_OPTIMIZER
@@ -52,11 +52,13 @@ class Finding:
 
     def to_dict(self):
         """The JSON finding: `message` the full text (provenance included), then `short`,
-        `fix` (null when none) and `provenance`, what the text output prints of it."""
+        `fix` (null when none), `provenance` and `more` (the explain pointer of a shortened
+        line; null when none), what the text output prints of it."""
         return {"path": self.path, "line": self.line, "col": self.col, "code": self.code,
                 "severity": self.severity, "option": self.option, "message": str(self.message),
                 "short": short_of(self.message), "fix": fix_of(self.message) or None,
-                "provenance": provenance_of(self.message) or None}
+                "provenance": provenance_of(self.message) or None,
+                "more": more_of(self.message) or None}
 
 
 

@@ -125,6 +125,24 @@ def lint_file(path, product=None, env=None, max_bytes=DEFAULT_MAX_BYTES, ignore=
     return [f for f in found if chosen.keeps(f.code, f.severity)]
 
 
+def lint_stdin(stream, path="stdin", product=None, env=None, max_bytes=DEFAULT_MAX_BYTES,
+               ignore=(), select=(), infos=False, targets=None):
+    """Findings of the script read from `stream` (`npu-bridge lint -`, as flake8 reads
+    stdin), named `path`; as `lint_file` for a file: above `max_bytes` NBL002, unreadable
+    NBL003."""
+    chosen = _selection(ignore, select, infos)
+    try:
+        source = getattr(stream, "buffer", stream).read()
+    except (OSError, ValueError) as err:
+        found = [Finding(path, *_found(1, 1, "NBL003", error=getattr(err, "strerror", None)
+                                       or err))]
+    else:
+        if len(source) <= max_bytes:
+            return lint_source(source, path, product, env, chosen, targets=targets)
+        found = [Finding(path, *_found(1, 1, "NBL002", size=len(source), limit=max_bytes))]
+    return [f for f in found if chosen.keeps(f.code, f.severity)]
+
+
 def iter_python_files(paths):
     """Files to check: each file given, and every `*.py` under each folder (hidden folders
     and `__pycache__` skipped, symlinked folders not followed), in sorted order."""

@@ -152,6 +152,48 @@ def literal_value(node):
     return _NOT_LITERAL
 
 
+MAX_ALTERNATIVES = 8   # values of one expression followed arm by arm; beyond, not a literal
+
+
+def alternatives(node):
+    """The expressions `node` evaluates to, one per arm of the conditional expressions it
+    holds (`b"a" if amp else b"b"`, also inside a converter: `tf.compat.as_bytes("a" if amp
+    else "b")`, nested ones too), in source order; `[node]` when it holds none, or when
+    there would be more than MAX_ALTERNATIVES. Each arm is then checked as a literal of its
+    own (the statement's entries, each on an arm of one new branch point)."""
+    if isinstance(node, (ast.Constant, ast.Name)):   # most values: nothing to look into
+        return [node]
+    out, todo = [], [node]
+    while todo:
+        expr = todo.pop(0)
+        found = next((n for n in ast.walk(expr) if isinstance(n, ast.IfExp)), None)
+        if found is None:
+            out.append(expr)
+        else:
+            todo[:0] = [_replaced(expr, found, found.body), _replaced(expr, found, found.orelse)]
+        if len(out) + len(todo) > MAX_ALTERNATIVES:
+            return [node]
+    return out
+
+
+def _replaced(node, target, by):
+    """`node` with its sub-node `target` replaced by `by` (new nodes on the way down only)."""
+    if node is target:
+        return by
+    if not isinstance(node, ast.AST):
+        return node
+    fields, changed = dict(ast.iter_fields(node)), False
+    for name, value in fields.items():
+        if isinstance(value, list):
+            new = [_replaced(v, target, by) for v in value]
+            changed = changed or any(a is not b for a, b in zip(new, value))
+        else:
+            new = _replaced(value, target, by)
+            changed = changed or new is not value
+        fields[name] = new
+    return ast.copy_location(type(node)(**fields), node) if changed else node
+
+
 def _dotted(node):
     parts = []
     while isinstance(node, ast.Attribute):

@@ -5,7 +5,7 @@ import json
 import os
 from urllib.parse import quote
 
-from npu_bridge.ge.diagnostics import CODES, SEVERITIES, fix_of, provenance_of
+from npu_bridge.ge.diagnostics import CODES, SEVERITIES, below, provenance_of
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 # SARIF result levels and GitHub annotation commands per severity.
@@ -88,13 +88,12 @@ def _plural(n, word):
 
 def render_text(findings, show_source=False):
     """flake8's `path:line:col: CODE severity: message`, with the short message; then, indented,
-    the `fix:` line where the finding has one, and with `show_source` its `source:` line."""
+    the `fix:` line where the finding has one (else the `more:` pointer of a shortened line),
+    and with `show_source` its `source:` line."""
     out = []
     for f in findings:
         out.append(f.format())
-        fix = fix_of(f.message)
-        if fix:
-            out.append("    fix: " + fix)
+        out += ["    %s: %s" % part for part in below(f.message)]
         if show_source:
             out.append("    source: " + (provenance_of(f.message) or str(f.message)))
     return "".join(line + "\n" for line in out)

@@ -10,7 +10,7 @@ from npu_bridge.ge.config_schema import BY_NAME as _CLASSES
 from npu_bridge.ge.config_schema import memory_seed_form as _memory_seed_form
 from npu_bridge.tools.lint.checks import _catalog, found
 from npu_bridge.tools.lint.literals import (ATTR_FIELDS, SCALAR_FIELDS, _NOT_LITERAL,
-    _attr_for_field, _dotted, literal_value)
+    _attr_for_field, _dotted, alternatives, literal_value)
 from npu_bridge.tools.lint.prefilter import _text_lines, _word_lines
 from npu_bridge.tools.lint.schema import (PLUGIN_FUNCTION, _CALLABLES, _CUSTOM_GRAPH_OPTIMIZER,
                                           _CUSTOM_OPTIMIZERS, _NPU_OPTIMIZER)
@@ -489,23 +489,29 @@ class _Collector:
             self.findings.append(found(line, col, "NBL010", key, subject="%s.%s" % (access, field),
                                        field=field, fields=", ".join(SCALAR_FIELDS + ("list",))))
             return
-        value = literal_value(value_node)
-        bool_int = None
-        if value is not _NOT_LITERAL and field in SCALAR_FIELDS:
-            if field == "b" and type(value) is int and value not in (0, 1):
-                bool_int = value   # protobuf stores True (NPB162: _bool_int_finding)
-            error = _argtypes.protobuf_error(field, value)
-            if error is not None:
-                hint = ""
-                if field == "s" and isinstance(value, str):
-                    hint = " (write b%r or tf.compat.as_bytes(%r))" % (value, value)
-                self.findings.append(found(line, col, "NBL011", key, value,
-                                           subject="%s.%s" % (access, field), shown=repr(value),
-                                           error="protobuf raises %s%s" % (error, hint)))
-                return
-            value = _attr_for_field(field, value)
-        elif field not in SCALAR_FIELDS:
-            value = _NOT_LITERAL
+        written = []   # (value, bool_int, path): one per arm of a conditional expression
+        for value_node, path in self._arms_of(value_node):
+            value = literal_value(value_node)
+            bool_int = None
+            if value is not _NOT_LITERAL and field in SCALAR_FIELDS:
+                if field == "b" and type(value) is int and value not in (0, 1):
+                    bool_int = value   # protobuf stores True (NPB162: _bool_int_finding)
+                error = _argtypes.protobuf_error(field, value)
+                if error is not None:
+                    hint = ""
+                    if field == "s" and isinstance(value, str):
+                        hint = " (write b%r or tf.compat.as_bytes(%r))" % (value, value)
+                    self.findings.append(found(line, col, "NBL011", key, value,
+                                               subject="%s.%s" % (access, field),
+                                               shown=repr(value),
+                                               error="protobuf raises %s%s" % (error, hint)))
+                    continue
+                value = _attr_for_field(field, value)
+            elif field not in SCALAR_FIELDS:
+                value = _NOT_LITERAL
+            written.append((value, bool_int, path))
+        if not written:
+            return
         if alias is not None:
             group = alias
         elif isinstance(pm, ast.Attribute):
@@ -517,8 +523,21 @@ class _Collector:
             group.added = True
             group.line, group.col = line, col
             self.groups.append(group)
-        group.entries.append(_Entry(key, field, value, line, col,
-                                    '%s.%s' % (access, field), self._path, bool_int))
+        for value, bool_int, path in written:
+            group.entries.append(_Entry(key, field, value, line, col,
+                                        '%s.%s' % (access, field), path, bool_int))
+
+    def _arms_of(self, value_node, base=None):
+        """`(expression, path)` per value `value_node` may have (`alternatives`: the arms of
+        its conditional expressions), each on an arm of one new branch point added to `base`
+        (default: the current path), so the arms are never combined with each other, each
+        with everything around them."""
+        base = self._path if base is None else base
+        alts = alternatives(value_node)
+        if len(alts) == 1:
+            return [(value_node, base)]
+        self._branch_points += 1
+        return [(alt, base + ((self._branch_points, arm),)) for arm, alt in enumerate(alts)]
 
     # --- config calls -----------------------------------------------------------------------
 
@@ -549,7 +568,7 @@ class _Collector:
             _CLASSES[name].params if name in _CLASSES else ())
         check = id(node) not in self._checked_calls
         self._checked_calls.add(id(node))
-        arguments = []
+        arguments, positions = [], {}   # positions: argument -> 1, 2, ... (given by position)
         if any(kw.arg is None for kw in node.keywords):
             group.open_args = True   # **kwargs
         for i, arg in enumerate(node.args):
@@ -561,6 +580,7 @@ class _Collector:
                     self._too_many_positional(node, name, params)
                 break
             arguments.append((params[i], arg, arg))
+            positions[params[i]] = i + 1
         arguments += [(kw.arg, kw.value, kw) for kw in node.keywords if kw.arg is not None]
         if check:
             known = set(params)
@@ -578,7 +598,7 @@ class _Collector:
                                             "%s(%s=...)" % (name, arg_name)))
             return
         if name == "MemoryConfig":
-            arguments = _memory_config_seed_form(arguments)
+            arguments = _memory_config_seed_form(arguments, positions)
         for arg_name, value, where in arguments:
             if arg_name == "session_config" and name == "NPURunConfig":
                 text = _dotted(value)   # its NpuOptimizer(s) come before the estimator's
@@ -606,22 +626,27 @@ class _Collector:
                         finally:
                             self._cur = saved
                     continue
-            literal = literal_value(value)
-            if literal is not _NOT_LITERAL:
-                problems, warnings = [], []
-                _argtypes.check_arg(name, arg_name, literal, problems, warnings=warnings)
-                if check and (problems or warnings):
-                    opt = _catalog().by_arg.get(_CLASSES[name].path(arg_name))
-                    for diag in problems + warnings:
-                        self.findings.append((where.lineno, where.col_offset + 1,
-                                              diag.code, diag.severity, diag.message,
-                                              opt.key if opt is not None else arg_name))
-                if problems:
-                    # the constructor refuses it (NPB160): never written, nothing to resolve
-                    literal = _NOT_LITERAL
-            group.entries.append(_Entry(_CLASSES[name].path(arg_name), None,
-                                        literal, where.lineno,
-                                        where.col_offset + 1, "%s(%s=...)" % (name, arg_name)))
+            for value, path in self._arms_of(value, base=()):
+                literal = literal_value(value)
+                if literal is not _NOT_LITERAL:
+                    problems, warnings = [], []
+                    _argtypes.check_arg(name, arg_name, literal, problems, warnings=warnings,
+                                        position=positions.get(arg_name))
+                    if name == "MemoryConfig" and arg_name == _argtypes.MEMORY_THIRD:
+                        problems = _argtypes.memory_third_problem(problems, literal,
+                                                                  positions.get(arg_name))
+                    if check and (problems or warnings):
+                        opt = _catalog().by_arg.get(_CLASSES[name].path(arg_name))
+                        for diag in problems + warnings:
+                            self.findings.append((where.lineno, where.col_offset + 1,
+                                                  diag.code, diag.severity, diag.message,
+                                                  opt.key if opt is not None else arg_name))
+                    if problems:
+                        # the constructor refuses it (NPB160): never written, nothing to resolve
+                        literal = _NOT_LITERAL
+                group.entries.append(_Entry(_CLASSES[name].path(arg_name), None, literal,
+                                            where.lineno, where.col_offset + 1,
+                                            "%s(%s=...)" % (name, arg_name), path))
 
     def _unknown_keyword(self, kw, name, params):
         """NBL012: Python's TypeError for a keyword the class (or npu_resource_init) does not
@@ -701,12 +726,14 @@ def _adds_custom_optimizer(node):
         isinstance(holder, ast.Name) and holder.id == _CUSTOM_OPTIMIZERS)
 
 
-def _memory_config_seed_form(arguments):
+def _memory_config_seed_form(arguments, positions):
     """As `MemoryConfig` reads them (`config_schema.memory_seed_form`): the seed's
-    three-argument form `MemoryConfig(a, s, variable_use_1g_huge_page)`."""
+    three-argument form `MemoryConfig(a, s, variable_use_1g_huge_page)`, only for a third
+    argument given by position (`positions`), never for `memory_optimization_policy=...`."""
     given = {arg_name: literal_value(value) for arg_name, value, _ in arguments}
-    if _memory_seed_form(given.get("memory_optimization_policy", _NOT_LITERAL),
-                         given.get("variable_use_1g_huge_page", 0)):
+    if "memory_optimization_policy" in positions and _memory_seed_form(
+            given.get("memory_optimization_policy", _NOT_LITERAL),
+            given.get("variable_use_1g_huge_page", 0)):
         return [("variable_use_1g_huge_page" if arg_name == "memory_optimization_policy"
                  else arg_name, value, where) for arg_name, value, where in arguments
                 if arg_name != "variable_use_1g_huge_page"]

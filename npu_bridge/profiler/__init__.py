@@ -1,0 +1,1 @@
+"""`npu_bridge.profiler` of the real adapter: `profiler.Profiler` (docs/design.md)."""
