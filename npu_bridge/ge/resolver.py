@@ -22,7 +22,8 @@ from npu_bridge.ge.direct import check_graph, resolve_ge  # noqa: F401  (importa
 from npu_bridge.ge.options import GeOptions
 # the generic rule kinds (one value against its row): npu_bridge.ge.rule_kinds
 from npu_bridge.ge.rule_kinds import (  # noqa: F401  (_plain_groups: tests/ge/test_fast_path)
-    _check, _fast_ok, _fast_test, _formatter, _plain_groups, _text)
+    _check, _fast_ok, _fast_test, _formatter, _invalid, _plain_groups, _text)
+from npu_bridge.ge.text import close_names
 
 _LEVEL_INDEX = {"global": 0, "session": 1, "graph": 2, "adapter": 3}
 _FIELD_NAMES = {"b": "b (bool)", "i": "i (int)", "s": "s (bytes/string)", "f": "f (float)",
@@ -608,6 +609,8 @@ def resolve(config, product=None, env=None, user_set=None):
     by_argument = _set_by_argument(mine, extra[1] if extra is not None else None)
     soc = values.get("soc_config")
     pid = products.target(product, soc, env, diags)
+    if diags and pid is not None:   # (the error path only: nothing to do for a clean map)
+        _suggest_for_product(diags, pid)
     # SoC names that can make the memory figure exact, in target precedence order
     socs = (products.current_forced_product() if product is None else product, soc, env.get(products.PRODUCT_ENV))
     _pm_rules(values, used_classes, pid, diags, pmap, socs)
@@ -664,6 +667,37 @@ def _truthy(value, row):
     if value in (None, "", 0, False, "0"):
         return False
     return value != row.default
+
+
+def _suggest_for_product(diags, pid):
+    """An E10001 of an option some of whose values the target product refuses as an error
+    (NPB113 there: the bfloat16 modes on a SoC without bfloat16) lists as allowed the values
+    the product takes, then names the refused ones; a "did you mean" that would be refused
+    says so, and its fix writes the closest value the product takes (one error is never fixed
+    into another). `diags` is changed in place."""
+    for i, d in enumerate(diags):
+        row = catalog.BY_KEY.get(d.option) if d.code == "E10001" else None
+        if row is None or not row.value_products or not isinstance(d.value, str):
+            continue
+        refused = [v for v in row.allowed if row.value_products.get(v)
+                   and pid not in row.value_products[v]
+                   and row.value_product_severity.get(v) == "error"]
+        if not refused:
+            continue
+        words = [v for v in row.allowed if isinstance(v, str)]
+        close = close_names(d.value, words, n=1)
+        there = close_names(d.value, [v for v in words if v not in refused], n=1)
+        suggestion = close[0] if close else None
+        reason = "did you mean %r?" % suggestion if close else "not one of the allowed values"
+        if close and close[0] in refused:
+            suggestion = there[0] if there else None
+            reason = "did you mean %r? refused on %s (NPB113)%s" % (
+                close[0], pid, ": try %r" % suggestion if suggestion else "")
+        allowed = "%s; refused on %s (NPB113): %s" % (
+            ", ".join([_text(v) for v in row.allowed if v not in refused]
+                      + ["%s (legacy)" % _text(v) for v in row.legacy_values]),
+            pid, ", ".join(_text(v) for v in refused))
+        diags[i] = _invalid(row, d.option, d.value, reason, suggestion, allowed)
 
 
 def _pm_rules(values, used_classes, pid, diags, given=(), socs=()):

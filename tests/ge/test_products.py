@@ -188,3 +188,46 @@ def test_npb140_checks_the_named_soc_not_the_largest_of_its_family(where):
                 run()
             (d,) = [d for d in err.value.diagnostics if d.code == "NPB140"]
             assert str(32 * GIB) in d.message and "Ascend910B4" in d.message
+
+
+# ---- a "did you mean" the target product refuses (a tryout: the fix of
+# precision_mode='allow_mix_precision_bf1' on atlas-training was allow_mix_precision_bf16,
+# an NPB113 error there: one error fixed into another)
+def _e10001(pm, product):
+    with pytest.raises(NpuConfigError) as err:
+        resolve(pm, product=product, env={})
+    return [d for d in err.value.diagnostics if d.code == "E10001"]
+
+
+@pytest.mark.parametrize("typed,meant,there", [
+    ("allow_mix_precision_bf1", "allow_mix_precision_bf16", "allow_mix_precision_fp16"),
+    ("allow_fp32_to_bf1", "allow_fp32_to_bf16", "allow_fp32_to_fp16"),
+])
+def test_a_suggestion_the_product_refuses_is_said_and_the_fix_is_one_it_takes(typed, meant,
+                                                                              there):
+    found = _e10001({"precision_mode": typed}, "atlas-training")
+    assert len(found) == 1
+    d = found[0]
+    assert "did you mean %r? refused on atlas-training (NPB113): try %r" % (meant, there) \
+        in d.message
+    assert d.message.fix == 'parameter_map["precision_mode"].s = b"%s"' % there
+    resolve({"precision_mode": there}, product="atlas-training", env={})   # the fix resolves
+    # where the product takes it, or with no product, the suggestion stands as before
+    for product in ("atlas-a2-training", None):
+        d = _e10001({"precision_mode": typed}, product)[0]
+        assert "refused on" not in d.message and d.message.fix.endswith('b"%s"' % meant)
+
+
+def test_the_allowed_values_are_those_the_product_takes_then_the_refused_ones():
+    d = _e10001({"precision_mode": "allow_mix_precison"}, "atlas-training")[0]
+    assert "did you mean 'allow_mix_precision'?" in d.message
+    assert d.message.fix == 'parameter_map["precision_mode"].s = b"allow_mix_precision"'
+    allowed = d.message.split("allowed: ", 1)[1].split("; source:")[0]
+    taken, refused = allowed.split("; refused on atlas-training (NPB113): ")
+    assert "allow_mix_precision_fp16" in taken.split(", ") and "bf16" not in taken
+    assert sorted(refused.split(", ")) == ["allow_fp32_to_bf16", "allow_mix_precision_bf16"]
+    d = _e10001({"precision_mode": "allow_mix_precison"}, "atlas-a2-training")[0]
+    assert "refused" not in d.message and "allow_mix_precision_bf16" in d.message
+    # the short line keeps whole values of what the product takes ("+N more"), as before
+    d = _e10001({"precision_mode": "allow_mix_precison"}, "atlas-inference")[0]
+    assert d.message.short.endswith("allowed: allow_fp32_to_fp16, +6 more"), d.message.short
