@@ -477,6 +477,7 @@ def _cut(text, cap):
             shown = _closed(", ".join(items[:keep] + ["+%d more" % (len(items) - keep)]))
             if len(shown) <= cap or keep == 0:
                 return shown if keep else "%d values" % len(items) if cap >= 9 else "..."
+    before = text
     text = _ASIDE.sub("", text)
     clauses = _clauses(text)
     while len(text) > cap and len(clauses) > 1:
@@ -487,6 +488,8 @@ def _cut(text, cap):
         text = "; ".join(clauses)
     if len(text) <= cap:
         return text
+    if text != before:   # what is left may be a list ("a, b; refused: c"): cut as one
+        return _cut(text, cap)
     head = text[:cap - 2]
     while head:
         head = head[:head.rfind(" ")] if " " in head else ""   # a whole word

@@ -670,27 +670,34 @@ def _truthy(value, row):
 
 
 def _suggest_for_product(diags, pid):
-    """An E10001 whose "did you mean" names a value the target product refuses (NPB113 as an
-    error there: the bfloat16 modes on a SoC without bfloat16) would fix one error into
-    another: its message says so, and names (and its fix writes) the closest value the
-    product takes, if any. `diags` is changed in place."""
+    """An E10001 of an option some of whose values the target product refuses as an error
+    (NPB113 there: the bfloat16 modes on a SoC without bfloat16) lists as allowed the values
+    the product takes, then names the refused ones; a "did you mean" that would be refused
+    says so, and its fix writes the closest value the product takes (one error is never fixed
+    into another). `diags` is changed in place."""
     for i, d in enumerate(diags):
         row = catalog.BY_KEY.get(d.option) if d.code == "E10001" else None
         if row is None or not row.value_products or not isinstance(d.value, str):
             continue
-
-        def refused(v, row=row):
-            vp = row.value_products.get(v)
-            return bool(vp) and pid not in vp and row.value_product_severity.get(v) == "error"
-
+        refused = [v for v in row.allowed if row.value_products.get(v)
+                   and pid not in row.value_products[v]
+                   and row.value_product_severity.get(v) == "error"]
+        if not refused:
+            continue
         words = [v for v in row.allowed if isinstance(v, str)]
         close = close_names(d.value, words, n=1)
-        if not close or not refused(close[0]):
-            continue
-        there = close_names(d.value, [v for v in words if not refused(v)], n=1)
-        reason = "did you mean %r? refused on %s (NPB113)%s" % (
-            close[0], pid, ": try %r" % there[0] if there else "")
-        diags[i] = _invalid(row, d.option, d.value, reason, there[0] if there else None)
+        there = close_names(d.value, [v for v in words if v not in refused], n=1)
+        suggestion = close[0] if close else None
+        reason = "did you mean %r?" % suggestion if close else "not one of the allowed values"
+        if close and close[0] in refused:
+            suggestion = there[0] if there else None
+            reason = "did you mean %r? refused on %s (NPB113)%s" % (
+                close[0], pid, ": try %r" % suggestion if suggestion else "")
+        allowed = "%s; refused on %s (NPB113): %s" % (
+            ", ".join([_text(v) for v in row.allowed if v not in refused]
+                      + ["%s (legacy)" % _text(v) for v in row.legacy_values]),
+            pid, ", ".join(_text(v) for v in refused))
+        diags[i] = _invalid(row, d.option, d.value, reason, suggestion, allowed)
 
 
 def _pm_rules(values, used_classes, pid, diags, given=(), socs=()):

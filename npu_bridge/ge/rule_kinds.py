@@ -31,9 +31,10 @@ def _unset_values(row):
     return frozenset(unset)
 
 
-def _invalid(row, option, value, reason, suggestion=None):
+def _invalid(row, option, value, reason, suggestion=None, allowed=None):
     where = row.source or row.doc or "catalog"
-    return make("E10001", option, value, reason=reason, allowed=row.allowed_text, where=where,
+    return make("E10001", option, value, reason=reason, where=where,
+                allowed=row.allowed_text if allowed is None else allowed,
                 suggestion=suggestion,
                 shown=repr(value) if isinstance(value, str) else _text(value))
 

@@ -216,3 +216,18 @@ def test_a_suggestion_the_product_refuses_is_said_and_the_fix_is_one_it_takes(ty
     for product in ("atlas-a2-training", None):
         d = _e10001({"precision_mode": typed}, product)[0]
         assert "refused on" not in d.message and d.message.fix.endswith('b"%s"' % meant)
+
+
+def test_the_allowed_values_are_those_the_product_takes_then_the_refused_ones():
+    d = _e10001({"precision_mode": "allow_mix_precison"}, "atlas-training")[0]
+    assert "did you mean 'allow_mix_precision'?" in d.message
+    assert d.message.fix == 'parameter_map["precision_mode"].s = b"allow_mix_precision"'
+    allowed = d.message.split("allowed: ", 1)[1].split("; source:")[0]
+    taken, refused = allowed.split("; refused on atlas-training (NPB113): ")
+    assert "allow_mix_precision_fp16" in taken.split(", ") and "bf16" not in taken
+    assert sorted(refused.split(", ")) == ["allow_fp32_to_bf16", "allow_mix_precision_bf16"]
+    d = _e10001({"precision_mode": "allow_mix_precison"}, "atlas-a2-training")[0]
+    assert "refused" not in d.message and "allow_mix_precision_bf16" in d.message
+    # the short line keeps whole values of what the product takes ("+N more"), as before
+    d = _e10001({"precision_mode": "allow_mix_precison"}, "atlas-inference")[0]
+    assert d.message.short.endswith("allowed: allow_fp32_to_fp16, +6 more"), d.message.short
