@@ -14,6 +14,7 @@ import threading
 import warnings
 
 from npu_bridge.ge.diagnostics import make
+from npu_bridge.hooks import state as _state
 from npu_bridge.ge.text import close_names
 
 _PY = "hicann/tensorflow tf_adapter/python/npu_bridge/profiler/profiler.py:24-29 Profiler.__init__"
@@ -26,7 +27,7 @@ NOT_COLLECTED = ("npu_bridge: profiler.Profiler collects no profile data on the 
                  "checks them, and output_path gets no file")
 
 _active = threading.Lock()     # held while a profiler's block runs: they do not nest
-_said = []
+_NOT_COLLECTED_KEY = ("profiler.Profiler", "no profile data")   # in state.LOGGED once said
 
 
 def _invalid(argument, value, reason, allowed, where):
@@ -90,8 +91,10 @@ class Profiler:
             raise RuntimeError("profiler.Profiler blocks cannot be nested: another one is "
                                "running (source: %s:95 Profiler::Enable)" % _CC)
         self._started = True
-        if not _said:
-            _said.append(True)
+        with _state.lock:   # said once per process (the hooks' once-logged keys)
+            first = _NOT_COLLECTED_KEY not in _state.LOGGED
+            _state.LOGGED.add(_NOT_COLLECTED_KEY)
+        if first:
             warnings.warn(NOT_COLLECTED, UserWarning, stacklevel=3)
 
     def stop(self):
