@@ -85,21 +85,8 @@ def test_memory_says_which_graphs_were_not_planned_or_partitioned(tmp_path):
     assert _said(data["notes"]) == (planned, partitioned)
 
 
-PARTIAL_RUN = textwrap.dedent("""
-    import tensorflow as tf
-    from npu_bridge.npu_init import *
-
-    config = tf.ConfigProto()
-    config.graph_options.rewrite_options.custom_optimizers.add().name = "NpuOptimizer"
-    a = tf.placeholder(tf.float32, [2], name="a")
-    b = tf.add(a, 1.0, name="b")
-    c = tf.multiply(b, 2.0, name="c")
-    with tf.Session(config=config) as sess:
-        sess.run(c, {a: [1.0, 2.0]})
-        h = sess.partial_run_setup([b, c], [a])
-        sess.partial_run(h, b, feed_dict={a: [1.0, 2.0]})
-        sess.partial_run(h, c)
-""")
+# the partial_run script memory's test runs (two partial_run runs, not captured)
+from test_callable_capture import PARTIAL_RUN  # noqa: E402
 
 
 def test_run_says_which_runs_were_not_captured(tmp_path):
