@@ -63,14 +63,10 @@ class GeInitialization:
         """A new NPU session of class `kind` ("Session") joins GE: returns `(name, number,
         init, first)`, its label ("Session#3", `next_name`), its number (`next_number`), the
         `GeInit` in force and whether it initialized GE (`join`); one call, one lock."""
-        with self._lock:   # (join's steps: this is every session creation's)
+        with self._lock:
             name = "%s#%d" % (kind, next(self._names))
             number = next(self._numbers)
-            init = self.current
-            first = init is None
-            if first:
-                init = self.current = GeInit(name, ge_options, False)
-            init.live.add(number)
+            init, first = self._join(ge_options, name, number, False)
         return name, number, init, first
 
     def join(self, ge_options, owner, number=None, plugin=False):
@@ -78,12 +74,16 @@ class GeInitialization:
         first one initializes it. Returns `(init, first)`: the `GeInit` in force and whether
         this call initialized it."""
         with self._lock:
-            first = self.current is None
-            if first:
-                self.current = GeInit(owner, ge_options, plugin)
-            if number is not None:
-                self.current.live.add(number)
-            return self.current, first
+            return self._join(ge_options, owner, number, plugin)
+
+    def _join(self, ge_options, owner, number, plugin):
+        """`join`'s work, the lock held."""
+        first = self.current is None
+        if first:
+            self.current = GeInit(owner, ge_options, plugin)
+        if number is not None:
+            self.current.live.add(number)
+        return self.current, first
 
     def leave(self, number):
         """An NPU session closed (or was collected): GE is finalized with the last one, unless

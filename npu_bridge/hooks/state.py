@@ -241,16 +241,12 @@ def attach(session, **fields):
     """Set `fields` (names of `SessionState`) on `session`'s state, creating it; returns it.
     Raises TypeError when `session` cannot be weakly referenced (not a session)."""
     with lock:
-        entry = _SESSIONS.get(id(session))
-        if entry is not None and entry[0]() is session:
-            state = entry[1]
+        state = of(session)
+        if state is not None:
             for name, value in fields.items():
                 setattr(state, name, value)
         else:
-            state = SessionState(**fields)
-            ref = _Ref(session, _collected)
-            ref.key = id(session)
-            _SESSIONS[ref.key] = (ref, state)
+            state = register(session, SessionState(**fields))
     return state
 
 
